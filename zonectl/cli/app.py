@@ -1,0 +1,47 @@
+"""The typer application: one module per command under zonectl/cli/, registered here."""
+
+from __future__ import annotations
+
+import typer
+
+from zonectl import __version__
+
+app = typer.Typer(
+    name="zonectl",
+    help=(
+        "Policy-as-code for MongoDB sharding zones and the balancer.\n\n"
+        "Exit codes: 0 ok, 1 runtime failure, 2 usage, 3 invalid policy, "
+        "4 changes pending (--detailed-exitcode), 5 needs a human, 130 interrupted."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"zonectl {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Policy-as-code for MongoDB sharding zones and the balancer."""
+
+
+def _register() -> None:
+    # Imported here so each command module stays independent of the others.
+    from zonectl.cli import commands
+
+    commands.register(app)
+
+
+def main() -> None:
+    _register()
+    app()

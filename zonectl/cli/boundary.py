@@ -1,0 +1,62 @@
+"""The one error boundary: every command runs through `guarded`, which maps exceptions to
+the exit codes of DESIGN.md §3 and prints one clear line on stderr, never a traceback."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import ParamSpec
+
+import typer
+from rich.console import Console
+
+from zonectl.errors import ExitCode, ZonectlError, redact
+
+P = ParamSpec("P")
+
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def report_error(message: str, hint: str | None = None) -> None:
+    stderr.print(f"zonectl: error: {redact(message)}", markup=False)
+    if hint:
+        stderr.print(f"  hint: {redact(hint)}", markup=False)
+
+
+def run_guarded(fn: Callable[[], int]) -> int:
+    """Run a command body and turn whatever it raises into an exit code."""
+    try:
+        return fn()
+    except ZonectlError as exc:
+        report_error(exc.message, exc.hint)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        stderr.print("zonectl: interrupted", markup=False)
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        # stdout closed early (`zonectl plan | head`): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return int(ExitCode.FAILURE)
+    except Exception as exc:  # a bug: say so, keep the traceback out of the operator's way
+        report_error(
+            f"internal error: {type(exc).__name__}: {exc}",
+            "this is a bug in zonectl; rerun with ZONECTL_DEBUG=1 for the traceback",
+        )
+        if os.environ.get("ZONECTL_DEBUG"):
+            traceback.print_exc()
+        return int(ExitCode.FAILURE)
+
+
+def guarded(fn: Callable[P, int]) -> Callable[P, None]:
+    """Decorate a typer command body that returns an exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        code = run_guarded(lambda: fn(*args, **kwargs))
+        raise typer.Exit(code)
+
+    return wrapper

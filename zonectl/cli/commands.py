@@ -1,0 +1,11 @@
+"""The list of commands: each lives in its own module and exposes `command`."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    from zonectl.cli import sandbox_cmd
+
+    app.command("sandbox")(sandbox_cmd.command)

@@ -1,0 +1,50 @@
+"""Diagnostics: a problem found in a policy, anchored at file:line:col, with a stable code.
+
+Lines and columns are 1-based, as editors and GitHub annotations count them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    file: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.file
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    severity: Severity
+    position: Position
+    message: str
+    hint: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.position}: {self.severity} {self.code} {self.message}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+def has_errors(diagnostics: list[Diagnostic]) -> bool:
+    return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+def sorted_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Order by place in the files, so output is stable across runs."""
+    return sorted(diagnostics, key=lambda d: (d.position, d.code, d.message))

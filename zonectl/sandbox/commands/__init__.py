@@ -1,0 +1,1 @@
+"""Sandbox command handlers, one module per family; each registers with `registry.command`."""

@@ -1,0 +1,82 @@
+"""In-memory collections: the sandbox keeps config metadata as documents, like a config server.
+
+`MemoryCollection` holds documents in insertion order keyed by `_id` (compared in BSON
+order, so `1` and `NumberLong(1)` are the same `_id`). The query engine reads any
+collection through `scan`, which may return a superset of the matches (`exact=False`) or
+exactly the matches, possibly as raw BSON so large results stream without re-encoding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bson.raw_bson import RawBSONDocument
+
+from zonectl.model.keys import SortKey, sort_key
+
+Document = dict[str, Any]
+
+
+@dataclass
+class Scan:
+    """Candidate documents for a filter, in natural order (or `ordered_by`)."""
+
+    docs: Iterable[Mapping[str, Any] | RawBSONDocument]
+    exact: bool = False  # True: every document already satisfies the filter
+    ordered_by: tuple[tuple[str, int], ...] = ()  # e.g. (("min", 1),) for chunks
+
+
+class Collection(Protocol):
+    """What the query and write engines need from any collection, plain or view."""
+
+    name: str  # full namespace "db.coll"
+
+    def scan(self, filter: Mapping[str, Any]) -> Scan: ...
+
+    def __iter__(self) -> Iterator[Document]: ...
+
+    def get(self, _id: Any) -> Document | None: ...
+
+    def put(self, doc: Document) -> None: ...
+
+    def remove(self, _id: Any) -> bool: ...
+
+    def __len__(self) -> int: ...
+
+
+class MemoryCollection:
+    """A plain collection: documents by `_id`, insertion-ordered."""
+
+    def __init__(self, name: str, docs: Iterable[Document] = ()) -> None:
+        self.name = name
+        self._docs: dict[SortKey, Document] = {}
+        for doc in docs:
+            self.put(doc)
+
+    def scan(self, filter: Mapping[str, Any]) -> Scan:
+        if set(filter) == {"_id"} and not _is_operator_doc(filter["_id"]):
+            doc = self.get(filter["_id"])
+            return Scan([doc] if doc is not None else [], exact=True)
+        return Scan(list(self._docs.values()))
+
+    def __iter__(self) -> Iterator[Document]:
+        return iter(list(self._docs.values()))
+
+    def get(self, _id: Any) -> Document | None:
+        return self._docs.get(sort_key(_id))
+
+    def put(self, doc: Document) -> None:
+        """Insert, or replace the document with the same `_id` in place."""
+        self._docs[sort_key(doc["_id"])] = doc
+
+    def remove(self, _id: Any) -> bool:
+        return self._docs.pop(sort_key(_id), None) is not None
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+
+def _is_operator_doc(value: Any) -> bool:
+    return isinstance(value, Mapping) and any(str(k).startswith("$") for k in value)

@@ -1,0 +1,131 @@
+"""Server-version profiles: every behaviour that differs between releases (reference §8).
+
+The sandbox is a 7.0 mongos unless told otherwise. Each switch cites the reference section
+that describes it, so a fidelity question has one place to look.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class VersionProfile:
+    version: str  # "7.0.14"-style string buildInfo reports
+    max_wire_version: int  # §6.3
+    chunks_keyed_by_uuid: bool  # §2.3: 4.4 keys chunks by ns, 5.0+ by uuid
+    zone_check_first: bool  # §1.5: 5.0+ checks zone existence before fitting bounds
+    manual_moves_check_zones: bool  # §4.1: 4.4/5.0 yes, 6.0+ no (SERVER-81352)
+    has_move_range: bool  # §4.2: 6.0+
+    move_range_one_bound: bool  # §4.2: min-or-max only from 6.1/7.0
+    move_chunk_typed_errors: bool  # §4.1: 6.0+ InvalidOptions instead of errmsg-only
+    has_configure_collection_balancing: bool  # §3.4: 5.3/6.0+
+    balancer_toggles_automerge: bool  # §3.1: 7.0+
+    balancer_status_term: bool  # §3.2: 7.0+
+    has_defragmentation: bool  # §3.3: 6.0+
+    has_autosplit_only_mode: bool  # §2.5: 4.4-6.0 accept mode "autoSplitOnly"
+    imbalance_by_data_size: bool  # §5.3: 6.0.3+/7.0 data size, earlier chunk counts
+    imbalance_threshold_chunks: int  # §5.3: 4.4 -> 2, 5.0 -> 1 (ignored when by data size)
+    default_chunk_size_mb: int  # §2.5: 64 through 5.0, 128 from 6.0
+    unknown_mode_is_off: bool  # §2.5: 7.x treats an unknown mode as off, 4.4 BadValue
+
+    @property
+    def major_minor(self) -> str:
+        return ".".join(self.version.split(".")[:2])
+
+    @property
+    def version_array(self) -> list[int]:
+        parts = [int(p) for p in self.version.split(".")]
+        return (parts + [0, 0, 0, 0])[:4]
+
+
+PROFILES: dict[str, VersionProfile] = {
+    "5.0": VersionProfile(
+        version="5.0.31",
+        max_wire_version=13,
+        chunks_keyed_by_uuid=True,
+        zone_check_first=True,
+        manual_moves_check_zones=True,
+        has_move_range=False,
+        move_range_one_bound=False,
+        move_chunk_typed_errors=False,
+        has_configure_collection_balancing=False,
+        balancer_toggles_automerge=False,
+        balancer_status_term=False,
+        has_defragmentation=False,
+        has_autosplit_only_mode=True,
+        imbalance_by_data_size=False,
+        imbalance_threshold_chunks=1,
+        default_chunk_size_mb=64,
+        unknown_mode_is_off=False,
+    ),
+    "6.0": VersionProfile(
+        version="6.0.20",
+        max_wire_version=17,
+        chunks_keyed_by_uuid=True,
+        zone_check_first=True,
+        manual_moves_check_zones=False,
+        has_move_range=True,
+        move_range_one_bound=False,
+        move_chunk_typed_errors=True,
+        has_configure_collection_balancing=True,
+        balancer_toggles_automerge=False,
+        balancer_status_term=False,
+        has_defragmentation=True,
+        has_autosplit_only_mode=True,
+        imbalance_by_data_size=True,
+        imbalance_threshold_chunks=1,
+        default_chunk_size_mb=128,
+        unknown_mode_is_off=False,
+    ),
+    "7.0": VersionProfile(
+        version="7.0.16",
+        max_wire_version=21,
+        chunks_keyed_by_uuid=True,
+        zone_check_first=True,
+        manual_moves_check_zones=False,
+        has_move_range=True,
+        move_range_one_bound=True,
+        move_chunk_typed_errors=True,
+        has_configure_collection_balancing=True,
+        balancer_toggles_automerge=True,
+        balancer_status_term=True,
+        has_defragmentation=True,
+        has_autosplit_only_mode=False,
+        imbalance_by_data_size=True,
+        imbalance_threshold_chunks=1,
+        default_chunk_size_mb=128,
+        unknown_mode_is_off=True,
+    ),
+    "8.0": VersionProfile(
+        version="8.0.4",
+        max_wire_version=25,
+        chunks_keyed_by_uuid=True,
+        zone_check_first=True,
+        manual_moves_check_zones=False,
+        has_move_range=True,
+        move_range_one_bound=True,
+        move_chunk_typed_errors=True,
+        has_configure_collection_balancing=True,
+        balancer_toggles_automerge=True,
+        balancer_status_term=True,
+        has_defragmentation=True,
+        has_autosplit_only_mode=False,
+        imbalance_by_data_size=True,
+        imbalance_threshold_chunks=1,
+        default_chunk_size_mb=128,
+        unknown_mode_is_off=True,
+    ),
+}
+
+DEFAULT_VERSION = "7.0"
+
+
+def profile(version: str) -> VersionProfile:
+    """Look up a profile by "7.0" or a full "7.0.16"."""
+    key = ".".join(version.split(".")[:2])
+    try:
+        return PROFILES[key]
+    except KeyError:
+        known = ", ".join(PROFILES)
+        raise ValueError(f"unsupported server version {version!r}; choose one of {known}") from None
