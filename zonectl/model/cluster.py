@@ -1,0 +1,71 @@
+"""The live cluster as zonectl sees it: read by `zonectl.mongo`, compared by the planner.
+
+Only what a plan needs: shards and their zones, sharded collections, zone ranges exactly as
+`config.tags` stores them, per-collection balancing and the balancer settings. Chunks are
+never held here in bulk; impact estimates are counted by targeted queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class LiveShard:
+    id: str
+    host: str = ""
+    zones: tuple[str, ...] = ()  # config.shards.tags, in stored order
+    draining: bool = False
+
+
+@dataclass(frozen=True)
+class LiveRange:
+    """A config.tags document: bounds exactly as stored (padded with MinKey when sharded)."""
+
+    namespace: str
+    zone: str
+    min: Mapping[str, Any]
+    max: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class LiveCollection:
+    namespace: str
+    key: Mapping[str, Any]  # shard key pattern, e.g. {"ts": 1, "_id": 1} or {"x": "hashed"}
+    uuid: Any = None  # bson Binary/UUID, for config.chunks look-ups on 5.0+
+    unique: bool = False
+    no_balance: bool = False
+
+
+@dataclass(frozen=True)
+class LiveBalancer:
+    mode: str = "full"  # "full" | "off" (| "autoSplitOnly" before 7.0)
+    stopped: bool = False
+    active_window: Mapping[str, str] | None = None  # {"start": "HH:MM", "stop": "HH:MM"}
+    in_round: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.mode == "full" and not self.stopped
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    version: str = ""  # buildInfo version, e.g. "7.0.16"
+    fcv: str | None = None
+    shards: tuple[LiveShard, ...] = ()
+    collections: Mapping[str, LiveCollection] = field(default_factory=dict)
+    ranges: tuple[LiveRange, ...] = ()
+    balancer: LiveBalancer = field(default_factory=LiveBalancer)
+
+    def shard(self, shard_id: str) -> LiveShard | None:
+        return next((s for s in self.shards if s.id == shard_id), None)
+
+    def ranges_of(self, namespace: str) -> tuple[LiveRange, ...]:
+        return tuple(r for r in self.ranges if r.namespace == namespace)
+
+    def zones(self) -> frozenset[str]:
+        """Zones that exist: a zone exists when some shard carries it (reference §1.1)."""
+        return frozenset(z for s in self.shards for z in s.zones)

@@ -1,0 +1,100 @@
+"""The desired state: what the policy files say, merged, validated, and free of YAML.
+
+Built by `zonectl.policy` (the only ruamel user); read by the planner. Bounds are decoded
+BSON values (bson.MinKey, datetime, ObjectId, Int64, ...). Firehose windows stay symbolic
+here: the boundary depends on `now`, and is computed by `zonectl.windows` and handed to
+the planner, which keeps the planner free of clocks and croniter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from zonectl.diagnostics import Position
+
+FirehoseType = Literal["date", "objectId", "epochSeconds", "epochMillis"]
+
+
+@dataclass(frozen=True)
+class ZoneRange:
+    """One explicit `ranges:` entry: [min, max) of the shard key belongs to `zone`."""
+
+    zone: str
+    min: Mapping[str, Any]
+    max: Mapping[str, Any]
+    position: Position | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Firehose:
+    """A rolling window: [boundary, MaxKey) -> hot, [MinKey, boundary) -> cold (if set)."""
+
+    field: str
+    type: FirehoseType
+    schedule: str  # cron expression
+    timezone: str  # IANA name
+    keep: int  # the boundary is the keep-th most recent tick <= now
+    hot: str
+    cold: str | None = None
+    position: Position | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class CollectionPolicy:
+    namespace: str
+    key: Mapping[str, Any] | None = None  # expected shard key; None: take the live one
+    ranges: tuple[ZoneRange, ...] = ()
+    pin: str | None = None  # the whole key space belongs to this zone
+    firehose: Firehose | None = None
+    balancing: bool | None = None  # None: not managed
+    migrate: Literal["eager", "balancer"] | None = None
+    position: Position | None = field(default=None, compare=False)
+
+    def zones(self) -> frozenset[str]:
+        """Every zone this collection's policy refers to."""
+        names = {r.zone for r in self.ranges}
+        if self.pin:
+            names.add(self.pin)
+        if self.firehose:
+            names.add(self.firehose.hot)
+            if self.firehose.cold:
+                names.add(self.firehose.cold)
+        return frozenset(names)
+
+
+@dataclass(frozen=True)
+class ActiveWindow:
+    start: str  # "HH:MM", config server local time
+    stop: str
+
+
+@dataclass(frozen=True)
+class BalancerPolicy:
+    enabled: bool | None = None  # None: not managed
+    # Absent from the policy: not managed. Present as None: no window (always active).
+    active_window: ActiveWindow | None = None
+    manage_window: bool = False
+    position: Position | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class DesiredState:
+    """All policy files merged. Ownership (DESIGN §2): zonectl is authoritative for the
+    zones in `managed_zones` (their shard memberships) and for the namespaces in
+    `collections` (their ranges); everything else is unmanaged and left alone."""
+
+    shards: Mapping[str, frozenset[str]] = field(default_factory=dict)  # shard -> zones
+    collections: Mapping[str, CollectionPolicy] = field(default_factory=dict)
+    balancer: BalancerPolicy | None = None
+    sources: tuple[str, ...] = ()  # the files it was read from
+    digest: str = ""  # sha256 of the normalized policy, for plans and audit
+
+    @property
+    def managed_zones(self) -> frozenset[str]:
+        """Zones this policy is authoritative for: any zone named under `shards`."""
+        zones: set[str] = set()
+        for names in self.shards.values():
+            zones |= names
+        return frozenset(zones)
