@@ -6,7 +6,10 @@ The CLI boundary (`zonectl.cli.boundary`) is the only place that turns these int
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from enum import IntEnum
+
+from zonectl.diagnostics import Diagnostic
 
 
 class ExitCode(IntEnum):
@@ -34,6 +37,12 @@ class InvalidPolicyError(ZonectlError):
     """The policy files did not validate; the diagnostics say where and why."""
 
     exit_code = ExitCode.INVALID_POLICY
+
+    def __init__(
+        self, message: str, *, diagnostics: Sequence[Diagnostic] = (), hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.diagnostics = list(diagnostics)
 
 
 class ClusterError(ZonectlError):
