@@ -1,0 +1,167 @@
+"""`config.chunks` served from the chunk stores, so a million chunks stream as stored bytes.
+
+`scan` answers the filters zonectl, mongosh and the jstests use on chunks itself, exactly
+and in min order: `{uuid: X}` (5.0+) or `{ns: X}` (4.4), optionally with `shard` equality
+and `$gt/$gte/$lt/$lte` (or equality) on `min`/`max` with document operands. Any other
+filter gets a superset for the query engine's matcher (`exact=False`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import bson
+from bson.raw_bson import RawBSONDocument
+
+from zonectl.model.keys import sort_key
+from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keystring import encode
+from zonectl.sandbox.store import Document, Scan
+
+if TYPE_CHECKING:
+    from zonectl.sandbox.chunks import ChunkStore
+    from zonectl.sandbox.cluster import Cluster
+
+_OPS = {"$gt", "$gte", "$lt", "$lte", "$eq"}
+
+
+class ChunksView:
+    name = "config.chunks"
+
+    def __init__(self, cluster: Cluster) -> None:
+        self._cluster = cluster
+
+    def scan(self, filter: Mapping[str, Any]) -> Scan:
+        store, rest = self._pick_store(filter)
+        if store is None:
+            if rest is None:  # the filter names a collection that has no chunks
+                return Scan([], exact=True)
+            return Scan(self._all_raw(), exact=not rest)
+        exact = True
+        shard = rest.pop("shard", None)
+        if shard is not None and not isinstance(shard, str):
+            exact, shard = False, None
+        lo, hi = 0, len(store)
+        for field in ("min", "max"):
+            cond = rest.pop(field, None)
+            if cond is None:
+                continue
+            bounds = _index_bounds(store, field, cond)
+            if bounds is None:
+                exact = False
+                continue
+            lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+        if rest:
+            exact = False
+        docs = store.raw_slice(lo, max(lo, hi))
+        shards = store.shards()[lo : max(lo, hi)] if shard is not None else None
+        return Scan(_raw_docs(docs, shards, shard), exact=exact, ordered_by=(("min", 1),))
+
+    def _pick_store(self, filter: Mapping[str, Any]) -> tuple[ChunkStore | None, Any]:
+        """The one store the filter's uuid/ns equality selects, and the other conditions.
+        (None, None): it selects nothing; (None, {...}): no usable equality."""
+        rest = dict(filter)
+        for field in ("uuid", "ns"):
+            if field in rest and not _is_operator(rest[field]):
+                value = rest.pop(field)
+                if field == "uuid":
+                    store = self._cluster.store_by_uuid(value)
+                    ok = store is not None and store.form.by_uuid
+                else:
+                    store = self._cluster.chunks(value) if isinstance(value, str) else None
+                    ok = store is not None and not store.form.by_uuid
+                if not ok or store is None:
+                    return None, None
+                return store, rest
+        return None, rest
+
+    def _all_raw(self) -> Iterator[RawBSONDocument]:
+        for store in self._cluster.stores():
+            yield from (RawBSONDocument(raw) for raw in store.raw_slice())
+
+    # ------------------------------------------------------ Collection protocol
+    def __iter__(self) -> Iterator[Document]:
+        for store in self._cluster.stores():
+            for raw in store.raw_slice():
+                yield bson.decode(raw)
+
+    def get(self, _id: Any) -> Document | None:
+        key = sort_key(_id)
+        for doc in self:
+            if sort_key(doc["_id"]) == key:
+                return doc
+        return None
+
+    def put(self, doc: Document) -> None:
+        # Departure: a real config server accepts direct writes to config.chunks; the
+        # sandbox derives chunks from its model, so it refuses them instead of corrupting it.
+        raise CommandError.of(
+            "IllegalOperation",
+            "the sandbox does not accept direct writes to config.chunks; "
+            "use split, mergeChunks, moveChunk or moveRange",
+        )
+
+    def remove(self, _id: Any) -> bool:
+        self.put({})
+        return False
+
+    def __len__(self) -> int:
+        return sum(len(s) for s in self._cluster.stores())
+
+
+def _raw_docs(
+    docs: list[bytes], shards: list[str] | None, shard: str | None
+) -> Iterable[RawBSONDocument]:
+    if shards is None:
+        return (RawBSONDocument(raw) for raw in docs)
+    return (RawBSONDocument(raw) for raw, s in zip(docs, shards, strict=True) if s == shard)
+
+
+def _is_operator(value: Any) -> bool:
+    return isinstance(value, Mapping) and any(str(k).startswith("$") for k in value)
+
+
+def _index_bounds(store: ChunkStore, field: str, cond: Any) -> tuple[int, int] | None:
+    """The index range [lo, hi) of chunks whose `field` satisfies `cond`, or None when the
+    condition is not one this view evaluates exactly. Chunk i's max is chunk i+1's min,
+    so both fields are monotonic in the index."""
+    ops = dict(cond) if _is_operator(cond) else {"$eq": cond}
+    if not set(ops) <= _OPS or not all(isinstance(v, Mapping) for v in ops.values()):
+        return None  # query type bracketing with non-documents: leave it to the matcher
+    keys = store.min_keys()
+    n = len(keys)
+    lo, hi = 0, n
+    shift = 1 if field == "max" else 0  # max_i == min_{i+1}; the last max is the global max
+    for op, operand in ops.items():
+        k = encode(operand)
+        if field == "max" and not keys:
+            return 0, 0
+        left = bisect.bisect_left(keys, k) - shift  # first i with field_i >= k
+        right = bisect.bisect_right(keys, k) - shift  # first i with field_i > k
+        if field == "max":
+            # The last chunk's max is the global max: above every bound but MaxKey docs.
+            last_max = encode(store.max_at(n - 1))
+            left = _clamp_last(left, n, last_max >= k)
+            right = _clamp_last(right, n, last_max > k)
+        left, right = max(left, 0), max(right, 0)
+        if op == "$gt":
+            lo = max(lo, right)
+        elif op == "$gte":
+            lo = max(lo, left)
+        elif op == "$lt":
+            hi = min(hi, left)
+        elif op == "$lte":
+            hi = min(hi, right)
+        else:
+            lo, hi = max(lo, left), min(hi, right)
+    return lo, hi
+
+
+def _clamp_last(index: int, n: int, last_satisfies: bool) -> int:
+    # For `max`, indices computed from mins cover chunks 0..n-2; chunk n-1 is decided by
+    # comparing its max (the global max) directly.
+    if index >= n - 1:
+        return n - 1 if last_satisfies else n
+    return index
