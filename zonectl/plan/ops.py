@@ -1,0 +1,295 @@
+"""One frozen op class per admin action; the planner emits them, renderers and the executor
+dispatch on their type. Each op describes itself, names the database and gives the exact
+command document it maps to (reference §1-§4), and its inverse for rollback notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from zonectl.model.keys import format_value
+
+# mongosh's sh.startBalancer/stopBalancer and sh.disableBalancing use these (reference §3.1, §3.5).
+BALANCER_MAX_TIME_MS = 60_000
+MAJORITY = {"w": "majority", "wtimeout": 60_000}
+
+
+@dataclass(frozen=True)
+class Impact:
+    """Estimated data movement a range op causes: chunks (and bytes) that will migrate."""
+
+    chunks: int = 0  # chunks overlapping the range
+    migrating: int = 0  # of those, chunks on a shard outside the range's zone
+    bytes: int = 0  # estimated bytes of the migrating chunks
+
+
+def format_range(lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str:
+    return f"[{format_value(lo)}, {format_value(hi)})"
+
+
+@dataclass(frozen=True)
+class Op:
+    """Base of every op. `kind` is the stable name used in saved plans and JSON output."""
+
+    kind: ClassVar[str] = ""
+    database: ClassVar[str] = "admin"
+    destructive: ClassVar[bool] = False  # removes something the cluster had
+
+    @property
+    def namespace(self) -> str | None:
+        return None
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def command(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def inverse(self) -> Op | None:
+        """The op that undoes this one, for rollback notes; None when there is none."""
+        return None
+
+
+@dataclass(frozen=True)
+class AddShardToZone(Op):
+    kind: ClassVar[str] = "add_shard_to_zone"
+    shard: str
+    zone: str
+
+    def describe(self) -> str:
+        return f"add shard {self.shard} to zone {self.zone}"
+
+    def command(self) -> dict[str, Any]:
+        return {"addShardToZone": self.shard, "zone": self.zone}
+
+    def inverse(self) -> Op:
+        return RemoveShardFromZone(self.shard, self.zone)
+
+
+@dataclass(frozen=True)
+class RemoveShardFromZone(Op):
+    kind: ClassVar[str] = "remove_shard_from_zone"
+    destructive: ClassVar[bool] = True
+    shard: str
+    zone: str
+
+    def describe(self) -> str:
+        return f"remove shard {self.shard} from zone {self.zone}"
+
+    def command(self) -> dict[str, Any]:
+        return {"removeShardFromZone": self.shard, "zone": self.zone}
+
+    def inverse(self) -> Op:
+        return AddShardToZone(self.shard, self.zone)
+
+
+@dataclass(frozen=True)
+class AssignZoneRange(Op):
+    """updateZoneKeyRange with a zone name; bounds already padded to the full key."""
+
+    kind: ClassVar[str] = "assign_zone_range"
+    ns: str
+    zone: str
+    min: Mapping[str, Any]
+    max: Mapping[str, Any]
+    impact: Impact | None = None
+
+    @property
+    def namespace(self) -> str:
+        return self.ns
+
+    def describe(self) -> str:
+        return f"assign {format_range(self.min, self.max)} of {self.ns} to zone {self.zone}"
+
+    def command(self) -> dict[str, Any]:
+        return {
+            "updateZoneKeyRange": self.ns,
+            "min": dict(self.min),
+            "max": dict(self.max),
+            "zone": self.zone,
+        }
+
+    def inverse(self) -> Op:
+        return RemoveZoneRange(self.ns, self.zone, self.min, self.max)
+
+
+@dataclass(frozen=True)
+class RemoveZoneRange(Op):
+    """updateZoneKeyRange with zone null. The bounds are exactly those config.tags stores:
+    a removal that does not match them exactly deletes nothing and still answers ok
+    (reference §1.6), so they are never rebuilt from the policy."""
+
+    kind: ClassVar[str] = "remove_zone_range"
+    destructive: ClassVar[bool] = True
+    ns: str
+    zone: str  # informational: the server ignores it on removal
+    min: Mapping[str, Any]
+    max: Mapping[str, Any]
+    impact: Impact | None = None
+
+    @property
+    def namespace(self) -> str:
+        return self.ns
+
+    def describe(self) -> str:
+        return f"remove {format_range(self.min, self.max)} of {self.ns} from zone {self.zone}"
+
+    def command(self) -> dict[str, Any]:
+        return {
+            "updateZoneKeyRange": self.ns,
+            "min": dict(self.min),
+            "max": dict(self.max),
+            "zone": None,
+        }
+
+    def inverse(self) -> Op:
+        return AssignZoneRange(self.ns, self.zone, self.min, self.max)
+
+
+@dataclass(frozen=True)
+class SetCollectionBalancing(Op):
+    """The noBalance switch: a plain update of config.collections through mongos, as the
+    shell helpers sh.enableBalancing/sh.disableBalancing do (reference §3.5)."""
+
+    kind: ClassVar[str] = "set_collection_balancing"
+    database: ClassVar[str] = "config"
+    ns: str
+    enabled: bool
+    previous: bool | None = None
+
+    @property
+    def namespace(self) -> str:
+        return self.ns
+
+    def describe(self) -> str:
+        return f"{'enable' if self.enabled else 'disable'} balancing of {self.ns}"
+
+    def command(self) -> dict[str, Any]:
+        return {
+            "update": "collections",
+            "updates": [{"q": {"_id": self.ns}, "u": {"$set": {"noBalance": not self.enabled}}}],
+            "writeConcern": dict(MAJORITY),
+        }
+
+    def inverse(self) -> Op | None:
+        if self.previous is None:
+            return None
+        return SetCollectionBalancing(self.ns, self.previous, self.enabled)
+
+
+@dataclass(frozen=True)
+class SetBalancerEnabled(Op):
+    """balancerStart/balancerStop; both write config.settings mode+stopped (reference §3.1)."""
+
+    kind: ClassVar[str] = "set_balancer_enabled"
+    enabled: bool
+    previous: bool | None = None
+
+    def describe(self) -> str:
+        return f"{'start' if self.enabled else 'stop'} the balancer"
+
+    def command(self) -> dict[str, Any]:
+        name = "balancerStart" if self.enabled else "balancerStop"
+        return {name: 1, "maxTimeMS": BALANCER_MAX_TIME_MS}
+
+    def inverse(self) -> Op | None:
+        if self.previous is None:
+            return None
+        return SetBalancerEnabled(self.previous, self.enabled)
+
+
+@dataclass(frozen=True)
+class SetBalancerWindow(Op):
+    """The activeWindow of config.settings {_id: "balancer"}; no server command sets it, the
+    shell writes the document (reference §2.5). `start`/`stop` None removes the window."""
+
+    kind: ClassVar[str] = "set_balancer_window"
+    database: ClassVar[str] = "config"
+    start: str | None
+    stop: str | None
+    previous: tuple[str, str] | None = None
+
+    def describe(self) -> str:
+        if self.start is None:
+            return "remove the balancer active window"
+        return f"set the balancer active window to {self.start}-{self.stop}"
+
+    def command(self) -> dict[str, Any]:
+        update: dict[str, Any]
+        if self.start is None:
+            update = {"$unset": {"activeWindow": True}}
+        else:
+            update = {"$set": {"activeWindow": {"start": self.start, "stop": self.stop}}}
+        return {
+            "update": "settings",
+            "updates": [{"q": {"_id": "balancer"}, "u": update, "upsert": True}],
+            "writeConcern": dict(MAJORITY),
+        }
+
+    def inverse(self) -> Op:
+        now = (self.start, self.stop) if self.start is not None and self.stop else None
+        if self.previous is None:
+            return SetBalancerWindow(None, None, now)
+        return SetBalancerWindow(self.previous[0], self.previous[1], now)
+
+
+@dataclass(frozen=True)
+class SplitChunk(Op):
+    """Declared for eager migration (DESIGN §5.5); the planner does not emit it yet."""
+
+    kind: ClassVar[str] = "split_chunk"
+    ns: str
+    middle: Mapping[str, Any]
+
+    @property
+    def namespace(self) -> str:
+        return self.ns
+
+    def describe(self) -> str:
+        return f"split the chunk of {self.ns} at {format_value(self.middle)}"
+
+    def command(self) -> dict[str, Any]:
+        return {"split": self.ns, "middle": dict(self.middle)}
+
+
+@dataclass(frozen=True)
+class MoveRange(Op):
+    """Declared for eager migration (6.0+ moveRange, reference §4.2); not planned yet."""
+
+    kind: ClassVar[str] = "move_range"
+    ns: str
+    min: Mapping[str, Any]
+    max: Mapping[str, Any]
+    to_shard: str
+
+    @property
+    def namespace(self) -> str:
+        return self.ns
+
+    def describe(self) -> str:
+        return f"move {format_range(self.min, self.max)} of {self.ns} to {self.to_shard}"
+
+    def command(self) -> dict[str, Any]:
+        return {
+            "moveRange": self.ns,
+            "min": dict(self.min),
+            "max": dict(self.max),
+            "toShard": self.to_shard,
+        }
+
+
+OP_CLASSES: tuple[type[Op], ...] = (
+    AddShardToZone,
+    RemoveShardFromZone,
+    AssignZoneRange,
+    RemoveZoneRange,
+    SetCollectionBalancing,
+    SetBalancerEnabled,
+    SetBalancerWindow,
+    SplitChunk,
+    MoveRange,
+)
+OPS_BY_KIND: dict[str, type[Op]] = {cls.kind: cls for cls in OP_CLASSES}
+RangeOp = AssignZoneRange | RemoveZoneRange

@@ -1,0 +1,256 @@
+"""make_plan: diff the desired state against the live cluster into ordered ops. Pure: no
+clock, no I/O; the instant and the firehose boundaries are inputs.
+
+Ordering rules (each tested on its own in tests/plan/test_ordering.py):
+
+1. Zone memberships are added first: updateZoneKeyRange refuses a zone no shard carries
+   (ZoneNotFound, reference §1.5 (b)). Sorted by (zone, shard).
+2. Then per namespace, namespaces sorted by name: range removals before range additions,
+   because the server rejects any overlap with a live range, including identical bounds
+   with another zone (RangeOverlapConflict, §1.5 (d)). Within each group, ties are broken
+   by the BSON order of min (then max), so plans are byte-identical across runs.
+3. Then memberships are removed, sorted by (zone, shard): after every range op, because a
+   zone's last shard cannot leave while any namespace has a range of it (ZoneStillInUse,
+   §1.3); the planner refuses a plan that would leave a zone with ranges and no shard.
+4. Last, per-collection balancing (by namespace), then the balancer window, then the
+   balancer on/off switch (a balancer being enabled starts inside its new window).
+
+Ownership (DESIGN §2): memberships of zones named under `shards` and ranges of namespaces
+named under `collections` are authoritative; everything else is reported as unmanaged.
+
+Ranges on an unsharded namespace are allowed by MongoDB since 4.0.2 (§1.5 (a)) and are
+used to pre-split a collection about to be sharded: they are planned, with a warning.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from zonectl.errors import PlanError
+from zonectl.model.cluster import ClusterState, LiveRange
+from zonectl.model.desired import DesiredState
+from zonectl.model.keys import format_value, sort_key
+from zonectl.plan.ops import (
+    AddShardToZone,
+    AssignZoneRange,
+    Op,
+    RemoveShardFromZone,
+    RemoveZoneRange,
+    SetBalancerEnabled,
+    SetBalancerWindow,
+    SetCollectionBalancing,
+)
+from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
+from zonectl.plan.value import Plan, Unmanaged, make_fingerprint
+
+
+def make_plan(
+    desired: DesiredState,
+    actual: ClusterState,
+    *,
+    boundaries: Mapping[str, Any],
+    at: dt.datetime,
+    namespaces: Collection[str] | None = None,
+) -> Plan:
+    """The ordered ops that take `actual` to `desired`. Raises PlanError listing every
+    problem (file:line first) when the policy cannot be planned against this cluster.
+
+    `namespaces` restricts the plan to those collections' range and balancing ops plus
+    the memberships their new ranges need; membership removals and balancer settings are
+    then left for a full plan.
+    """
+    problems = Problems(fallback=desired.sources[0] if desired.sources else "policy")
+    live_holders = _holders(actual)
+    after = _memberships_after(desired, actual, live_holders, problems)
+
+    range_ops: list[Op] = []
+    balancing_ops: list[Op] = []
+    zones_in_use: dict[str, str] = {}  # zone -> where a range of it is (for messages)
+    for ns in sorted(desired.collections):
+        wanted = _namespace_ranges(desired, actual, ns, boundaries, problems)
+        for r in wanted:
+            zones_in_use.setdefault(r.zone, problems.where(r.position))
+        range_ops.extend(_diff_ranges(ns, wanted, actual.ranges_of(ns)))
+        balancing_ops.extend(_balancing(desired, actual, ns, problems))
+    for lr in actual.ranges:
+        if lr.namespace not in desired.collections:
+            zones_in_use.setdefault(lr.zone, f"unmanaged namespace {lr.namespace}")
+    for zone, where in sorted(zones_in_use.items()):
+        if not after.get(zone):
+            problems.errors.append(
+                f"{where}: zone {zone} would have ranges but no shard; "
+                f"list a shard for it under `shards`"
+            )
+    if problems.errors:
+        raise PlanError(
+            f"the policy cannot be planned against this cluster "
+            f"({len(problems.errors)} problem(s)):\n  " + "\n  ".join(problems.errors)
+        )
+
+    adds = [
+        AddShardToZone(shard, zone)
+        for zone in sorted(after)
+        for shard in sorted(after[zone] - live_holders.get(zone, set()))
+    ]
+    removes = [
+        RemoveShardFromZone(shard, zone)
+        for zone in sorted(after)
+        for shard in sorted(live_holders.get(zone, set()) - after[zone])
+    ]
+    settings = _balancer_ops(desired, actual)
+    ops: list[Op] = [*adds, *range_ops, *removes, *balancing_ops, *settings]
+    if namespaces is not None:
+        ops = _restrict(ops, frozenset(namespaces), desired, problems)
+    return Plan(
+        ops=tuple(ops),
+        at=at,
+        policy_digest=desired.digest,
+        fingerprint=make_fingerprint(actual, frozenset(desired.collections)),
+        sources=desired.sources,
+        cluster_version=actual.version,
+        unmanaged=_unmanaged(desired, actual),
+        warnings=tuple(problems.warnings),
+        namespaces=tuple(sorted(namespaces)) if namespaces is not None else (),
+    )
+
+
+def _holders(actual: ClusterState) -> dict[str, set[str]]:
+    holders: dict[str, set[str]] = {}
+    for shard in actual.shards:
+        for zone in shard.zones:
+            holders.setdefault(zone, set()).add(shard.id)
+    return holders
+
+
+def _memberships_after(
+    desired: DesiredState,
+    actual: ClusterState,
+    live: dict[str, set[str]],
+    problems: Problems,
+) -> dict[str, set[str]]:
+    """zone -> shards carrying it once the plan has run (managed zones as the policy says)."""
+    known = {s.id for s in actual.shards}
+    for shard in sorted(set(desired.shards) - known):
+        problems.error(
+            None, f"unknown shard {shard!r} under `shards`; the cluster has {sorted(known)}"
+        )
+    after = {zone: set(holders) for zone, holders in live.items()}
+    for zone in desired.managed_zones:
+        after[zone] = {s for s, zones in desired.shards.items() if zone in zones and s in known}
+    return after
+
+
+def _namespace_ranges(
+    desired: DesiredState,
+    actual: ClusterState,
+    ns: str,
+    boundaries: Mapping[str, Any],
+    problems: Problems,
+) -> list[WantedRange]:
+    cp = desired.collections[ns]
+    live = actual.collections.get(ns)
+    if live is not None and cp.key is not None and not same_key(cp.key, live.key):
+        problems.error(
+            cp.position,
+            f"{ns}: the policy key {format_value(cp.key)} differs from the live shard key "
+            f"{format_value(live.key)}",
+        )
+        return []
+    key = live.key if live is not None else cp.key
+    wanted = wanted_ranges(cp, key, boundaries.get(ns), problems)
+    if live is None and wanted:
+        problems.warn(
+            cp.position,
+            f"{ns} is not sharded: its ranges are planned and will apply when it is sharded",
+        )
+    return check_ranges(ns, key, wanted, problems)
+
+
+def _diff_ranges(ns: str, wanted: list[WantedRange], live: tuple[LiveRange, ...]) -> list[Op]:
+    """Removals (exact live bounds) then additions, each in BSON order of min.
+
+    Ranges match on (min, max, zone) compared in BSON order (numbers by value), so a live
+    range with identical bounds but another zone is removed and re-added."""
+
+    def ident(zone: str, lo: Mapping[str, Any], hi: Mapping[str, Any]) -> tuple[Any, ...]:
+        return (sort_key(lo), sort_key(hi), zone)
+
+    wanted_ids = {ident(r.zone, r.min, r.max) for r in wanted}
+    live_ids = {ident(r.zone, r.min, r.max) for r in live}
+    removals = [
+        RemoveZoneRange(ns, r.zone, r.min, r.max)
+        for r in live
+        if ident(r.zone, r.min, r.max) not in wanted_ids
+    ]
+    additions = [
+        AssignZoneRange(ns, r.zone, r.min, r.max)
+        for r in wanted
+        if ident(r.zone, r.min, r.max) not in live_ids
+    ]
+    removals.sort(key=lambda op: ident(op.zone, op.min, op.max))
+    additions.sort(key=lambda op: ident(op.zone, op.min, op.max))
+    return [*removals, *additions]
+
+
+def _balancing(
+    desired: DesiredState, actual: ClusterState, ns: str, problems: Problems
+) -> list[Op]:
+    cp = desired.collections[ns]
+    if cp.balancing is None:
+        return []
+    live = actual.collections.get(ns)
+    if live is None:
+        problems.warn(cp.position, f"{ns} is not sharded: `balancing` is ignored")
+        return []
+    if live.no_balance == (not cp.balancing):
+        return []
+    return [SetCollectionBalancing(ns, cp.balancing, not live.no_balance)]
+
+
+def _balancer_ops(desired: DesiredState, actual: ClusterState) -> list[Op]:
+    policy, live = desired.balancer, actual.balancer
+    if policy is None:
+        return []
+    ops: list[Op] = []
+    live_window = (
+        (live.active_window["start"], live.active_window["stop"]) if live.active_window else None
+    )
+    if policy.manage_window:
+        want = policy.active_window
+        want_pair = (want.start, want.stop) if want is not None else None
+        if want_pair != live_window:
+            start, stop = want_pair if want_pair else (None, None)
+            ops.append(SetBalancerWindow(start, stop, live_window))
+    if policy.enabled is not None and policy.enabled != live.enabled:
+        ops.append(SetBalancerEnabled(policy.enabled, live.enabled))
+    return ops
+
+
+def _restrict(
+    ops: list[Op], only: frozenset[str], desired: DesiredState, problems: Problems
+) -> list[Op]:
+    for ns in sorted(only - set(desired.collections)):
+        problems.warn(None, f"--namespace {ns}: no policy manages it")
+    kept = [op for op in ops if op.namespace is not None and op.namespace in only]
+    needed = {op.zone for op in kept if isinstance(op, AssignZoneRange)}
+    adds = [op for op in ops if isinstance(op, AddShardToZone) and op.zone in needed]
+    return [*adds, *kept]
+
+
+def _unmanaged(desired: DesiredState, actual: ClusterState) -> tuple[Unmanaged, ...]:
+    items: list[Unmanaged] = []
+    holders = _holders(actual)
+    for zone in sorted(set(holders) - desired.managed_zones):
+        items.append(Unmanaged("zone", zone, "shards " + ", ".join(sorted(holders[zone]))))
+    by_ns: dict[str, list[LiveRange]] = {}
+    for r in actual.ranges:
+        if r.namespace not in desired.collections:
+            by_ns.setdefault(r.namespace, []).append(r)
+    for ns in sorted(by_ns):
+        zones = sorted({r.zone for r in by_ns[ns]})
+        n = len(by_ns[ns])
+        detail = f"{n} range{'s' if n != 1 else ''} in zone{'s' if len(zones) > 1 else ''} "
+        items.append(Unmanaged("namespace", ns, detail + ", ".join(zones)))
+    return tuple(items)

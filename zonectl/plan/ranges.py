@@ -1,0 +1,165 @@
+"""The desired zone ranges of one namespace, as config.tags would store them, with the
+plan-time checks that need the live shard key (prefix, hashed fields, order, overlap)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bson.max_key import MaxKey
+from bson.min_key import MinKey
+
+from zonectl.diagnostics import Position
+from zonectl.model.desired import CollectionPolicy
+from zonectl.model.keys import (
+    bson_equal,
+    compare,
+    format_value,
+    global_max,
+    global_min,
+    is_number_long,
+    is_prefix_of,
+    pad_bound,
+    sort_key,
+)
+from zonectl.plan.ops import format_range
+
+KeyPattern = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class WantedRange:
+    zone: str
+    min: Mapping[str, Any]
+    max: Mapping[str, Any]
+    position: Position | None = field(default=None, compare=False)
+
+
+@dataclass
+class Problems:
+    """Accumulated plan-time errors and warnings, each prefixed with its policy position."""
+
+    fallback: str = "policy"
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def where(self, position: Position | None) -> str:
+        return str(position) if position is not None else self.fallback
+
+    def error(self, position: Position | None, message: str) -> None:
+        self.errors.append(f"{self.where(position)}: {message}")
+
+    def warn(self, position: Position | None, message: str) -> None:
+        self.warnings.append(f"{self.where(position)}: {message}")
+
+
+def same_key(a: KeyPattern, b: KeyPattern) -> bool:
+    """Same fields in the same order with equal values (1 == 1.0; "hashed" only itself)."""
+    return list(a) == list(b) and all(bson_equal(a[f], b[f]) for f in a)
+
+
+def hashed_fields(key: KeyPattern) -> list[str]:
+    return [f for f, v in key.items() if v == "hashed"]
+
+
+def wanted_ranges(
+    cp: CollectionPolicy,
+    key: KeyPattern | None,
+    boundary: Any,
+    problems: Problems,
+) -> list[WantedRange]:
+    """Explicit ranges, the pin and the firehose window of `cp`, padded to `key`.
+
+    With no key (an unsharded namespace and no `key:` in the policy) explicit bounds are
+    kept as given, as the config server stores them for unsharded namespaces (§1.5 (a));
+    a pin or a window cannot be expressed without a key.
+    """
+    out: list[WantedRange] = []
+    for r in cp.ranges:
+        pos = r.position or cp.position
+        if key is None:
+            if list(r.min) != list(r.max):
+                problems.error(pos, f"{cp.namespace}: min and max of a range name different fields")
+                continue
+            out.append(WantedRange(r.zone, dict(r.min), dict(r.max), pos))
+            continue
+        if not (is_prefix_of(r.min, key) and is_prefix_of(r.max, key)):
+            problems.error(
+                pos,
+                f"{cp.namespace}: range {format_range(r.min, r.max)} is not a prefix of "
+                f"the shard key {format_value(key)}",
+            )
+            continue
+        out.append(WantedRange(r.zone, pad_bound(r.min, key), pad_bound(r.max, key), pos))
+    if (cp.pin or cp.firehose) and key is None:
+        problems.error(
+            cp.position,
+            f"{cp.namespace} is not sharded and the policy gives no key: "
+            "a pin or window needs the shard key; add `key:`",
+        )
+        return out
+    if cp.pin and key is not None:
+        out.append(WantedRange(cp.pin, global_min(key), global_max(key), cp.position))
+    if cp.firehose and key is not None:
+        out.extend(_window_ranges(cp, key, boundary, problems))
+    return out
+
+
+def _window_ranges(
+    cp: CollectionPolicy, key: KeyPattern, boundary: Any, problems: Problems
+) -> list[WantedRange]:
+    fh = cp.firehose
+    assert fh is not None
+    pos = fh.position or cp.position
+    # A window is one contiguous split of the key space only when its field leads the key.
+    if next(iter(key)) != fh.field:
+        problems.error(
+            pos,
+            f"{cp.namespace}: firehose field {fh.field!r} is not the first field of the "
+            f"shard key {format_value(key)}",
+        )
+        return []
+    if boundary is None:
+        problems.error(pos, f"{cp.namespace}: no window boundary was computed for this instant")
+        return []
+    split = pad_bound({fh.field: boundary}, key)
+    if isinstance(boundary, MinKey | MaxKey):
+        problems.error(pos, f"{cp.namespace}: window boundary {format_value(boundary)}")
+        return []
+    out = [WantedRange(fh.hot, split, global_max(key), pos)]
+    if fh.cold:
+        out.insert(0, WantedRange(fh.cold, global_min(key), split, pos))
+    return out
+
+
+def check_ranges(
+    namespace: str, key: KeyPattern | None, ranges: list[WantedRange], problems: Problems
+) -> list[WantedRange]:
+    """min < max, NumberLong bounds on hashed fields (§1.5 (c)), no overlaps (§1.5 (d)).
+    Returns the ranges sorted by BSON order of min."""
+    hashed = hashed_fields(key) if key is not None else []
+    for r in ranges:
+        if compare(r.min, r.max) >= 0:
+            problems.error(
+                r.position, f"{namespace}: range {format_range(r.min, r.max)} has min >= max"
+            )
+        for f in hashed:
+            for bound in (r.min, r.max):
+                v = bound.get(f)
+                if not (is_number_long(v) or isinstance(v, MinKey | MaxKey)):
+                    problems.error(
+                        r.position,
+                        f"{namespace}: hashed field {f!r} needs NumberLong, MinKey or MaxKey "
+                        f"bounds, got {format_value(v)}",
+                    )
+    ordered = sorted(ranges, key=lambda r: (sort_key(r.min), sort_key(r.max), r.zone))
+    for a, b in itertools.pairwise(ordered):
+        if compare(b.min, a.max) < 0:
+            problems.error(
+                b.position,
+                f"{namespace}: range {format_range(b.min, b.max)} of zone {b.zone} overlaps "
+                f"{format_range(a.min, a.max)} of zone {a.zone}",
+            )
+    return ordered

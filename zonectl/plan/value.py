@@ -1,0 +1,129 @@
+"""The Plan value: ordered ops plus what they were computed from (instant, policy digest,
+fingerprint of the live metadata), unmanaged items and warnings. Pure data."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bson import json_util
+
+from zonectl.model.cluster import ClusterState
+from zonectl.model.keys import sort_key
+from zonectl.plan.ops import (
+    AddShardToZone,
+    AssignZoneRange,
+    Impact,
+    Op,
+    RemoveShardFromZone,
+    RemoveZoneRange,
+)
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Unmanaged:
+    """A zone or namespace present on the cluster that no policy names: reported, untouched."""
+
+    kind: str  # "zone" | "namespace"
+    name: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Summary:
+    to_add: int
+    to_remove: int
+    shards_rezoned: int
+    settings: int
+    chunks: int
+    bytes: int
+    impact_known: bool
+
+
+@dataclass(frozen=True)
+class Plan:
+    ops: tuple[Op, ...]
+    at: dt.datetime
+    policy_digest: str
+    fingerprint: str
+    sources: tuple[str, ...] = ()
+    cluster_version: str = ""
+    unmanaged: tuple[Unmanaged, ...] = ()
+    warnings: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = ()  # the --namespace filter; () = every managed namespace
+    # A window plan is stale once the next firehose tick has passed (DESIGN §5.2).
+    valid_until: dt.datetime | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.ops)
+
+    @property
+    def plan_id(self) -> str:
+        """Short id naming this plan in leases and journals: a hash of ops + fingerprint."""
+        text = json_util.dumps(
+            [[op.kind, op.command()] for op in self.ops] + [self.fingerprint],
+            json_options=json_util.CANONICAL_JSON_OPTIONS,
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def summary(self) -> Summary:
+        impacts = [op.impact for op in self.ops if isinstance(op, AssignZoneRange)]
+        shards = {
+            op.shard for op in self.ops if isinstance(op, AddShardToZone | RemoveShardFromZone)
+        }
+        known = [i for i in impacts if i is not None]
+        return Summary(
+            to_add=sum(isinstance(op, AssignZoneRange) for op in self.ops),
+            to_remove=sum(isinstance(op, RemoveZoneRange) for op in self.ops),
+            shards_rezoned=len(shards),
+            settings=sum(not is_zone_op(op) for op in self.ops),
+            chunks=sum(i.migrating for i in known),
+            bytes=sum(i.bytes for i in known),
+            impact_known=len(known) == len(impacts),
+        )
+
+    def with_impacts(self, impacts: Mapping[int, Impact]) -> Plan:
+        """A copy whose range ops at the given indexes carry their impact estimate."""
+        ops = list(self.ops)
+        for index, impact in impacts.items():
+            op = ops[index]
+            if isinstance(op, AssignZoneRange | RemoveZoneRange):
+                ops[index] = replace(op, impact=impact)
+        return replace(self, ops=tuple(ops))
+
+
+def is_zone_op(op: Op) -> bool:
+    return isinstance(op, AddShardToZone | RemoveShardFromZone | AssignZoneRange | RemoveZoneRange)
+
+
+def make_fingerprint(actual: ClusterState, namespaces: frozenset[str]) -> str:
+    """sha256 over canonical extended JSON of the metadata a plan depends on: every shard's
+    zones, the ranges and collection entries of the managed namespaces, the balancer settings.
+
+    Tag order inside a shard and document order in config.tags carry no meaning, so both
+    are sorted; shard-key field order does, so bounds are kept as stored.
+    """
+    ranges = sorted(
+        (r for r in actual.ranges if r.namespace in namespaces),
+        key=lambda r: (r.namespace, sort_key(r.min), sort_key(r.max), r.zone),
+    )
+    collections = [actual.collections[ns] for ns in sorted(namespaces & set(actual.collections))]
+    data = {
+        "shards": [[s.id, sorted(s.zones)] for s in sorted(actual.shards, key=lambda s: s.id)],
+        "tags": [[r.namespace, r.min, r.max, r.zone] for r in ranges],
+        "collections": [[c.namespace, c.uuid, c.key, c.no_balance] for c in collections],
+        "balancer": [
+            actual.balancer.mode,
+            actual.balancer.stopped,
+            dict(actual.balancer.active_window) if actual.balancer.active_window else None,
+        ],
+    }
+    text = json_util.dumps(data, json_options=json_util.CANONICAL_JSON_OPTIONS)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
