@@ -3,6 +3,16 @@ boundary at a given instant, and its encoding as a shard-key value."""
 
 from __future__ import annotations
 
+from zonectl.windows.boundary import boundary_value, next_tick, window_boundary
+from zonectl.windows.encode import encode_boundary
+from zonectl.windows.instant import parse_instant
 from zonectl.windows.schedule import validate_schedule
 
-__all__ = ["validate_schedule"]
+__all__ = [
+    "boundary_value",
+    "encode_boundary",
+    "next_tick",
+    "parse_instant",
+    "validate_schedule",
+    "window_boundary",
+]
