@@ -1,13 +1,334 @@
-"""The sandbox balancer: rounds, in-flight migrations, and the settings they obey (ref §5)."""
+"""The sandbox balancer: rounds, in-flight migrations, and the settings they obey (ref §5).
+
+A round (`Balancer::_mainThread` in mongo:src/mongo/db/s/balancer/balancer.cpp) reloads the
+settings, splits chunks at zone boundaries, picks migrations with `balancer_policy` and
+starts them. Migrations take simulated time: they stay in flight (and the round stays
+open, `inBalancerRound: true`) until the sandbox clock passes their due time and someone
+polls, or a test calls `complete_migrations()`. Tests drive rounds step by step; `zonectl
+sandbox` runs them on a timer thread.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from zonectl.sandbox import balancer_view as view
+from zonectl.sandbox.balancer_policy import Migration, PolicyParams, select_migrations, split_points
+from zonectl.sandbox.balancer_settings import BalancerSettings, parse_settings
+from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.migrations import (
+    ActiveMigrations,
+    InFlight,
+    commit_move,
+    log_move,
+    migration_duration,
+    too_big_error,
+)
 
 if TYPE_CHECKING:
+    from zonectl.sandbox.cluster import Cluster
     from zonectl.sandbox.state import Sandbox
+
+_POLL_SECONDS = 0.05  # how often a waiter re-reads the sandbox clock
+
+
+@dataclass
+class RoundResult:
+    """What one `run_round()` did (for tests and the actionlog)."""
+
+    skipped: str | None = None  # why the round did nothing: "off", "window", or an errmsg
+    splits: int = 0
+    migrations: list[InFlight] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.splits or self.migrations or self.errors)
 
 
 class Balancer:
     def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
+        self.active = ActiveMigrations(ranges_wording=sandbox.version.version_array[0] >= 6)
+        self.num_rounds = 0
+        self.in_round = False
+        self.term = 1
+        self.settings = BalancerSettings(
+            max_chunk_size_bytes=sandbox.version.default_chunk_size_mb * 1024 * 1024
+        )
+        self._cond = threading.Condition(sandbox.lock)
+        self._round: RoundResult | None = None
+        self._round_started: dt.datetime | None = None
+        self._timer: threading.Thread | None = None
+        self._timer_stop = threading.Event()
+
+    @property
+    def cluster(self) -> Cluster:
+        return self.sandbox.cluster
+
+    # ------------------------------------------------------------------ settings
+    def reload_settings(self) -> BalancerSettings:
+        """`BalancerConfiguration::refreshAndCheck`; on error the old settings stay."""
+        cluster = self.cluster
+        settings = parse_settings(
+            cluster.setting("balancer"),
+            cluster.setting("chunksize"),
+            cluster.setting("automerge"),
+            self.sandbox.version,
+        )
+        self.settings = settings
+        return settings
+
+    def params(self, settings: BalancerSettings) -> PolicyParams:
+        version = self.sandbox.version
+        return PolicyParams(
+            by_data_size=version.imbalance_by_data_size,
+            imbalance_threshold=version.imbalance_threshold_chunks,
+            force_jumbo=settings.attempt_to_balance_jumbo_chunks,
+        )
+
+    # ------------------------------------------------------------------ rounds
+    def run_round(self) -> RoundResult:
+        """Run one round; its migrations stay in flight until completed.
+
+        A round still open from before is finished first: the real balancer never starts a
+        round before the previous one's migrations have returned.
+        """
+        with self._cond:
+            if self._round is not None:
+                self.complete_migrations()
+            result = RoundResult()
+            self._round, self._round_started = result, self.sandbox.clock.now()
+            self.in_round = True
+            try:
+                settings = self.reload_settings()
+            except CommandError as err:
+                result.skipped = err.message
+                self._end_round()
+                return result
+            if not settings.should_balance(self.sandbox.clock.now()):
+                result.skipped = "off" if settings.mode != "full" else "window"
+                self._end_round()
+                return result
+            result.splits = self._split_at_zone_boundaries(settings)
+            self._start_migrations(settings, result)
+            if not any(m.by_balancer for m in self.active):
+                self._end_round()
+            return result
+
+    def complete_migrations(self) -> int:
+        """Finish every migration in flight now, and the round that started them."""
+        with self._cond:
+            done = 0
+            for mig in list(self.active):
+                self._finish(mig)
+                done += 1
+            if self._round is not None:
+                self._end_round()
+            return done
+
+    def poll(self) -> None:
+        """Finish the migrations whose simulated duration has passed on the sandbox clock."""
+        with self._cond:
+            now = self.sandbox.clock.now()
+            for mig in list(self.active):
+                if mig.due <= now:
+                    self._finish(mig)
+            if self._round is not None and not any(m.by_balancer for m in self.active):
+                self._end_round()
+
+    def run_until_stable(self, max_rounds: int = 50) -> int:
+        """Run rounds (completing their migrations) until one changes nothing; the count."""
+        for n in range(1, max_rounds + 1):
+            result = self.run_round()
+            self.complete_migrations()
+            if not result.changed:
+                return n
+        return max_rounds
+
+    def _finish(self, mig: InFlight) -> None:
+        self.active.release(mig)
+        commit_move(self.cluster, mig)
+        self._cond.notify_all()
+
+    def _end_round(self) -> None:
+        result, started = self._round, self._round_started
+        self._round, self._round_started = None, None
+        self.in_round = False
+        self.num_rounds += 1  # every round, skipped ones included (reference §3.2)
+        if result is not None and result.skipped is None and started is not None:
+            elapsed = self.sandbox.clock.now() - started
+            details: dict[str, Any] = {
+                "executionTimeMillis": int(elapsed.total_seconds() * 1000),
+                "errorOccurred": bool(result.errors),
+            }
+            if result.errors:
+                details["errmsg"] = "; ".join(result.errors)
+            else:
+                details["candidateChunks"] = len(result.migrations)
+                details["chunksMoved"] = len(result.migrations)
+            self.cluster.log_action("balancer.round", details)
+        self._cond.notify_all()
+
+    def _split_at_zone_boundaries(self, settings: BalancerSettings) -> int:
+        """§5.1 step 2, for every sharded collection whatever its noBalance."""
+        cluster, splits = self.cluster, 0
+        for ns in cluster.sharded_namespaces():
+            coll = view.collection_view(cluster, ns, settings)
+            store = cluster.chunks(ns)
+            if coll is None or store is None:
+                continue
+            # Split from the highest chunk down, so earlier indices stay valid.
+            for chunk, points in reversed(split_points(coll)):
+                i = store.index_of_min(chunk.min)
+                if i is None:
+                    continue
+                self.split_chunk(ns, i, points)
+                splits += 1
+        return splits
+
+    def split_chunk(self, ns: str, i: int, points: list[Any]) -> list[int]:
+        """Split chunk i of ns and log `split`/`multi-split` as the config server does."""
+        store = self.cluster.chunks(ns)
+        assert store is not None
+        before = store.chunk(i)
+        pieces = store.split(i, points, self.cluster.now_ts())
+        docs = [store.chunk(p) for p in pieces]
+        before_doc: dict[str, Any] = {"min": before.min, "max": before.max, "lastmod": before.lastmod}
+        if len(docs) == 2:
+            left, right = ({"min": d.min, "max": d.max, "lastmod": d.lastmod} for d in docs)
+            details: dict[str, Any] = {"before": before_doc, "left": left, "right": right}
+            self.cluster.log_change("split", ns, details)
+        else:
+            for n, d in enumerate(docs, 1):
+                piece = {"min": d.min, "max": d.max, "lastmod": d.lastmod}
+                details = {"before": before_doc, "number": n, "of": len(docs), "chunk": piece}
+                self.cluster.log_change("multi-split", ns, details)
+        return pieces
+
+    def _start_migrations(self, settings: BalancerSettings, result: RoundResult) -> None:
+        cluster = self.cluster
+        shards = view.shard_views(cluster)
+        colls = [view.collection_view(cluster, ns, settings) for ns in cluster.sharded_namespaces()]
+        available = {s.id for s in shards} - self.active.busy()
+        chosen = select_migrations(
+            [c for c in colls if c is not None], shards, available, self.params(settings)
+        )
+        for mig in chosen:
+            self._start_one(mig, settings, result)
+
+    def _start_one(self, mig: Migration, settings: BalancerSettings, result: RoundResult) -> None:
+        cluster = self.cluster
+        store = cluster.chunks(mig.ns)
+        i = store.index_of_min(mig.chunk.min) if store is not None else None
+        if store is None or i is None:
+            return
+        max_bytes = view.max_chunk_size_bytes(cluster, mig.ns, settings)
+        if self.sandbox.version.imbalance_by_data_size:
+            # 6.0+ balancer migrations are moveRange(min only): the donor moves at most one
+            # chunk size and splits off the rest first (MigrateInfo with max = none).
+            points = view.split_keys_for_size(store, i, max_bytes)
+            if points:
+                self.split_chunk(mig.ns, i, points[:1])
+        force = mig.reason == "draining" or settings.attempt_to_balance_jumbo_chunks
+        error = too_big_error(
+            mig.ns, store.min_at(i), store.max_at(i), store.size_at(i), store.count_at(i), max_bytes
+        )
+        if error is not None and not force:
+            self._split_or_mark_jumbo(mig.ns, i, max_bytes, error, result)
+            return
+        now = self.sandbox.clock.now()
+        flight = InFlight(
+            ns=mig.ns,
+            min=store.min_at(i),
+            max=store.max_at(i),
+            donor=store.shard_at(i),
+            recipient=mig.to,
+            reason=mig.reason,
+            started=now,
+            due=now + migration_duration(store.size_at(i)),
+        )
+        self.active.register(flight)
+        log_move(cluster, "moveChunk.start", flight, {})
+        result.migrations.append(flight)
+
+    def _split_or_mark_jumbo(
+        self, ns: str, i: int, max_bytes: int, error: CommandError, result: RoundResult
+    ) -> None:
+        """§5.1 step 5 / `Balancer::_splitOrMarkJumbo`: split the chunk, else flag it jumbo."""
+        store = self.cluster.chunks(ns)
+        assert store is not None
+        result.errors.append(error.message)
+        points = view.split_keys_for_size(store, i, max_bytes)
+        if points:
+            self.split_chunk(ns, i, points)
+        else:
+            store.set_jumbo(i, True)
+
+    # ------------------------------------------------------------------ waiting
+    def wait_for(self, done: Callable[[], bool], deadline: float | None) -> bool:
+        """Wait (releasing the sandbox lock) until `done()`; False if `deadline` passes.
+
+        The sandbox clock is re-read while waiting, so a test or the timer advancing it
+        completes migrations and wakes the waiter.
+        """
+        with self._cond:
+            while not done():
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                wait = _POLL_SECONDS if remaining is None else min(remaining, _POLL_SECONDS)
+                self._cond.wait(wait)
+                self.poll()
+            return True
+
+    def join_current_round(self, deadline: float | None) -> bool:
+        """`Balancer::joinCurrentRound`: until no round runs or the round counter moved."""
+        start = self.num_rounds
+        return self.wait_for(lambda: not self.in_round or self.num_rounds != start, deadline)
+
+    # ------------------------------------------------------------------ timer
+    def start(self, interval_s: float = 1.0) -> None:
+        """Run rounds on a thread every `interval_s` real seconds (for `zonectl sandbox`)."""
+        if self._timer is not None:
+            return
+        self._timer_stop.clear()
+        self._timer = threading.Thread(
+            target=self._timer_loop, args=(interval_s,), name="sandbox-balancer", daemon=True
+        )
+        self._timer.start()
+
+    def stop(self) -> None:
+        thread, self._timer = self._timer, None
+        if thread is not None:
+            self._timer_stop.set()
+            thread.join()
+
+    def _timer_loop(self, interval_s: float) -> None:
+        while not self._timer_stop.wait(interval_s):
+            with self._cond:
+                self.poll()
+                if self._round is None:
+                    self.run_round()
+
+    # ------------------------------------------------------------------ reports
+    def report(self) -> dict[str, Any]:
+        """`Balancer::report`, after a settings refresh whose error is ignored (§3.2)."""
+        with self._cond:
+            self.poll()
+            with contextlib.suppress(CommandError):
+                self.reload_settings()
+            doc: dict[str, Any] = {
+                "mode": self.settings.mode,
+                "inBalancerRound": self.in_round,
+                "numBalancerRounds": self.num_rounds,
+            }
+            if self.sandbox.version.balancer_status_term:
+                doc["term"] = self.term
+            return doc

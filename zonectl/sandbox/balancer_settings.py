@@ -1,0 +1,205 @@
+"""Parse the balancer's `config.settings` documents the way the config server reloads them.
+
+Mirrors `BalancerSettingsType::fromBSON` / `ChunkSizeSettingsType::fromBSON` /
+`AutoMergeSettingsType::fromBSON` in mongo:src/mongo/s/balancer_configuration.cpp
+(reference §2.5). A reload error is a `CommandError` carrying the server's own context
+("Failed to refresh the balancer settings :: caused by :: ...").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bson import Int64
+
+from zonectl.model.keys import format_value
+from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.versions import VersionProfile
+
+SETTINGS_NS = "config.settings"
+MB = 1024 * 1024
+
+# sscanf("%d:%d") semantics: leading blanks and a sign are allowed, trailing text ignored.
+_HHMM = re.compile(r"\s*([+-]?\d+):\s*([+-]?\d+)")
+
+
+@dataclass(frozen=True)
+class BalancerSettings:
+    mode: str = "full"  # "full" | "off" | "autoSplitOnly" (<= 6.0)
+    window: tuple[int, int] | None = None  # start, stop in minutes of the day
+    wait_for_delete: bool = False
+    attempt_to_balance_jumbo_chunks: bool = False
+    max_chunk_size_bytes: int = 128 * MB
+    auto_merge: bool = True
+
+    def should_balance(self, now: dt.datetime) -> bool:
+        """`BalancerConfiguration::shouldBalance`: mode full and inside the window.
+
+        The window is read in the config server's local time; the sandbox clock is taken
+        as that local time, in UTC (a sandbox has no other time zone to offer).
+        """
+        return self.mode == "full" and self.in_window(now)
+
+    def in_window(self, now: dt.datetime) -> bool:
+        # isTimeInBalancingWindow compares whole ptimes of today; both ends are inclusive,
+        # and `now` carries seconds, so stop "06:00" admits 06:00:00 only.
+        if self.window is None:
+            return True
+        if now.tzinfo is not None:
+            now = now.astimezone(dt.UTC)
+        seconds = now.hour * 3600 + now.minute * 60 + now.second
+        start, stop = (m * 60 for m in self.window)
+        if stop > start:
+            return start <= seconds <= stop
+        return seconds >= start or seconds <= stop
+
+
+def _wrap(context: str, err: CommandError) -> CommandError:
+    # Status::withContext: "<context> :: caused by :: <reason>", same code.
+    return CommandError(err.code, f"{context} :: caused by :: {err.message}", err.code_name)
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, Int64):
+        return "long"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def _bool_field(doc: Mapping[str, Any], name: str, default: bool | None) -> bool:
+    """bsonExtractBooleanField(WithDefault): booleans and numbers are accepted."""
+    if name not in doc:
+        if default is None:
+            raise CommandError.of("NoSuchKey", f'Missing expected field "{name}"')
+        return default
+    value = doc[name]
+    if isinstance(value, bool | int | float):
+        return bool(value)
+    raise CommandError.of(
+        "TypeMismatch",
+        f'"{name}" had the wrong type. Expected boolean or number, found {_type_name(value)}',
+    )
+
+
+def _minutes(text: str) -> int | None:
+    """`toPointInTime`: "hh:mm" with `hh / 24 == 0 && mm / 60 == 0` in C integer division."""
+    match = _HHMM.match(text)
+    if match is None:
+        return None
+    hh, mm = int(match.group(1)), int(match.group(2))
+    if abs(hh) >= 24 or abs(mm) >= 60:
+        return None
+    return hh * 60 + mm
+
+
+def parse_window(doc: Mapping[str, Any]) -> tuple[int, int] | None:
+    if "activeWindow" not in doc:
+        return None
+    window = doc["activeWindow"]
+    if not isinstance(window, Mapping):
+        raise CommandError.of(
+            "TypeMismatch",
+            f'"activeWindow" had the wrong type. Expected object, found {_type_name(window)}',
+        )
+    if not window:
+        raise CommandError.of("BadValue", "activeWindow not specified")
+    # BSONElement::str() is "" for a non-string, so a number counts as missing.
+    start = window.get("start") if isinstance(window.get("start"), str) else ""
+    stop = window.get("stop") if isinstance(window.get("stop"), str) else ""
+    if not start or not stop:
+        raise CommandError.of(
+            "BadValue",
+            f"must specify both start and stop of balancing window: {format_value(window)}",
+        )
+    start_min, stop_min = _minutes(str(start)), _minutes(str(stop))
+    if start_min is None or stop_min is None:
+        raise CommandError.of(
+            "BadValue", 'activeWindow format is  { start: "hh:mm" , stop: "hh:mm" }'
+        )
+    if start_min == stop_min:
+        raise CommandError.of("BadValue", "start and stop times must be different")
+    return start_min, stop_min
+
+
+def _parse_mode(doc: Mapping[str, Any], version: VersionProfile) -> str:
+    if _bool_field(doc, "stopped", False):
+        return "off"
+    mode = doc.get("mode", "full")
+    if not isinstance(mode, str):
+        raise CommandError.of(
+            "TypeMismatch",
+            f'"mode" had the wrong type. Expected string, found {_type_name(mode)}',
+        )
+    modes = ("full", "autoSplitOnly", "off") if version.has_autosplit_only_mode else ("full", "off")
+    if mode in modes:
+        return mode
+    if version.unknown_mode_is_off:
+        return "off"  # 7.x: warning 7575700, "Balancer turned off because ... not valid"
+    raise CommandError.of("BadValue", "Invalid balancer mode")
+
+
+def _parse_balancer(doc: Mapping[str, Any], version: VersionProfile) -> dict[str, Any]:
+    return {
+        "mode": _parse_mode(doc, version),
+        "window": parse_window(doc),
+        "wait_for_delete": _bool_field(doc, "_waitForDelete", False),
+        "attempt_to_balance_jumbo_chunks": _bool_field(doc, "attemptToBalanceJumboChunks", False),
+    }
+
+
+def _parse_chunk_size(doc: Mapping[str, Any] | None, version: VersionProfile) -> int:
+    if doc is None:
+        return version.default_chunk_size_mb * MB
+    value = doc.get("value")
+    if value is None:
+        raise CommandError.of("NoSuchKey", 'Missing expected field "value"')
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CommandError.of(
+            "TypeMismatch",
+            f'"value" had the wrong type. Expected number, found {_type_name(value)}',
+        )
+    megabytes = int(value)
+    if not 1 <= megabytes <= 1024:
+        raise CommandError.of("BadValue", f"{megabytes} is not a valid value for chunksize")
+    return megabytes * MB
+
+
+def parse_settings(
+    balancer: Mapping[str, Any] | None,
+    chunksize: Mapping[str, Any] | None,
+    automerge: Mapping[str, Any] | None,
+    version: VersionProfile,
+) -> BalancerSettings:
+    """`BalancerConfiguration::refreshAndCheck`: balancer, then chunk size, then automerge."""
+    try:
+        fields = _parse_balancer(balancer or {}, version)
+    except CommandError as err:
+        raise _wrap("Failed to refresh the balancer settings", err) from None
+    try:
+        chunk_bytes = _parse_chunk_size(chunksize, version)
+    except CommandError as err:
+        raise _wrap("Failed to refresh the chunk sizes settings", err) from None
+    auto_merge = True
+    if version.balancer_toggles_automerge and automerge is not None:
+        try:
+            auto_merge = _bool_field(automerge, "enabled", None)
+        except CommandError as err:
+            raise _wrap("Failed to refresh the autoMerge settings", err) from None
+    return BalancerSettings(max_chunk_size_bytes=chunk_bytes, auto_merge=auto_merge, **fields)

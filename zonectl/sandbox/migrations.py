@@ -1,0 +1,177 @@
+"""Chunk migrations: the per-shard active-migrations registry and the commit of a move.
+
+A shard donates at most one range and receives at most one range at a time; any other
+request fails with ConflictingOperationInProgress, an identical one joins the running one
+(mongo:src/mongo/db/s/active_migrations_registry.cpp; reference §4.4). A commit bumps the
+chunk version and history through `ChunkStore.move` and writes the `moveChunk.*`
+changelog entries (reference §2.6).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from zonectl.model.keys import bson_equal, format_value
+from zonectl.sandbox.errors import CommandError
+
+if TYPE_CHECKING:
+    from zonectl.sandbox.cluster import Cluster
+
+# Simulated copy rate: a 64 MB chunk takes about one second; every migration at least one.
+BYTES_PER_SECOND = 64 * 1024 * 1024
+MIN_DURATION = dt.timedelta(seconds=1)
+
+
+def migration_duration(size_bytes: int) -> dt.timedelta:
+    return max(MIN_DURATION, dt.timedelta(seconds=size_bytes / BYTES_PER_SECOND))
+
+
+@dataclass
+class InFlight:
+    """One migration between its start and its commit."""
+
+    ns: str
+    min: dict[str, Any]
+    max: dict[str, Any]
+    donor: str
+    recipient: str
+    reason: str
+    started: dt.datetime
+    due: dt.datetime
+    by_balancer: bool = True
+    error: CommandError | None = field(default=None, compare=False)
+
+    def same_request(self, ns: str, lo: Mapping[str, Any], hi: Mapping[str, Any], to: str) -> bool:
+        return (
+            self.ns == ns
+            and bson_equal(self.min, lo)
+            and bson_equal(self.max, hi)
+            and self.recipient == to
+        )
+
+
+def _range_text(lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str:
+    return f"{format_value(lo)} -> {format_value(hi)}"  # ChunkRange::toString
+
+
+class ActiveMigrations:
+    """Per-shard registry of the migrations in flight."""
+
+    def __init__(self, ranges_wording: bool) -> None:
+        # 6.0+ words the donor conflict as "donating range 'min: ... - max: ...'".
+        self._ranges_wording = ranges_wording
+        self._donating: dict[str, InFlight] = {}
+        self._receiving: dict[str, InFlight] = {}
+
+    def __iter__(self) -> Any:
+        return iter(list(self._donating.values()))
+
+    def __len__(self) -> int:
+        return len(self._donating)
+
+    def busy(self) -> set[str]:
+        return set(self._donating) | set(self._receiving)
+
+    def find_identical(
+        self, ns: str, lo: Mapping[str, Any], hi: Mapping[str, Any], to: str
+    ) -> InFlight | None:
+        for mig in self._donating.values():
+            if mig.same_request(ns, lo, hi, to):
+                return mig
+        return None
+
+    def conflict(self, donor: str, recipient: str) -> CommandError | None:
+        """The error a new migration donor -> recipient gets, or None if it may start."""
+        for shard in (donor, recipient):
+            mig = self._donating.get(shard)
+            if mig is not None:
+                return self._donating_error(mig)
+            mig = self._receiving.get(shard)
+            if mig is not None:
+                return CommandError.of(
+                    "ConflictingOperationInProgress",
+                    "Unable to start new balancer operation because this shard is currently "
+                    f"receiving chunk {_range_text(mig.min, mig.max)} for namespace {mig.ns} "
+                    f"from {mig.donor}",
+                )
+        return None
+
+    def _donating_error(self, mig: InFlight) -> CommandError:
+        if self._ranges_wording:
+            text = (
+                "Unable to start new balancer operation because this shard is currently "
+                f"donating range 'min: {format_value(mig.min)} - max: {format_value(mig.max)}' "
+                f"for namespace {mig.ns} to shard {mig.recipient}"
+            )
+        else:
+            text = (
+                "Unable to start new balancer operation because this shard is currently "
+                f"donating chunk {_range_text(mig.min, mig.max)} for namespace {mig.ns} "
+                f"to {mig.recipient}"
+            )
+        return CommandError.of("ConflictingOperationInProgress", text)
+
+    def register(self, mig: InFlight) -> None:
+        self._donating[mig.donor] = mig
+        self._receiving[mig.recipient] = mig
+
+    def release(self, mig: InFlight) -> None:
+        if self._donating.get(mig.donor) is mig:
+            del self._donating[mig.donor]
+        if self._receiving.get(mig.recipient) is mig:
+            del self._receiving[mig.recipient]
+
+    def touching(self, ns: str) -> list[InFlight]:
+        return [m for m in self._donating.values() if m.ns == ns]
+
+
+def too_big_error(
+    ns: str, lo: Mapping[str, Any], hi: Mapping[str, Any], size: int, count: int, max_bytes: int
+) -> CommandError | None:
+    """The donor's ChunkTooBig check (migration_chunk_cloner_source_legacy.cpp).
+
+    The cloner allows `maxChunkSize / avgObjSize` documents plus 30% slack; a chunk with
+    more documents cannot be moved unless the move forces jumbo chunks (reference §4.3).
+    """
+    if count <= 1 or size <= 0:
+        return None
+    avg = max(size // count, 1)
+    max_recs = (max_bytes // avg) * 130 // 100
+    if count <= max_recs:
+        return None
+    return CommandError.of(
+        "ChunkTooBig",
+        f"Cannot move chunk: the maximum number of documents for a chunk is {max_recs}, "
+        f"the maximum chunk size is {max_bytes}, average document size is {avg}. "
+        f"Found {count} documents in chunk  ns: {ns} {format_value(lo)} -> {format_value(hi)}",
+    )
+
+
+def commit_move(cluster: Cluster, mig: InFlight) -> bool:
+    """Commit a migration in the chunk store and the changelog; False if the chunk is gone.
+
+    `_configsvrCommitChunkMigration` gives the moved chunk (collVersion.major + 1, 0) and
+    prepends a history entry; the donor logs moveChunk.from, the recipient moveChunk.to,
+    the config server moveChunk.commit.
+    """
+    store = cluster.chunks(mig.ns)
+    i = store.index_of_min(mig.min) if store is not None else None
+    if store is None or i is None or store.shard_at(i) != mig.donor:
+        log_move(cluster, "moveChunk.error", mig, {"errmsg": "chunk changed during migration"})
+        return False
+    chunk = store.chunk(i)
+    store.move(i, mig.recipient, cluster.now_ts())
+    counts = {"cloned": chunk.count, "clonedBytes": chunk.size, "catchup": 0, "steady": 0}
+    log_move(cluster, "moveChunk.to", mig, {"step 1 of 8": 0, "note": "success"})
+    log_move(cluster, "moveChunk.commit", mig, {"counts": counts})
+    log_move(cluster, "moveChunk.from", mig, {"step 1 of 6": 0, "note": "success"})
+    return True
+
+
+def log_move(cluster: Cluster, what: str, mig: InFlight, extra: Mapping[str, Any]) -> None:
+    details = {"min": mig.min, "max": mig.max, "from": mig.donor, "to": mig.recipient}
+    details.update(extra)
+    cluster.log_change(what, mig.ns, details)
