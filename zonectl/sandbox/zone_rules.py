@@ -1,0 +1,185 @@
+"""Validation rules shared by the zone and DDL commands: request parsing and range fitting.
+
+Each function raises the `CommandError` MongoDB returns for the rule it checks, with the
+code and message of the source it cites (reference §1.4, §1.5).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from bson import Binary, Code, Decimal128, Int64, ObjectId, Regex, Timestamp
+from bson.max_key import MaxKey
+from bson.min_key import MinKey
+
+from zonectl.model.keys import compare, format_value, is_prefix_of, pad_bound
+from zonectl.sandbox.errors import CommandError
+
+_INVALID_DB_CHARS = set('/\\. "$*<>:|?\x00')
+
+
+def type_name(value: Any) -> str:
+    """MongoDB's `typeName()` of a decoded value, as error messages spell it."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, Int64):
+        return "long"
+    if isinstance(value, int):
+        return "int" if -(2**31) <= value < 2**31 else "long"
+    if isinstance(value, float):
+        return "double"
+    if isinstance(value, Decimal128):
+        return "decimal"
+    if isinstance(value, Code):
+        return "javascript"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    if isinstance(value, Binary | bytes):
+        return "binData"
+    if isinstance(value, ObjectId):
+        return "objectId"
+    if isinstance(value, dt.datetime):
+        return "date"
+    if value is None:
+        return "null"
+    if isinstance(value, Regex | re.Pattern):
+        return "regex"
+    if isinstance(value, Timestamp):
+        return "timestamp"
+    if isinstance(value, MinKey):
+        return "minKey"
+    if isinstance(value, MaxKey):
+        return "maxKey"
+    return type(value).__name__
+
+
+def wrong_type(field: str, expected: str, value: Any) -> CommandError:
+    """bsonExtractTypedField's message (src/mongo/bson/util/bson_extract.cpp)."""
+    return CommandError.of(
+        "TypeMismatch",
+        f'"{field}" had the wrong type. Expected {expected}, found {type_name(value)}',
+    )
+
+
+def missing(field: str) -> CommandError:
+    return CommandError.of("NoSuchKey", f'Missing expected field "{field}"')
+
+
+def string_field(body: Mapping[str, Any], field: str) -> str:
+    if field not in body:
+        raise missing(field)
+    value = body[field]
+    if not isinstance(value, str):
+        raise wrong_type(field, "string", value)
+    return value
+
+
+def is_valid_namespace(ns: str) -> bool:
+    """NamespaceString::isValid plus the database-name character rules."""
+    db, dot, coll = ns.partition(".")
+    return bool(dot and db and coll) and not (set(db) & _INVALID_DB_CHARS) and "\x00" not in coll
+
+
+def parse_namespace(body: Mapping[str, Any], command: str) -> str:
+    """The command's namespace argument: TypeMismatch, then InvalidNamespace (§1.4 #1-2)."""
+    value = body[command]
+    if not isinstance(value, str):
+        raise wrong_type(command, "string", value)
+    if not is_valid_namespace(value):
+        raise CommandError.of("InvalidNamespace", f"{value} is not a valid namespace")
+    return value
+
+
+def parse_bound(body: Mapping[str, Any], field: str) -> dict[str, Any]:
+    """ChunkRange::fromBSON for one bound (§1.4 #3-4)."""
+    context = f"The field '{field}' cannot be parsed :: caused by :: "
+    if field not in body:
+        raise CommandError.of("NoSuchKey", context + f'Missing expected field "{field}"')
+    value = body[field]
+    if not isinstance(value, Mapping):
+        raise CommandError.of(
+            "TypeMismatch",
+            context + f'"{field}" had the wrong type. Expected object, found {type_name(value)}',
+        )
+    if not value:
+        raise CommandError.of("BadValue", f"The field '{field}' cannot be empty")
+    return dict(value)
+
+
+def parse_range(body: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    lo, hi = parse_bound(body, "min"), parse_bound(body, "max")
+    if compare(lo, hi) >= 0:
+        # jstests/sharding/update_zone_key_range.js: FailedToParse for min > max and ==.
+        raise CommandError.of(
+            "FailedToParse", f"min: {format_value(lo)} should be less than max: {format_value(hi)}"
+        )
+    return lo, hi
+
+
+def check_storage(bound: Mapping[str, Any]) -> None:
+    """ShardKeyPattern::checkShardKeyIsValidForMetadataStorage (src/mongo/s/shard_key_pattern.cpp):
+    no arrays, no regexes, no embedded objects whose first field starts with '$'."""
+    for name, value in bound.items():
+        bad = isinstance(value, list | tuple | Regex | re.Pattern) or (
+            isinstance(value, Mapping) and bool(value) and str(next(iter(value))).startswith("$")
+        )
+        if bad:
+            raise CommandError.of(
+                "BadValue",
+                f"Shard key element {name}: {format_value(value)} is not valid for storage",
+            )
+
+
+def fit_range(
+    ns: str, key: Mapping[str, Any] | None, lo: dict[str, Any], hi: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Fit [lo, hi) to the shard key (§1.5 (a)): prefix check then MinKey padding for a
+    sharded namespace; identical field names for an unsharded one, stored as given."""
+    if key is not None:
+        for field, bound in (("min", lo), ("max", hi)):
+            if not is_prefix_of(bound, key):
+                raise CommandError.of(
+                    "ShardKeyNotFound",
+                    f"{field}: {format_value(bound)} is not a prefix of the shard key "
+                    f"{format_value(key)} of ns: {ns}",
+                )
+        return pad_bound(lo, key), pad_bound(hi, key)
+    if list(lo) != list(hi):
+        # ChunkRange::extractKeyPattern (src/mongo/s/catalog/type_chunk.cpp).
+        raise CommandError.of(
+            "ShardKeyNotFound",
+            f"the shard key of min {format_value(lo)} doesn't match with the shard key of max "
+            f"{format_value(hi)}",
+        )
+    return lo, hi
+
+
+def is_valid_hashed_value(value: Any) -> bool:
+    return isinstance(value, Int64 | MinKey | MaxKey)
+
+
+def check_hashed(key: Mapping[str, Any], lo: Mapping[str, Any], hi: Mapping[str, Any]) -> None:
+    """§1.5 (c): bounds of hashed key fields must be NumberLong, MinKey or MaxKey
+    (sharding_catalog_manager_zone_operations.cpp, checkForHashedShardKey...)."""
+    for field, kind in key.items():
+        if kind != "hashed":
+            continue
+        if not (is_valid_hashed_value(lo.get(field)) and is_valid_hashed_value(hi.get(field))):
+            raise CommandError.of(
+                "InvalidOptions",
+                f"there exists a field in the range {format_value(lo)} -->> {format_value(hi)} "
+                "not of type NumberLong, MinKey, or MaxKey which corresponds to a hashed field "
+                f"in the shard key pattern {format_value(key)}",
+            )
+
+
+def range_text(lo: Mapping[str, Any], hi: Mapping[str, Any], zone: str) -> str:
+    """ZoneRange::toString (src/mongo/db/s/balancer/balancer_policy.cpp)."""
+    return f"{format_value(lo)} -->> {format_value(hi)}  on  {zone}"
