@@ -19,7 +19,8 @@ from zonectl.errors import ZonectlError
 from zonectl.plan.ops import OPS_BY_KIND, Impact, Op
 from zonectl.plan.value import FORMAT_VERSION, Plan, Unmanaged
 
-_OPTS = json_util.CANONICAL_JSON_OPTIONS
+# Dates decode timezone-aware (UTC), as the mongo layer reads them.
+_OPTS = json_util.CANONICAL_JSON_OPTIONS.with_options(tz_aware=True, tzinfo=dt.UTC)
 
 
 def _bson(value: Any) -> Any:

@@ -20,6 +20,9 @@ from zonectl.plan.ops import (
     Op,
     RemoveShardFromZone,
     RemoveZoneRange,
+    SetBalancerEnabled,
+    SetBalancerWindow,
+    SetCollectionBalancing,
 )
 
 FORMAT_VERSION = 1
@@ -83,7 +86,10 @@ class Plan:
             to_add=sum(isinstance(op, AssignZoneRange) for op in self.ops),
             to_remove=sum(isinstance(op, RemoveZoneRange) for op in self.ops),
             shards_rezoned=len(shards),
-            settings=sum(not is_zone_op(op) for op in self.ops),
+            settings=sum(
+                isinstance(op, SetCollectionBalancing | SetBalancerWindow | SetBalancerEnabled)
+                for op in self.ops
+            ),
             chunks=sum(i.migrating for i in known),
             bytes=sum(i.bytes for i in known),
             impact_known=len(known) == len(impacts),

@@ -1,0 +1,95 @@
+"""Connecting to a mongos: URI from --uri or ZONECTL_URI (`sandbox:` starts the simulated
+cluster in-process), a check that the target is a mongos, and every message redacted."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pymongo import MongoClient, monitoring
+from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
+
+from zonectl.errors import ClusterError, UsageError, redact
+
+# Fail fast in a CLI: pymongo's 30 s default server selection is too long to wait for a typo.
+DEFAULTS = {"appname": "zonectl", "serverSelectionTimeoutMS": 10_000}
+
+Client = MongoClient[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Connection:
+    client: Client
+    uri: str  # redacted, for messages
+    version: str
+    fcv: str | None
+
+
+def _with_defaults(uri: str) -> dict[str, Any]:
+    """Options the URI does not set itself; options in the URI always win."""
+    query = uri.partition("?")[2].lower()
+    return {k: v for k, v in DEFAULTS.items() if f"{k.lower()}=" not in query}
+
+
+@contextlib.contextmanager
+def _resolve(uri: str) -> Iterator[str]:
+    """A mongodb:// URI for `uri`; `sandbox:[...]` serves the simulated cluster meanwhile."""
+    if not uri.startswith("sandbox:"):
+        yield uri
+        return
+    from zonectl.sandbox import uri as sandbox_uri  # the sandbox imports stay lazy
+
+    with sandbox_uri.open_sandbox(uri) as real:
+        yield real
+
+
+@contextlib.contextmanager
+def connect(
+    uri: str | None, *, listeners: Sequence[monitoring.CommandListener] = ()
+) -> Iterator[Connection]:
+    """Connect, check for a mongos (`msg: "isdbgrid"` in hello, reference §3.6/§6.3) and
+    read version and FCV. Raises ClusterError with the URI redacted."""
+    if not uri:
+        raise UsageError("no cluster given: pass --uri URI or set ZONECTL_URI")
+    shown = redact(uri)
+    with _resolve(uri) as real:
+        try:
+            client: Client = MongoClient(
+                real, event_listeners=list(listeners), tz_aware=True, **_with_defaults(real)
+            )
+        except (ConfigurationError, ValueError) as exc:
+            raise ClusterError(f"bad URI {shown}: {redact(str(exc))}") from None
+        try:
+            hello = _admin(client, shown, {"hello": 1})
+            if hello.get("msg") != "isdbgrid":
+                raise ClusterError(
+                    f"{shown} is not a mongos; zonectl reads and changes zones through a mongos",
+                    hint="point --uri at a mongos router, not at a shard or config server",
+                )
+            version = str(_admin(client, shown, {"buildInfo": 1}).get("version", ""))
+            yield Connection(client, shown, version, _read_fcv(client))
+        finally:
+            client.close()
+
+
+def _admin(client: Client, shown: str, command: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return client.admin.command(command)
+    except OperationFailure as exc:
+        raise ClusterError(
+            f"{shown}: {next(iter(command))} failed: {redact(str(exc.details or exc))}"
+        ) from None
+    except PyMongoError as exc:
+        raise ClusterError(f"cannot reach {shown}: {redact(str(exc))}") from None
+
+
+def _read_fcv(client: Client) -> str | None:
+    """FCV when the router answers for it; a mongos usually does not, which is fine."""
+    try:
+        reply = client.admin.command({"getParameter": 1, "featureCompatibilityVersion": 1})
+    except PyMongoError:
+        return None
+    fcv = reply.get("featureCompatibilityVersion")
+    return str(fcv.get("version")) if isinstance(fcv, dict) else None

@@ -1,0 +1,86 @@
+"""Targeted chunk reads for impact estimates: per changed range, the chunks starting inside
+it plus the one straddling its min, by `uuid` (5.0+) or `ns` (4.4), reference §2.3."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pymongo.errors import PyMongoError
+
+from zonectl.errors import ClusterError, redact
+from zonectl.model.cluster import ClusterState
+from zonectl.mongo.connect import Connection
+from zonectl.plan.impact import make_impacts
+from zonectl.plan.ops import AssignZoneRange, Impact, RemoveZoneRange
+from zonectl.plan.value import Plan
+
+_FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "estimatedDataSizeBytes": 1}
+
+
+def _chunk_filter(actual: ClusterState, ns: str) -> dict[str, Any] | None:
+    coll = actual.collections.get(ns)
+    if coll is None:
+        return None  # unsharded: no chunks to move
+    major = int(actual.version.split(".")[0]) if actual.version[:1].isdigit() else 7
+    if major >= 5 and coll.uuid is not None:
+        return {"uuid": coll.uuid}
+    return {"ns": ns}
+
+
+def read_impact_chunks(
+    conn: Connection, actual: ClusterState, plan: Plan
+) -> dict[int, list[Mapping[str, Any]]]:
+    """Chunks overlapping each range op's range, two indexed queries per op.
+
+    The {uuid|ns, min} unique index serves both: a range scan on min, and a reverse scan
+    limited to one document for the chunk that starts before the range and may cross it."""
+    chunks = conn.client.config.chunks
+    found: dict[int, list[Mapping[str, Any]]] = {}
+    try:
+        for index, op in enumerate(plan.ops):
+            if not isinstance(op, AssignZoneRange | RemoveZoneRange):
+                continue
+            base = _chunk_filter(actual, op.ns)
+            if base is None:
+                continue
+            inside = list(chunks.find({**base, "min": {"$gte": op.min, "$lt": op.max}}, _FIELDS))
+            before = list(
+                chunks.find({**base, "min": {"$lt": op.min}}, _FIELDS).sort("min", -1).limit(1)
+            )
+            found[index] = [*before, *inside]
+    except PyMongoError as exc:
+        raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
+    return found
+
+
+def read_chunk_sizes(conn: Connection, actual: ClusterState, plan: Plan) -> dict[str, int]:
+    """Max chunk size per namespace with range ops: the collection's maxChunkSizeBytes, else
+    the `chunksize` setting in MB (reference §2.5); absent namespaces use the default."""
+    names = sorted({op.ns for op in plan.ops if isinstance(op, AssignZoneRange)})
+    if not names:
+        return {}
+    config = conn.client.config
+    try:
+        setting = config.settings.find_one({"_id": "chunksize"})
+        per_coll = {
+            d["_id"]: d["maxChunkSizeBytes"]
+            for d in config.collections.find(
+                {"_id": {"$in": names}, "maxChunkSizeBytes": {"$exists": True}},
+                {"maxChunkSizeBytes": 1},
+            )
+        }
+    except PyMongoError as exc:
+        raise ClusterError(f"{conn.uri}: reading chunk size failed: {redact(str(exc))}") from None
+    sizes: dict[str, int] = {}
+    for ns in names:
+        if ns in per_coll:
+            sizes[ns] = int(per_coll[ns])
+        elif setting and setting.get("value"):
+            sizes[ns] = int(setting["value"]) * 1024 * 1024
+    return sizes
+
+
+def read_impacts(conn: Connection, actual: ClusterState, plan: Plan) -> dict[int, Impact]:
+    chunks = read_impact_chunks(conn, actual, plan)
+    return make_impacts(plan, actual, chunks, read_chunk_sizes(conn, actual, plan))

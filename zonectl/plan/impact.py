@@ -1,0 +1,89 @@
+"""Impact estimates of range ops from the few chunks a targeted query found. Pure: the
+mongo layer reads the chunks (and golden tests list them), this module counts.
+
+A new range makes the balancer move every chunk in it that sits on a shard outside the
+zone (reference §5.4); a chunk straddling a bound is split first and counted whole. A
+removed range only lifts the constraint, so it moves nothing by itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from zonectl.model.cluster import ClusterState
+from zonectl.model.keys import ranges_overlap
+from zonectl.plan.ops import (
+    AddShardToZone,
+    AssignZoneRange,
+    Impact,
+    RemoveShardFromZone,
+    RemoveZoneRange,
+)
+from zonectl.plan.value import Plan
+
+MIB = 1024 * 1024
+
+
+def default_chunk_bytes(version: str) -> int:
+    """The cluster-wide default maximum chunk size: 64 MB up to 5.0, 128 MB from 6.0 (§2.5)."""
+    try:
+        major = int(version.split(".")[0])
+    except ValueError:
+        major = 7
+    return (128 if major >= 6 else 64) * MIB
+
+
+def zone_shards_after(plan: Plan, actual: ClusterState) -> dict[str, frozenset[str]]:
+    """zone -> shards carrying it once the plan's membership ops have run."""
+    holders: dict[str, set[str]] = {}
+    for shard in actual.shards:
+        for zone in shard.zones:
+            holders.setdefault(zone, set()).add(shard.id)
+    for op in plan.ops:
+        if isinstance(op, AddShardToZone):
+            holders.setdefault(op.zone, set()).add(op.shard)
+        elif isinstance(op, RemoveShardFromZone):
+            holders.get(op.zone, set()).discard(op.shard)
+    return {zone: frozenset(shards) for zone, shards in holders.items()}
+
+
+def estimate_impact(
+    op: AssignZoneRange | RemoveZoneRange,
+    chunks: Iterable[Mapping[str, Any]],
+    zone_shards: frozenset[str],
+    chunk_bytes: int,
+) -> Impact:
+    """Count the chunks overlapping the op's range; for an assignment, those outside the
+    zone's shards migrate. Bytes: the chunk's `estimatedDataSizeBytes` when the server
+    keeps it (6.x+ after some operations, §2.3), else half the maximum chunk size, since
+    chunks split when they reach the maximum."""
+    total = migrating = size = 0
+    for chunk in chunks:
+        if not ranges_overlap(chunk["min"], chunk["max"], op.min, op.max):
+            continue
+        total += 1
+        if isinstance(op, AssignZoneRange) and chunk.get("shard") not in zone_shards:
+            migrating += 1
+            size += int(chunk.get("estimatedDataSizeBytes") or chunk_bytes // 2)
+    return Impact(chunks=total, migrating=migrating, bytes=size)
+
+
+def make_impacts(
+    plan: Plan,
+    actual: ClusterState,
+    chunks_by_op: Mapping[int, Iterable[Mapping[str, Any]]],
+    chunk_bytes: Mapping[str, int],
+) -> dict[int, Impact]:
+    """Impact per range op index, from the chunks read for it and each namespace's max
+    chunk size (missing namespaces: the version default)."""
+    zones = zone_shards_after(plan, actual)
+    default = default_chunk_bytes(actual.version)
+    impacts: dict[int, Impact] = {}
+    for index, chunks in chunks_by_op.items():
+        op = plan.ops[index]
+        if isinstance(op, AssignZoneRange | RemoveZoneRange):
+            impacts[index] = estimate_impact(
+                op, chunks, zones.get(op.zone, frozenset()), chunk_bytes.get(op.ns, default)
+            )
+    return impacts

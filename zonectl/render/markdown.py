@@ -1,0 +1,162 @@
+"""The pull-request view of a plan: summary table, destructive changes called out, the
+diff per namespace, impact estimate, unmanaged items and how to roll back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from zonectl.model.keys import format_value
+from zonectl.plan.ops import (
+    AddShardToZone,
+    AssignZoneRange,
+    MoveRange,
+    Op,
+    RemoveShardFromZone,
+    RemoveZoneRange,
+    SetBalancerEnabled,
+    SetBalancerWindow,
+    SetCollectionBalancing,
+    SplitChunk,
+    format_range,
+)
+from zonectl.plan.value import Plan
+from zonectl.render.summary import format_bytes, grouped, summary_line
+from zonectl.render.text import op_line
+
+
+def _why_zone(op: RemoveShardFromZone) -> str:
+    return f"shard `{op.shard}` leaves zone `{op.zone}`: its chunks of that zone move away"
+
+
+def _why_range(op: RemoveZoneRange) -> str:
+    return (
+        f"`{op.ns}` range {format_range(op.min, op.max)} leaves zone `{op.zone}`: "
+        "its chunks are no longer held to the zone"
+    )
+
+
+def _why_balancing(op: SetCollectionBalancing) -> str:
+    return f"balancing of `{op.ns}` turned off: chunks stop moving, zones are not enforced"
+
+
+def _why_balancer(op: SetBalancerEnabled) -> str:
+    return "the balancer is stopped: no zone is enforced until it starts again"
+
+
+def _why_window(op: SetBalancerWindow) -> str:
+    return f"balancer window changes: {op.describe()}"
+
+
+def _why_none(op: Op) -> str:
+    return ""
+
+
+# Why an op deserves a reviewer's attention; empty for ops that only add.
+CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
+    AddShardToZone: _why_none,
+    RemoveShardFromZone: _why_zone,
+    AssignZoneRange: _why_none,
+    RemoveZoneRange: _why_range,
+    SetCollectionBalancing: lambda op: "" if op.enabled else _why_balancing(op),
+    SetBalancerEnabled: lambda op: "" if op.enabled else _why_balancer(op),
+    SetBalancerWindow: _why_window,
+    SplitChunk: _why_none,
+    MoveRange: lambda op: f"`{op.ns}` range moves to `{op.to_shard}` now",
+}
+
+
+def shell_command(op: Op) -> str:
+    """The op as a mongosh line, for the rollback section."""
+    cmd = format_value(op.command())
+    if op.database == "admin":
+        return f"db.adminCommand({cmd})"
+    return f'db.getSiblingDB("{op.database}").runCommand({cmd})'
+
+
+def render_markdown(plan: Plan) -> str:
+    s = plan.summary()
+    out = ["## zonectl plan", "", f"**{summary_line(plan)}**", ""]
+    if not plan.ops:
+        out += _unmanaged(plan) + _footer(plan)
+        return "\n".join(out) + "\n"
+    out += [
+        "| change | count |",
+        "|---|---:|",
+        f"| zone ranges to add | {s.to_add} |",
+        f"| zone ranges to remove | {s.to_remove} |",
+        f"| shards to re-zone | {s.shards_rezoned} |",
+        f"| settings to change | {s.settings} |",
+    ]
+    if s.impact_known and s.to_add:
+        out.append(f"| chunks to migrate (estimate) | ~{s.chunks} (~{format_bytes(s.bytes)}) |")
+    out.append("")
+    callouts = [c for c in (CALLOUTS[type(op)](op) for op in plan.ops) if c]
+    if callouts:
+        out += ["> [!WARNING]", f"> **{len(callouts)} destructive change(s)**", ">"]
+        out += [f"> - {c}" for c in callouts]
+        out.append("")
+    out += ["### Changes", ""]
+    for group, ops in grouped(plan):
+        out += [f"**{group}**", "", "```diff"]
+        out += [" ".join(op_line(op)) for op in ops]
+        out += ["```", ""]
+    out += _impact(plan) + _unmanaged(plan) + _warnings(plan) + _rollback(plan) + _footer(plan)
+    return "\n".join(out) + "\n"
+
+
+def _impact(plan: Plan) -> list[str]:
+    rows = [op for op in plan.ops if isinstance(op, AssignZoneRange) and op.impact is not None]
+    if not rows:
+        return []
+    out = [
+        "### Impact estimate",
+        "",
+        "| namespace | zone | range | chunks in range | to migrate | size |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    for op in rows:
+        assert op.impact is not None
+        out.append(
+            f"| `{op.ns}` | `{op.zone}` | `{format_range(op.min, op.max)}` | "
+            f"{op.impact.chunks} | ~{op.impact.migrating} | ~{format_bytes(op.impact.bytes)} |"
+        )
+    return [*out, ""]
+
+
+def _unmanaged(plan: Plan) -> list[str]:
+    if not plan.unmanaged:
+        return []
+    out = ["### Unmanaged (not touched)", ""]
+    out += [f"- {u.kind} `{u.name}`: {u.detail}" for u in plan.unmanaged]
+    return [*out, ""]
+
+
+def _warnings(plan: Plan) -> list[str]:
+    if not plan.warnings:
+        return []
+    return ["### Warnings", "", *[f"- {w}" for w in plan.warnings], ""]
+
+
+def _rollback(plan: Plan) -> list[str]:
+    inverses = [inv for op in reversed(plan.ops) if (inv := op.inverse()) is not None]
+    out = [
+        "### Rollback",
+        "",
+        "Revert the policy change and run `zonectl apply` again, or run these commands "
+        "on a mongos, in this order:",
+        "",
+        "```js",
+        *[shell_command(op) for op in inverses],
+        "```",
+    ]
+    if len(inverses) < len(plan.ops):
+        out += ["", "Some ops have no recorded prior state and are not listed."]
+    return [*out, ""]
+
+
+def _footer(plan: Plan) -> list[str]:
+    return [
+        f"<sub>plan `{plan.plan_id}` at {plan.at.isoformat()} · policy `{plan.policy_digest}` "
+        f"· live metadata `{plan.fingerprint}`</sub>"
+    ]

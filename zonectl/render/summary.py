@@ -1,0 +1,59 @@
+"""Shared wording for every view of a plan: the summary line, byte sizes, op grouping."""
+
+from __future__ import annotations
+
+from zonectl.plan.ops import AddShardToZone, Op, RemoveShardFromZone
+from zonectl.plan.value import Plan, Summary
+
+ZONES_GROUP = "zone memberships"
+BALANCER_GROUP = "balancer"
+
+
+def format_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def summary_line(plan: Plan) -> str:
+    """ "N to add, M to remove, K shards to re-zone; ~X chunks (~Y GiB) will migrate"."""
+    if not plan.ops:
+        return "No changes: the cluster matches the policy."
+    s: Summary = plan.summary()
+    text = (
+        f"{s.to_add} to add, {s.to_remove} to remove, "
+        f"{_plural(s.shards_rezoned, 'shard')} to re-zone"
+    )
+    if s.settings:
+        text += f", {_plural(s.settings, 'setting')} to change"
+    if s.to_add and s.impact_known:
+        text += f"; ~{_plural(s.chunks, 'chunk')} (~{format_bytes(s.bytes)}) will migrate"
+    elif s.to_add:
+        text += "; migration impact not estimated"
+    return text + "."
+
+
+def group_of(op: Op) -> str:
+    if isinstance(op, AddShardToZone | RemoveShardFromZone):
+        return ZONES_GROUP
+    return op.namespace or BALANCER_GROUP
+
+
+def grouped(plan: Plan) -> list[tuple[str, list[Op]]]:
+    """Ops by group: memberships first, namespaces sorted, the balancer last; each group in
+    plan (execution) order."""
+    groups: dict[str, list[Op]] = {}
+    for op in plan.ops:
+        groups.setdefault(group_of(op), []).append(op)
+
+    def rank(name: str) -> tuple[int, str]:
+        return (0 if name == ZONES_GROUP else 2 if name == BALANCER_GROUP else 1, name)
+
+    return [(name, groups[name]) for name in sorted(groups, key=rank)]

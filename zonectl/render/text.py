@@ -1,0 +1,118 @@
+"""The human view of a plan: grouped by namespace, `+` add, `-` remove, `~` change; colour
+only when asked (the CLI asks on a TTY without NO_COLOR)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from zonectl.model.keys import format_value
+from zonectl.plan.ops import (
+    AddShardToZone,
+    AssignZoneRange,
+    Impact,
+    MoveRange,
+    Op,
+    RemoveShardFromZone,
+    RemoveZoneRange,
+    SetBalancerEnabled,
+    SetBalancerWindow,
+    SetCollectionBalancing,
+    SplitChunk,
+    format_range,
+)
+from zonectl.plan.value import Plan
+from zonectl.render.summary import format_bytes, grouped, summary_line
+
+_COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "~": "\x1b[33m"}
+_RESET = "\x1b[0m"
+
+
+def _on_off(value: bool | None) -> str:
+    return "unknown" if value is None else "on" if value else "off"
+
+
+def _impact(impact: Impact | None, *, adding: bool) -> str:
+    if impact is None:
+        return ""
+    if adding:
+        return f"  (~{impact.migrating} chunks, ~{format_bytes(impact.bytes)} to migrate)"
+    return f"  ({impact.chunks} chunks leave the zone)"
+
+
+def _add_shard(op: AddShardToZone) -> tuple[str, str]:
+    return "+", f"shard {op.shard} joins zone {op.zone}"
+
+
+def _remove_shard(op: RemoveShardFromZone) -> tuple[str, str]:
+    return "-", f"shard {op.shard} leaves zone {op.zone}"
+
+
+def _assign(op: AssignZoneRange) -> tuple[str, str]:
+    return "+", f"{format_range(op.min, op.max)} zone {op.zone}" + _impact(op.impact, adding=True)
+
+
+def _remove_range(op: RemoveZoneRange) -> tuple[str, str]:
+    return "-", f"{format_range(op.min, op.max)} zone {op.zone}" + _impact(op.impact, adding=False)
+
+
+def _balancing(op: SetCollectionBalancing) -> tuple[str, str]:
+    return "~", f"balancing {_on_off(op.previous)} -> {_on_off(op.enabled)}"
+
+
+def _balancer(op: SetBalancerEnabled) -> tuple[str, str]:
+    return "~", f"enabled {_on_off(op.previous)} -> {_on_off(op.enabled)}"
+
+
+def _window(op: SetBalancerWindow) -> tuple[str, str]:
+    before = f"{op.previous[0]}-{op.previous[1]}" if op.previous else "none (always active)"
+    after = f"{op.start}-{op.stop}" if op.start else "none (always active)"
+    return "~", f"active window {before} -> {after}"
+
+
+def _split(op: SplitChunk) -> tuple[str, str]:
+    return "~", f"split at {format_value(op.middle)}"
+
+
+def _move(op: MoveRange) -> tuple[str, str]:
+    return "~", f"move {format_range(op.min, op.max)} to {op.to_shard}"
+
+
+LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
+    AddShardToZone: _add_shard,
+    RemoveShardFromZone: _remove_shard,
+    AssignZoneRange: _assign,
+    RemoveZoneRange: _remove_range,
+    SetCollectionBalancing: _balancing,
+    SetBalancerEnabled: _balancer,
+    SetBalancerWindow: _window,
+    SplitChunk: _split,
+    MoveRange: _move,
+}
+
+
+def op_line(op: Op) -> tuple[str, str]:
+    """(sign, text) for one op: the wording shared by the text and markdown views."""
+    return LINES[type(op)](op)
+
+
+def render_text(plan: Plan, *, color: bool = False) -> str:
+    out = [
+        f"zonectl plan {plan.plan_id} at {plan.at.isoformat()}"
+        + (f" (cluster {plan.cluster_version})" if plan.cluster_version else ""),
+        f"policy {plan.policy_digest or '-'}; live metadata {plan.fingerprint}",
+        "",
+    ]
+    for group, ops in grouped(plan):
+        out.append(group)
+        for op in ops:
+            sign, text = op_line(op)
+            line = f"  {sign} {text}"
+            out.append(f"{_COLOURS[sign]}{line}{_RESET}" if color else line)
+        out.append("")
+    if plan.unmanaged:
+        out.append("unmanaged (left untouched)")
+        out.extend(f"  {u.kind} {u.name}: {u.detail}" for u in plan.unmanaged)
+        out.append("")
+    out.append(summary_line(plan))
+    return "\n".join(out) + "\n"
