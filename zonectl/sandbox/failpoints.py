@@ -100,8 +100,7 @@ def _acts(data: Mapping[str, Any]) -> bool:
     return (
         data.get("closeConnection") is True
         or data.get("blockConnection") is True
-        or isinstance(data.get("errorCode"), int)
-        and not isinstance(data.get("errorCode"), bool)
+        or (isinstance(data.get("errorCode"), int) and not isinstance(data.get("errorCode"), bool))
     )
 
 
