@@ -6,6 +6,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from zonectl.cli import sandbox_cmd
+    from zonectl.cli import plan_cmd, sandbox_cmd
 
+    app.command("plan")(plan_cmd.command)
     app.command("sandbox")(sandbox_cmd.command)

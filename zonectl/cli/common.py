@@ -1,0 +1,69 @@
+"""Options and steps several commands share: the cluster URI, policy loading, `--at`,
+firehose boundaries. Output goes to stderr here; stdout is the command's artifact."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from zonectl.cli.boundary import stderr
+from zonectl.errors import UsageError, redact
+from zonectl.model.desired import DesiredState
+
+URI_HELP = (
+    "MongoDB URI of a mongos (TLS, authSource, timeouts... as URI options), or 'sandbox:' "
+    "for the built-in simulated cluster. Default: $ZONECTL_URI. Passwords are never printed."
+)
+
+
+def uri_option() -> Any:
+    """For `Annotated[str | None, uri_option()] = None`."""
+    return typer.Option("--uri", envvar="ZONECTL_URI", show_envvar=True, help=URI_HELP)
+
+
+def parse_at(text: str | None, now: dt.datetime) -> dt.datetime:
+    """`--at` as an aware UTC instant; `now` when absent."""
+    if not text:
+        return now
+    from zonectl.windows import parse_instant
+
+    try:
+        return parse_instant(text)
+    except ValueError as exc:
+        raise UsageError(f"--at: {exc}") from None
+
+
+def load_desired(paths: Sequence[Path]) -> DesiredState:
+    """Load and validate the policies; warnings to stderr; InvalidPolicyError (exit 3)
+    carries the diagnostics, which the boundary prints."""
+    from zonectl.policy import load_policy
+
+    loaded = load_policy(list(paths))
+    for diagnostic in loaded.diagnostics:
+        stderr.print(redact(str(diagnostic)), markup=False)
+    desired: DesiredState = loaded.desired
+    return desired
+
+
+def window_boundaries(
+    desired: DesiredState, at: dt.datetime
+) -> tuple[dict[str, Any], dt.datetime | None]:
+    """Each firehose namespace's boundary value at `at`, and the next tick of any window
+    (a window plan is stale after it)."""
+    from zonectl.windows import boundary_value, next_tick
+
+    boundaries: dict[str, Any] = {}
+    ticks: list[dt.datetime] = []
+    for ns, cp in sorted(desired.collections.items()):
+        if cp.firehose is not None:
+            boundaries[ns] = boundary_value(cp.firehose, at)
+            ticks.append(next_tick(cp.firehose, at))
+    return boundaries, min(ticks) if ticks else None
+
+
+def warn(message: str) -> None:
+    stderr.print(f"zonectl: warning: {redact(message)}", markup=False)

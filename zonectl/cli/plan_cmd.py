@@ -1,0 +1,125 @@
+"""`zonectl plan`: read the live cluster, diff it against the policy, print the plan."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from zonectl.cli.boundary import guarded, stderr
+from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
+from zonectl.errors import ExitCode, ZonectlError
+from zonectl.model.desired import DesiredState
+from zonectl.mongo import connect, read_cluster_state, read_impacts
+from zonectl.plan.planner import make_plan
+from zonectl.plan.serialize import dump_plan
+from zonectl.plan.value import Plan
+from zonectl.render import render_json, render_markdown, render_text
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+@guarded
+def command(
+    paths: Annotated[list[Path], typer.Argument(help="Policy files or directories.")],
+    uri: Annotated[str | None, uri_option()] = None,
+    at: Annotated[
+        str | None,
+        typer.Option(help="Evaluate firehose windows at this instant (ISO 8601 with offset)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("-o", "--out", help="Also save the plan as versioned JSON for apply."),
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    detailed_exitcode: Annotated[
+        bool, typer.Option("--detailed-exitcode", help="Exit 4 when the plan has changes.")
+    ] = False,
+    namespaces: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--namespace",
+            "-n",
+            help="Plan only these namespaces (repeatable): their range and balancing ops and "
+            "the memberships their new ranges need; no membership removals or balancer settings.",
+        ),
+    ] = None,
+) -> int:
+    """Show the admin commands that would bring the cluster to the policy.
+
+    Reads config.shards, config.tags, config.collections and the balancer
+    settings through a mongos. Impact counts are targeted range queries on
+    config.chunks, never a full read. The plan goes to stdout; warnings and
+    progress go to stderr.
+
+    Exit codes: 0 no changes (or changes without --detailed-exitcode);
+    4 changes pending with --detailed-exitcode; 1 runtime error, including
+    a policy that cannot be planned against this cluster (unknown shard,
+    shard-key mismatch, ...); 3 invalid policy.
+
+    Examples:
+
+      zonectl plan policies/ --uri sandbox:
+
+      zonectl plan policies/ --format markdown > plan.md
+
+      zonectl plan policies/ -o plan.json --detailed-exitcode
+    """
+    instant = parse_at(at, dt.datetime.now(dt.UTC))
+    desired = load_desired(paths)
+    boundaries, next_tick = window_boundaries(desired, instant)
+    plan = build_plan(uri, desired, boundaries, instant, namespaces or None)
+    if next_tick is not None:
+        plan = _valid_until(plan, next_tick)
+    for message in plan.warnings:
+        warn(message)
+    if out is not None:
+        try:
+            out.write_text(dump_plan(plan), encoding="utf-8")
+        except OSError as exc:
+            raise ZonectlError(f"cannot write plan to {out}: {exc.strerror or exc}") from None
+        stderr.print(f"plan {plan.plan_id} saved to {out}", markup=False)
+    sys.stdout.write(_render(plan, fmt))
+    sys.stdout.flush()
+    if detailed_exitcode and plan.has_changes:
+        return int(ExitCode.CHANGES_PENDING)
+    return int(ExitCode.OK)
+
+
+def build_plan(
+    uri: str | None,
+    desired: DesiredState,
+    boundaries: Mapping[str, Any],
+    at: dt.datetime,
+    namespaces: list[str] | None,
+) -> Plan:
+    """Connect, read, plan, and attach impact estimates: the plan every command shares."""
+    with connect(uri) as conn:
+        actual = read_cluster_state(conn, desired.collections)
+        plan = make_plan(desired, actual, boundaries=boundaries, at=at, namespaces=namespaces)
+        return plan.with_impacts(read_impacts(conn, actual, plan))
+
+
+def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
+    import dataclasses
+
+    return dataclasses.replace(plan, valid_until=tick)
+
+
+def _render(plan: Plan, fmt: Format) -> str:
+    if fmt is Format.json:
+        return render_json(plan)
+    if fmt is Format.markdown:
+        return render_markdown(plan)
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    return render_text(plan, color=color)
