@@ -92,6 +92,13 @@ class Cluster:
         self._ts = (secs, 1) if secs > last_secs else (last_secs, inc + 1)
         return Timestamp(*self._ts)
 
+    def ts_state(self) -> tuple[int, int]:
+        return self._ts
+
+    def restore_ts(self, secs: int, inc: int) -> None:
+        """Continue cluster time after a restart (persistence): never go backwards."""
+        self._ts = max(self._ts, (secs, inc))
+
     def chunk_form(self) -> DocForm:
         return DocForm(
             by_uuid=self.sandbox.version.chunks_keyed_by_uuid,

@@ -1,0 +1,131 @@
+"""Save the whole sandbox state to a file and load it back, so a demo survives restarts.
+
+Format: a header line, then BSON records: one `meta`, one per plain collection, and per
+sharded collection a `store` record followed by one record per chunk (its served document,
+size and count). Written to a temporary file in the same directory, fsynced, then renamed
+over the target, so a crash never leaves a half-written state file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import bson
+from bson.codec_options import CodecOptions
+from bson.raw_bson import RawBSONDocument
+
+from zonectl.errors import ZonectlError
+from zonectl.sandbox.chunks import ChunkStore, DocForm
+from zonectl.sandbox.store import MemoryCollection
+
+if TYPE_CHECKING:
+    from zonectl.sandbox.state import Sandbox
+
+HEADER = b"ZONECTL-SANDBOX-STATE 1\n"
+_RAW = CodecOptions(document_class=RawBSONDocument)
+
+
+class StateFileError(ZonectlError):
+    """A state file that cannot be read back."""
+
+
+def save(sandbox: Sandbox, path: str | Path) -> None:
+    """Atomically write the sandbox state to `path` (holds the sandbox lock while copying)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, sandbox.lock:
+            out.write(HEADER)
+            for record in _records(sandbox):
+                out.write(bson.encode(record))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _records(sandbox: Sandbox) -> Iterator[dict[str, Any]]:
+    cluster = sandbox.cluster
+    yield {"t": "meta", "version": sandbox.version.major_minor, "ts": list(cluster.ts_state())}
+    for ns in sandbox.catalog.namespaces():
+        coll = sandbox.catalog.get(ns)
+        if isinstance(coll, MemoryCollection):
+            yield {"t": "coll", "ns": ns, "docs": list(coll)}
+    for store in cluster.stores():
+        yield {
+            "t": "store",
+            "ns": store.ns,
+            "uuid": store.uuid,
+            "epoch": store.epoch,
+            "byUuid": store.form.by_uuid,
+            "ocss": store.form.on_current_shard_since,
+            "n": len(store),
+        }
+        sizes, counts = store.sizes()
+        for i, raw in enumerate(store.raw_slice()):
+            yield {"d": RawBSONDocument(raw), "s": sizes[i], "c": counts[i]}
+
+
+def read_version(path: str | Path) -> str | None:
+    """The server version a state file was saved with (None if the file does not exist)."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    with path.open("rb") as f:
+        records = _iter_records(f, path)
+        meta = next(records, None)
+    if meta is None or meta.get("t") != "meta":
+        raise StateFileError(f"{path}: not a zonectl sandbox state file (no meta record)")
+    return str(meta["version"])
+
+
+def load(sandbox: Sandbox, path: str | Path) -> None:
+    """Replace the (fresh) sandbox's metadata with the state saved in `path`."""
+    path = Path(path)
+    cluster = sandbox.cluster
+    with sandbox.lock, path.open("rb") as f:
+        records = _iter_records(f, path)
+        for record in records:
+            kind = record.get("t")
+            if kind == "meta":
+                ts = record.get("ts")
+                if ts:
+                    cluster.restore_ts(int(ts[0]), int(ts[1]))
+            elif kind == "coll":
+                docs = bson.decode(record.raw)["docs"]
+                sandbox.catalog.mount(record["ns"], MemoryCollection(record["ns"], docs))
+            elif kind == "store":
+                store = ChunkStore(
+                    record["ns"],
+                    record["uuid"],
+                    record["epoch"],
+                    DocForm(by_uuid=record["byUuid"], on_current_shard_since=record["ocss"]),
+                )
+                raws, sizes, counts = [], [], []
+                for _ in range(int(record["n"])):
+                    chunk = next(records, None)
+                    if chunk is None:
+                        raise StateFileError(f"{path}: truncated chunk list of {store.ns}")
+                    raws.append(chunk["d"].raw)
+                    sizes.append(int(chunk["s"]))
+                    counts.append(int(chunk["c"]))
+                store.load_documents(raws, sizes, counts)
+                cluster.attach_store(store)
+            else:
+                raise StateFileError(f"{path}: unknown record {kind!r}")
+
+
+def _iter_records(f: BinaryIO, path: Path) -> Iterator[RawBSONDocument]:
+    if f.read(len(HEADER)) != HEADER:
+        raise StateFileError(f"{path}: not a zonectl sandbox state file")
+    try:
+        yield from bson.decode_file_iter(f, codec_options=_RAW)
+    except bson.errors.InvalidBSON as exc:
+        raise StateFileError(f"{path}: corrupt state file: {exc}") from None

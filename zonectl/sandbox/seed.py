@@ -1,0 +1,217 @@
+"""Build a cluster from a cluster file: shards, databases, collections with generated chunk
+boundaries and distribution, zone ranges, balancer settings, users (schema: seed_schema).
+
+The shipped demo (`zonectl/sandbox/data/demo.yaml`) is what `--uri sandbox:` starts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import re
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bson import Int64, ObjectId, json_util
+from bson.max_key import MaxKey
+from bson.min_key import MinKey
+
+from zonectl.model.keys import sort_key
+from zonectl.sandbox.cluster import SETTINGS, TAGS
+from zonectl.sandbox.seed_schema import (
+    ClusterFile,
+    CollectionSpec,
+    KeySpec,
+    SeedError,
+    load_cluster_file,
+)
+
+if TYPE_CHECKING:
+    from zonectl.sandbox.auth import AuthConfig
+    from zonectl.sandbox.state import Sandbox
+
+DEMO = "demo.yaml"
+_STEP = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def demo_path() -> Path:
+    return Path(str(resources.files("zonectl.sandbox") / "data" / DEMO))
+
+
+def load(path: str | Path | None) -> ClusterFile:
+    """The cluster file at `path`, or the shipped demo when None."""
+    return load_cluster_file(path if path is not None else demo_path())
+
+
+def ejson(value: Any) -> Any:
+    """YAML values with MongoDB Extended JSON (`{$date: ...}`, `{$minKey: 1}`) decoded."""
+    return json_util.loads(json.dumps(value, default=str))
+
+
+def auth_config(spec: ClusterFile) -> AuthConfig | None:
+    """A's AuthConfig from the `users:` section (None when there are no users)."""
+    if not spec.users:
+        return None
+    from zonectl.sandbox.auth import AuthConfig, User
+
+    users = []
+    for u in spec.users:
+        roles: list[str | tuple[str, str]] = []
+        for r in u.roles:
+            roles.append((r["role"], r.get("db", u.db)) if isinstance(r, dict) else r)
+        users.append(User(name=u.user, db=u.db, password=u.pwd, roles=tuple(roles)))
+    return AuthConfig(users=users)
+
+
+def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") -> None:
+    """Populate an empty sandbox from a validated cluster file."""
+    cluster = sandbox.cluster
+    for i, shard in enumerate(spec.shards):
+        host = shard.host or f"{shard.name}/{shard.name}.sandbox:{27018 + i}"
+        cluster.add_shard(shard.name, host, shard.zones)
+    names = cluster.shard_names()
+    if not names:
+        raise SeedError(f"{source}: field 'shards': at least one shard is needed")
+    for db in spec.databases:
+        _known_shard(db.primary, names, source, f"databases: {db.name}")
+        cluster.ensure_database(db.name, db.primary)
+    # Zone ranges first: a collection whose ranges exist is laid out at them (§1.8).
+    for zr in spec.zones:
+        lo, hi = ejson(zr.min), ejson(zr.max)
+        if sort_key(lo) >= sort_key(hi):
+            raise SeedError(f"{source}: field 'zones': min must be below max for {zr.ns}")
+        cluster.coll(TAGS).put(
+            {"_id": ObjectId(), "ns": zr.ns, "min": lo, "max": hi, "tag": zr.zone}
+        )
+    for coll in spec.collections:
+        _seed_collection(sandbox, coll, names, source)
+    if spec.balancer is not None:
+        b = spec.balancer
+        doc: dict[str, Any] = {"_id": "balancer", "mode": "full" if b.enabled else "off"}
+        doc["stopped"] = not b.enabled
+        if b.activeWindow is not None:
+            doc["activeWindow"] = {"start": b.activeWindow.start, "stop": b.activeWindow.stop}
+        cluster.coll(SETTINGS).put(doc)
+        if b.chunkSizeMB is not None:
+            cluster.coll(SETTINGS).put({"_id": "chunksize", "value": b.chunkSizeMB})
+
+
+def _known_shard(name: str | None, names: list[str], source: str, where: str) -> None:
+    if name is not None and name not in names:
+        raise SeedError(f"{source}: {where}: unknown shard {name!r}")
+
+
+def _seed_collection(sandbox: Sandbox, spec: CollectionSpec, names: list[str], source: str) -> None:
+    cluster = sandbox.cluster
+    key = dict(spec.key)
+    db = spec.ns.split(".", 1)[0]
+    primary = cluster.ensure_database(db)["primary"]
+    lo = {f: MinKey() for f in key}
+    hi = {f: MaxKey() for f in key}
+    ranges = cluster.zone_ranges(spec.ns)
+    points = _split_points(spec, key, source)
+    bounds = [lo, *({**lo, **p} for p in points), hi]
+    shards = _distribute(spec, len(bounds) - 1, names, primary, source)
+    if ranges:
+        # Respect zones: chunks wholly inside a range start on a shard of its zone.
+        for i in range(len(shards)):
+            zone = _zone_for(ranges, bounds[i], bounds[i + 1])
+            holders = cluster.shards_in_zone(zone) if zone else []
+            if holders and shards[i] not in holders:
+                shards[i] = holders[i % len(holders)]
+    n = len(shards)
+    store = cluster.create_collection(
+        spec.ns,
+        key,
+        unique=spec.unique,
+        bounds=bounds,
+        shards=shards,
+        sizes=[spec.chunkSize.bytes] * n,
+        counts=[spec.chunkSize.docs] * n,
+    )
+    if spec.noBalance:
+        cluster.set_collection_field(spec.ns, "noBalance", True)
+    for i in spec.jumbo:
+        if 0 <= i < n:
+            store.set_jumbo(i, True)
+
+
+def _zone_for(ranges: list[Any], lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str | None:
+    for zr in ranges:
+        if sort_key(zr.min) <= sort_key(lo) and sort_key(hi) <= sort_key(zr.max):
+            return str(zr.zone)
+    return None
+
+
+def _split_points(spec: CollectionSpec, key: dict[str, Any], source: str) -> list[dict[str, Any]]:
+    """n-1 boundaries for the key's first field, from the generator."""
+    n = spec.chunks
+    first = next(iter(key))
+    gen = spec.keys or KeySpec(type="hashed" if key[first] == "hashed" else "int")
+    values: list[Any]
+    if gen.type == "list":
+        values = [ejson(v) for v in gen.values]
+    elif gen.type == "hashed":
+        values = [Int64(-(2**63) + (k * 2**64) // n) for k in range(1, n)]
+    elif gen.type == "int":
+        start = int(gen.start or 0)
+        step = int(gen.step or 1000)
+        values = [start + k * step for k in range(1, n)]
+    else:
+        start = _parse_date(gen.start, source) if gen.start else dt.datetime(2025, 1, 1)
+        step = dt.timedelta(seconds=_parse_step(gen.step, source))
+        dates = [start + k * step for k in range(1, n)]
+        values = dates if gen.type == "date" else [ObjectId.from_datetime(d) for d in dates]
+    keys = [sort_key(v) for v in values]
+    if any(a >= b for a, b in itertools.pairwise(keys)):
+        raise SeedError(f"{source}: collection {spec.ns}: generated boundaries are not ascending")
+    return [{first: v} for v in values]
+
+
+def _parse_date(value: Any, source: str) -> dt.datetime:
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None)
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day)
+    try:
+        parsed = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise SeedError(f"{source}: keys.start: not an ISO date: {value!r}") from None
+    return parsed.astimezone(dt.UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
+
+
+def _parse_step(value: Any, source: str) -> float:
+    if value is None:
+        return 86400.0
+    if isinstance(value, int | float):
+        return float(value)
+    match = _STEP.match(str(value))
+    if not match:
+        raise SeedError(f"{source}: keys.step: expected seconds or '30m', '1h', '1d': {value!r}")
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def _distribute(
+    spec: CollectionSpec, n: int, names: list[str], primary: str, source: str
+) -> list[str]:
+    if spec.distribution == "all-on-one":
+        target = spec.shard or primary
+        _known_shard(target, names, source, f"collection {spec.ns}")
+        return [target] * n
+    if spec.distribution == "by-weight":
+        for name in spec.weights:
+            _known_shard(name, names, source, f"collection {spec.ns} weights")
+        total = sum(w for w in spec.weights.values() if w > 0)
+        if total <= 0:
+            raise SeedError(f"{source}: collection {spec.ns}: weights must be positive")
+        out: list[str] = []
+        for name, w in spec.weights.items():
+            out += [name] * round(n * w / total)
+        out = (out + [next(iter(spec.weights))] * n)[:n]
+        return sorted(out, key=list(spec.weights).index)
+    cycle = itertools.cycle(names)
+    return [next(cycle) for _ in range(n)]

@@ -1,0 +1,161 @@
+"""The cluster-file schema (pydantic, extra fields forbidden) and its YAML loading with positions.
+
+A malformed file raises `SeedError` naming the file, line, column and field, using the line
+information ruamel's round-trip loader keeps for every key and list item.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError
+
+from zonectl.errors import ZonectlError
+
+
+class SeedError(ZonectlError):
+    """A cluster file that cannot be loaded: `file:line:col: field: problem`."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ShardSpec(_Model):
+    name: str
+    host: str | None = None
+    zones: list[str] = []
+
+
+class DatabaseSpec(_Model):
+    name: str
+    primary: str | None = None
+
+
+class KeySpec(_Model):
+    """How chunk boundaries of the key's first field are generated."""
+
+    type: Literal["date", "int", "hashed", "objectId", "list"]
+    start: Any = None  # date/objectId: ISO date; int: number
+    step: str | int | float | None = None  # date/objectId: "1h", "30m", "1d" or seconds
+    values: list[Any] = []  # list: explicit boundaries (Extended JSON allowed)
+
+
+class ChunkSizeSpec(_Model):
+    bytes: int = Field(default=32 * 1024 * 1024, ge=0)
+    docs: int = Field(default=100_000, ge=0)
+
+
+class CollectionSpec(_Model):
+    ns: str
+    key: dict[str, Any]
+    unique: bool = False
+    chunks: int = Field(default=1, ge=1)
+    keys: KeySpec | None = None
+    distribution: Literal["round-robin", "all-on-one", "by-weight"] = "round-robin"
+    shard: str | None = None  # all-on-one target (default: the database primary)
+    weights: dict[str, float] = {}  # by-weight: shard -> weight
+    chunkSize: ChunkSizeSpec = ChunkSizeSpec()
+    noBalance: bool = False
+    jumbo: list[int] = []  # chunk indexes to mark jumbo
+
+
+class ZoneRangeSpec(_Model):
+    ns: str
+    min: dict[str, Any]
+    max: dict[str, Any]
+    zone: str
+
+
+class WindowSpec(_Model):
+    start: str
+    stop: str
+
+
+class BalancerSpec(_Model):
+    enabled: bool = True
+    activeWindow: WindowSpec | None = None
+    chunkSizeMB: int | None = Field(default=None, ge=1, le=1024)
+
+
+class UserSpec(_Model):
+    user: str
+    pwd: str
+    db: str = "admin"
+    roles: list[str | dict[str, str]] = []
+
+
+class ClusterFile(_Model):
+    version: str | None = None
+    shards: list[ShardSpec]
+    databases: list[DatabaseSpec] = []
+    collections: list[CollectionSpec] = []
+    zones: list[ZoneRangeSpec] = []
+    balancer: BalancerSpec | None = None
+    users: list[UserSpec] = []
+
+
+def load_cluster_file(path: str | Path, text: str | None = None) -> ClusterFile:
+    """Parse and validate a cluster file; every problem is reported at file:line:col."""
+    path = Path(path)
+    try:
+        source = text if text is not None else path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SeedError(f"{path}: cannot read cluster file: {exc.strerror or exc}") from None
+    try:
+        data = YAML(typ="rt").load(source)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise SeedError(f"{where}: invalid YAML: {exc.problem}") from None
+    if not isinstance(data, dict):
+        raise SeedError(f"{path}:1:1: a cluster file is a mapping with at least 'shards'")
+    try:
+        return ClusterFile.model_validate(_plain(data))
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            line, col = position(data, loc)
+            field = _field_name(loc)
+            lines.append(f"{path}:{line}:{col}: field '{field}': {err['msg']}")
+        raise SeedError("\n".join(lines)) from None
+
+
+def position(data: Any, loc: tuple[Any, ...]) -> tuple[int, int]:
+    """1-based line/column of the deepest node of `loc` that exists in the YAML tree."""
+    line, col = 1, 1
+    node = data
+    for part in loc:
+        try:
+            if isinstance(part, int) and isinstance(node, list):
+                ln, cl = node.lc.item(part)
+                node = node[part]
+            elif isinstance(node, dict) and part in node:
+                ln, cl = node.lc.key(part)
+                node = node[part]
+            else:
+                break
+        except (AttributeError, KeyError, IndexError, TypeError):
+            break
+        line, col = ln + 1, cl + 1
+    return line, col
+
+
+def _field_name(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _plain(node: Any) -> Any:
+    """ruamel's round-trip containers as plain dicts/lists (keeps scalar types)."""
+    if isinstance(node, dict):
+        return {str(k): _plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    return node
