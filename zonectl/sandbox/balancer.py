@@ -85,6 +85,12 @@ class Balancer:
         self.settings = settings
         return settings
 
+    def current_settings(self) -> BalancerSettings:
+        """Fresh settings when they parse, else the last good ones (as mongos caches them)."""
+        with contextlib.suppress(CommandError):
+            self.reload_settings()
+        return self.settings
+
     def params(self, settings: BalancerSettings) -> PolicyParams:
         version = self.sandbox.version
         return PolicyParams(
@@ -116,6 +122,7 @@ class Balancer:
                 result.skipped = "off" if settings.mode != "full" else "window"
                 self._end_round()
                 return result
+            self._finish_defragmentation()
             result.splits = self._split_at_zone_boundaries(settings)
             self._start_migrations(settings, result)
             if not any(m.by_balancer for m in self.active):
@@ -176,6 +183,16 @@ class Balancer:
             self.cluster.log_action("balancer.round", details)
         self._cond.notify_all()
 
+    def _finish_defragmentation(self) -> None:
+        """6.0+ defragmentation is not simulated: a requested one completes at the next
+        round, clearing `defragmentCollection` as the real one does when it ends."""
+        cluster = self.cluster
+        for ns in cluster.sharded_namespaces():
+            doc = cluster.collection_doc(ns) or {}
+            if doc.get("defragmentCollection"):
+                cluster.set_collection_field(ns, "defragmentCollection", None)
+                cluster.set_collection_field(ns, "defragmentationPhase", None)
+
     def _split_at_zone_boundaries(self, settings: BalancerSettings) -> int:
         """§5.1 step 2, for every sharded collection whatever its noBalance."""
         cluster, splits = self.cluster, 0
@@ -200,7 +217,11 @@ class Balancer:
         before = store.chunk(i)
         pieces = store.split(i, points, self.cluster.now_ts())
         docs = [store.chunk(p) for p in pieces]
-        before_doc: dict[str, Any] = {"min": before.min, "max": before.max, "lastmod": before.lastmod}
+        before_doc: dict[str, Any] = {
+            "min": before.min,
+            "max": before.max,
+            "lastmod": before.lastmod,
+        }
         if len(docs) == 2:
             left, right = ({"min": d.min, "max": d.max, "lastmod": d.lastmod} for d in docs)
             details: dict[str, Any] = {"before": before_doc, "left": left, "right": right}

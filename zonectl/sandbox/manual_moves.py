@@ -1,0 +1,73 @@
+"""A manual chunk migration (moveChunk / moveRange), run to completion inside the command.
+
+The config server path is `Balancer::moveSingleChunk` (5.0, with `checkMoveAllowed`'s zone
+and draining checks) or `Balancer::moveRange` (6.0+, no such checks, SERVER-81352); then
+the donor refuses a move to itself and a chunk that is too big, and the active-migrations
+registry refuses a conflicting one or joins an identical one (reference §4.1, §4.3, §4.4).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from zonectl.sandbox import balancer_view as view
+from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.migrations import InFlight, commit_move, log_move, too_big_error
+from zonectl.sandbox.move_rules import max_time_expired
+
+if TYPE_CHECKING:
+    from zonectl.sandbox.state import Sandbox
+
+
+def check_move_allowed(sandbox: Sandbox, ns: str, i: int, to: str) -> None:
+    """`isShardSuitableReceiver` as `checkMoveAllowed` applies it to a manual move (5.0)."""
+    cluster = sandbox.cluster
+    store = cluster.chunks(ns)
+    assert store is not None
+    doc = cluster.shard_doc(to) or {}
+    if doc.get("draining"):
+        raise CommandError.of("IllegalOperation", f"{to} is currently draining.")
+    zone = cluster.zone_for_range(ns, store.min_at(i), store.max_at(i))
+    if zone is not None and zone not in doc.get("tags", []):
+        raise CommandError.of("IllegalOperation", f"{to} is not in the correct zone {zone}")
+
+
+def move_chunk(
+    sandbox: Sandbox,
+    ns: str,
+    i: int,
+    to: str,
+    *,
+    force_jumbo: bool,
+    deadline: float | None,
+) -> None:
+    """Migrate chunk i of ns to shard `to` now; raise the donor's or registry's error."""
+    cluster, balancer = sandbox.cluster, sandbox.balancer
+    store = cluster.chunks(ns)
+    assert store is not None
+    lo, hi, donor = store.min_at(i), store.max_at(i), store.shard_at(i)
+    if donor == to:
+        # migration_source_manager.cpp: the donor refuses a move to itself.
+        raise CommandError.of("InvalidOptions", "Destination shard cannot be the same as source")
+    running = balancer.active.find_identical(ns, lo, hi, to)
+    if running is not None:
+        # An identical request joins the running migration and returns its outcome.
+        if not balancer.wait_for(lambda: running not in list(balancer.active), deadline):
+            raise max_time_expired()
+        return
+    conflict = balancer.active.conflict(donor, to)
+    if conflict is not None:
+        raise conflict
+    if not force_jumbo:
+        max_bytes = view.max_chunk_size_bytes(cluster, ns, balancer.current_settings())
+        error = too_big_error(ns, lo, hi, store.size_at(i), store.count_at(i), max_bytes)
+        if error is not None:
+            raise error  # a failed manual move never sets the jumbo flag (§4.3)
+    now = sandbox.clock.now()
+    flight = InFlight(ns, lo, hi, donor, to, "manual", now, now, by_balancer=False)
+    balancer.active.register(flight)
+    try:
+        log_move(cluster, "moveChunk.start", flight, {})
+        commit_move(cluster, flight)
+    finally:
+        balancer.active.release(flight)
