@@ -9,7 +9,8 @@ the planner, which keeps the planner free of clocks and croniter.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from zonectl.diagnostics import Position
@@ -24,7 +25,7 @@ class ZoneRange:
     zone: str
     min: Mapping[str, Any]
     max: Mapping[str, Any]
-    position: Position | None = field(default=None, compare=False)
+    position: Position | None = dataclasses.field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Firehose:
     keep: int  # the boundary is the keep-th most recent tick <= now
     hot: str
     cold: str | None = None
-    position: Position | None = field(default=None, compare=False)
+    position: Position | None = dataclasses.field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class CollectionPolicy:
     firehose: Firehose | None = None
     balancing: bool | None = None  # None: not managed
     migrate: Literal["eager", "balancer"] | None = None
-    position: Position | None = field(default=None, compare=False)
+    position: Position | None = dataclasses.field(default=None, compare=False)
 
     def zones(self) -> frozenset[str]:
         """Every zone this collection's policy refers to."""
@@ -76,7 +77,7 @@ class BalancerPolicy:
     # Absent from the policy: not managed. Present as None: no window (always active).
     active_window: ActiveWindow | None = None
     manage_window: bool = False
-    position: Position | None = field(default=None, compare=False)
+    position: Position | None = dataclasses.field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,8 @@ class DesiredState:
     zones in `managed_zones` (their shard memberships) and for the namespaces in
     `collections` (their ranges); everything else is unmanaged and left alone."""
 
-    shards: Mapping[str, frozenset[str]] = field(default_factory=dict)  # shard -> zones
-    collections: Mapping[str, CollectionPolicy] = field(default_factory=dict)
+    shards: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)  # shard -> zones
+    collections: Mapping[str, CollectionPolicy] = dataclasses.field(default_factory=dict)
     balancer: BalancerPolicy | None = None
     sources: tuple[str, ...] = ()  # the files it was read from
     digest: str = ""  # sha256 of the normalized policy, for plans and audit

@@ -1,0 +1,31 @@
+"""Run-time settings that come from the environment, read once by the CLI and passed down.
+
+Layers below the CLI never read `os.environ`; they receive a `Settings` value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DEFAULT_DATABASE = "zonectl"
+
+
+@dataclass(frozen=True)
+class Settings:
+    uri: str | None = None  # ZONECTL_URI; `--uri` wins over it
+    database: str = DEFAULT_DATABASE  # zonectl's own database: lease, journal, audit
+    app_name: str = "zonectl"
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Settings:
+        return cls(
+            uri=environ.get("ZONECTL_URI") or None,
+            database=environ.get("ZONECTL_DATABASE") or DEFAULT_DATABASE,
+        )
+
+    def with_uri(self, uri: str | None) -> Settings:
+        """The explicit `--uri`, if given, overrides ZONECTL_URI."""
+        if not uri:
+            return self
+        return Settings(uri=uri, database=self.database, app_name=self.app_name)
