@@ -1,0 +1,142 @@
+"""`sandbox:` URIs: start an in-process sandbox server and hand back its mongodb:// URI.
+
+    sandbox:                               the shipped demo cluster, version 7.0
+    sandbox:PATH                           a cluster file
+    sandbox:PATH?version=6.0&state=FILE    ...as server version 6.0, state loaded/saved
+    sandbox:?balancer=2                    ...with balancer rounds every 2 s
+
+zonectl's mongo layer connects to `handle.uri` with pymongo like any cluster, so the
+sandbox path and the real path are the same code.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zonectl.errors import UsageError
+from zonectl.sandbox import persist, seed
+
+if TYPE_CHECKING:
+    from zonectl.sandbox.server import SandboxServer
+    from zonectl.sandbox.state import Sandbox
+
+SCHEME = "sandbox:"
+_PARAMS = {"version", "state", "balancer", "auth"}
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    cluster: Path | None = None
+    version: str | None = None
+    state: Path | None = None
+    balancer_interval: float | None = None
+    auth: bool = False
+
+
+def is_sandbox_uri(uri: str) -> bool:
+    return uri.startswith(SCHEME)
+
+
+def parse(uri: str) -> SandboxOptions:
+    """The options of a `sandbox:` URI; unknown parameters are a usage error."""
+    if not is_sandbox_uri(uri):
+        raise UsageError(f"not a sandbox URI: {uri!r}")
+    rest = uri[len(SCHEME) :]
+    path, _, query = rest.partition("?")
+    params = urllib.parse.parse_qs(query, keep_blank_values=True)
+    unknown = set(params) - _PARAMS
+    if unknown:
+        raise UsageError(
+            f"unknown sandbox URI parameter(s) {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(sorted(_PARAMS))}"
+        )
+
+    def one(name: str) -> str | None:
+        values = params.get(name)
+        return values[-1] if values else None
+
+    interval = one("balancer")
+    try:
+        balancer_interval = float(interval) if interval else None
+    except ValueError:
+        raise UsageError(f"sandbox URI: balancer={interval!r} is not a number of seconds") from None
+    return SandboxOptions(
+        cluster=Path(urllib.parse.unquote(path)) if path else None,
+        version=one("version") or None,
+        state=Path(state) if (state := one("state")) else None,
+        balancer_interval=balancer_interval,
+        auth=(one("auth") or "").lower() in ("1", "true", "yes"),
+    )
+
+
+def build_sandbox(options: SandboxOptions) -> Sandbox:
+    """A sandbox from a cluster file (or the demo), or from saved state when it exists.
+    Version: explicit, else the state file's, else the cluster file's, else 7.0."""
+    from zonectl.sandbox.state import Sandbox
+    from zonectl.sandbox.versions import DEFAULT_VERSION, profile
+
+    spec = seed.load(options.cluster)
+    saved_version = persist.read_version(options.state) if options.state else None
+    version = options.version or saved_version or spec.version or DEFAULT_VERSION
+    try:
+        profile(version)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    auth = seed.auth_config(spec) if options.auth else None
+    if options.auth and auth is None:
+        raise UsageError("--auth needs a 'users:' section in the cluster file")
+    sandbox = Sandbox(version, auth=auth)
+    if saved_version is not None and options.state is not None:
+        persist.load(sandbox, options.state)
+    else:
+        seed.seed(sandbox, spec, str(options.cluster or seed.demo_path()))
+    return sandbox
+
+
+class SandboxHandle:
+    """A running in-process sandbox: `.uri` to connect, `.close()` to stop (saving state
+    to `options.state` when one was named)."""
+
+    def __init__(self, sandbox: Sandbox, server: SandboxServer, options: SandboxOptions) -> None:
+        self.sandbox = sandbox
+        self.server = server
+        self.options = options
+        self.uri = server.uri
+        self._closed = False
+
+    def save(self) -> None:
+        if self.options.state is not None:
+            persist.save(self.sandbox, self.options.state)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.sandbox.balancer.stop()
+        finally:
+            try:
+                self.save()
+            finally:
+                self.server.close()
+
+    def __enter__(self) -> SandboxHandle:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def start(uri: str, *, host: str = "127.0.0.1", port: int = 0) -> SandboxHandle:
+    """Start the sandbox a `sandbox:` URI describes, listening on an ephemeral port."""
+    from zonectl.sandbox.launch import serve
+
+    options = parse(uri)
+    sandbox = build_sandbox(options)
+    server = serve(sandbox, host=host, port=port)
+    if options.balancer_interval:
+        sandbox.balancer.start(options.balancer_interval)
+    return SandboxHandle(sandbox, server, options)
