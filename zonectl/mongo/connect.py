@@ -41,8 +41,8 @@ def _resolve(uri: str) -> Iterator[str]:
         return
     from zonectl.sandbox import uri as sandbox_uri  # the sandbox imports stay lazy
 
-    with sandbox_uri.open_sandbox(uri) as real:
-        yield real
+    with sandbox_uri.start(uri) as handle:
+        yield handle.uri
 
 
 @contextlib.contextmanager
