@@ -1,0 +1,305 @@
+"""Read commands over the catalog: find, getMore, killCursors, count, distinct, aggregate,
+listCollections, listIndexes.
+
+Documents stream as raw BSON: a scan's `RawBSONDocument`s go into cursor batches unparsed
+(only filtering, sorting or projecting forces a decode), which is what lets `find` on a
+million-chunk `config.chunks` keep pace with pymongo. Field checks and messages follow
+mongo:src/mongo/db/query/query_request_helper.cpp and the find/getMore command IDL.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import bson
+from bson import Int64
+from bson.raw_bson import RawBSONDocument
+
+from zonectl.model.keys import bson_equal
+from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
+from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.query.aggregate import run_pipeline
+from zonectl.sandbox.query.matcher import matches, validate
+from zonectl.sandbox.query.paths import MISSING, lookup
+from zonectl.sandbox.query.shape import project, sort_documents, validate_projection, validate_sort
+from zonectl.sandbox.registry import Request, command
+from zonectl.sandbox.store import Scan
+from zonectl.sandbox.wire import CODEC
+
+DEFAULT_FIRST_BATCH = 101  # find's and aggregate's default first batch (find_common.h)
+
+
+def encode(doc: Any) -> bytes:
+    if isinstance(doc, RawBSONDocument):
+        raw = doc.raw
+        return raw if isinstance(raw, bytes) else bytes(raw)
+    return bson.encode(doc, codec_options=CODEC)
+
+
+def decoded(doc: Any) -> Mapping[str, Any]:
+    """A matchable view of a document (RawBSONDocument decodes lazily on first access)."""
+    if isinstance(doc, RawBSONDocument):
+        return bson.decode(doc.raw, CODEC)
+    return doc  # type: ignore[no-any-return]
+
+
+def _non_negative(body: Mapping[str, Any], field: str, label: str) -> int | None:
+    value = body.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise CommandError.of(
+            "TypeMismatch",
+            f"BSON field 'FindCommandRequest.{field}' is the wrong type "
+            f"'{type(value).__name__}', expected types '[long, int, decimal, double]'",
+        )
+    if value < 0:
+        raise CommandError.of(
+            "BadValue", f"{label} value must be non-negative, but received: {int(value)}"
+        )
+    return int(value)
+
+
+def scan_docs(request: Request, namespace: str, query: Mapping[str, Any]) -> Scan:
+    coll = request.sandbox.catalog.get(namespace)
+    if coll is None:
+        return Scan([], exact=True)
+    return coll.scan(query)
+
+
+def filtered(scan: Scan, query: Mapping[str, Any]) -> Iterator[Any]:
+    if scan.exact:
+        return iter(scan.docs)
+    return (d for d in scan.docs if matches(decoded(d), query))
+
+
+def cursor_reply(
+    request: Request,
+    namespace: str,
+    docs: Iterator[bytes],
+    *,
+    batch_size: int | None,
+    limit: int | None = None,
+    single_batch: bool = False,
+) -> dict[str, Any]:
+    cursors = request.sandbox.cursors
+    owner = request.session.user and f"{request.session.user}@{request.session.user_db}"
+    cursor = cursors.open(namespace, docs, remaining=limit, owner=owner)
+    batch, done = cursor.next_batch(DEFAULT_FIRST_BATCH if batch_size is None else batch_size)
+    if done or single_batch:
+        cursors.close(cursor.id)
+    cursor_id = 0 if done or single_batch else cursor.id
+    return {
+        "cursor": {
+            "firstBatch": [RawBSONDocument(b) for b in batch],
+            "id": Int64(cursor_id),
+            "ns": namespace,
+        }
+    }
+
+
+@command("find")
+def find(request: Request) -> dict[str, Any]:
+    body = request.body
+    namespace = namespace_of(request)
+    query = body.get("filter", {})
+    validate(query)
+    skip = _non_negative(body, "skip", "Skip") or 0
+    limit = _non_negative(body, "limit", "Limit") or None
+    batch_size = _non_negative(body, "batchSize", "BatchSize")
+    if body.get("tailable"):
+        raise CommandError.of(
+            "BadValue", "error processing query: tailable cursor requested on non capped collection"
+        )
+    sort = validate_sort(body["sort"]) if body.get("sort") else []
+    projection = validate_projection(body["projection"]) if body.get("projection") else None
+    scan = scan_docs(request, namespace, query)
+    docs: Iterable[Any] = filtered(scan, query)
+    if sort and tuple(sort) != tuple(scan.ordered_by[: len(sort)]):
+        docs = sort_documents((decoded(d) for d in docs), sort)
+    if skip:
+        docs = itertools.islice(docs, skip, None)
+    if projection is not None:
+        inclusion, fields = projection
+        docs = (project(decoded(d), inclusion, fields) for d in docs)
+    single = bool(body.get("singleBatch"))
+    if limit is not None and batch_size is None:
+        batch_size = min(limit, DEFAULT_FIRST_BATCH)
+    return cursor_reply(
+        request,
+        namespace,
+        (encode(d) for d in docs),
+        batch_size=batch_size,
+        limit=limit,
+        single_batch=single,
+    )
+
+
+@command("getMore")
+def get_more(request: Request) -> dict[str, Any]:
+    cursor_id = request.arg
+    if not isinstance(cursor_id, int) or isinstance(cursor_id, bool):
+        raise CommandError.of(
+            "TypeMismatch", "BSON field 'getMore.getMore' is the wrong type, expected type 'long'"
+        )
+    collection = request.body.get("collection")
+    if not isinstance(collection, str):
+        raise CommandError.of(
+            "IDLFailedToParse", "BSON field 'getMore.collection' is missing but a required field"
+        )
+    cursors = request.sandbox.cursors
+    cursor = cursors.get(int(cursor_id))
+    if cursor is None:
+        raise CommandError.of("CursorNotFound", f"cursor id {cursor_id} not found")
+    namespace = f"{request.db}.{collection}"
+    if cursor.namespace != namespace:
+        raise CommandError.of(
+            "Unauthorized",
+            f"Requested getMore on namespace '{namespace}', but cursor belongs to a "
+            f"different namespace {cursor.namespace}",
+        )
+    owner = request.session.user and f"{request.session.user}@{request.session.user_db}"
+    if cursor.owner is not None and cursor.owner != owner:
+        raise CommandError.of(
+            "Unauthorized", f"cursor id {cursor_id} was not created by the authenticated user"
+        )
+    batch_size = _non_negative(request.body, "batchSize", "BatchSize") or None
+    batch, done = cursor.next_batch(batch_size)
+    if done:
+        cursors.close(cursor.id)
+    return {
+        "cursor": {
+            "nextBatch": [RawBSONDocument(b) for b in batch],
+            "id": Int64(0 if done else cursor.id),
+            "ns": namespace,
+        }
+    }
+
+
+@command("killCursors")
+def kill_cursors(request: Request) -> dict[str, Any]:
+    ids = request.body.get("cursors")
+    if not isinstance(ids, list):
+        raise CommandError.of(
+            "IDLFailedToParse", "BSON field 'killCursors.cursors' is missing but a required field"
+        )
+    namespace = namespace_of(request)
+    killed, not_found = [], []
+    for cursor_id in ids:
+        cursor = request.sandbox.cursors.get(int(cursor_id))
+        if cursor is not None and cursor.namespace == namespace:
+            request.sandbox.cursors.close(cursor.id)
+            killed.append(Int64(cursor_id))
+        else:
+            not_found.append(Int64(cursor_id))
+    return {
+        "cursorsKilled": killed,
+        "cursorsNotFound": not_found,
+        "cursorsAlive": [],
+        "cursorsUnknown": [],
+    }
+
+
+@command("count")
+def count(request: Request) -> dict[str, Any]:
+    namespace = namespace_of(request)
+    query = request.body.get("query") or {}
+    validate(query)
+    skip = _non_negative(request.body, "skip", "Skip") or 0
+    limit = request.body.get("limit") or 0
+    n = sum(1 for _ in filtered(scan_docs(request, namespace, query), query))
+    n = max(0, n - skip)
+    if limit:
+        n = min(n, abs(int(limit)))
+    return {"n": n}
+
+
+@command("distinct")
+def distinct(request: Request) -> dict[str, Any]:
+    namespace = namespace_of(request)
+    key = request.body.get("key")
+    if not isinstance(key, str):
+        raise CommandError.of(
+            "TypeMismatch", "BSON field 'distinct.key' is the wrong type, expected type 'string'"
+        )
+    query = request.body.get("query") or {}
+    validate(query)
+    values: list[Any] = []
+    for doc in filtered(scan_docs(request, namespace, query), query):
+        for value in lookup(decoded(doc), key):
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                if item is not MISSING and not any(bson_equal(item, v) for v in values):
+                    values.append(item)
+    return {"values": values}
+
+
+@command("aggregate")
+def aggregate(request: Request) -> dict[str, Any]:
+    body = request.body
+    if "cursor" not in body and not body.get("explain"):
+        raise CommandError.of(
+            "FailedToParse",
+            "The 'cursor' option is required, except for aggregate with the explain argument",
+        )
+    cursor_opts = body.get("cursor") or {}
+    if not isinstance(cursor_opts, Mapping):
+        raise CommandError.of("TypeMismatch", "cursor field must be missing or an object")
+    if request.arg == 1:
+        raise CommandError.of("InvalidNamespace", "{aggregate: 1} is not supported by the sandbox")
+    namespace = namespace_of(request)
+    pipeline = body.get("pipeline")
+    first = pipeline[0] if isinstance(pipeline, list) and pipeline else {}
+    query = first.get("$match", {}) if isinstance(first, Mapping) else {}
+    scan = scan_docs(request, namespace, query if isinstance(query, Mapping) else {})
+    source = (decoded(d) for d in scan.docs)
+
+    def resolve(coll: str) -> Iterable[Mapping[str, Any]]:
+        other = scan_docs(request, f"{request.db}.{coll}", {})
+        return [decoded(d) for d in other.docs]
+
+    results = list(run_pipeline(source, pipeline, resolve))
+    batch_size = _non_negative(cursor_opts, "batchSize", "BatchSize")
+    return cursor_reply(request, namespace, (encode(d) for d in results), batch_size=batch_size)
+
+
+@command("listCollections")
+def list_collections(request: Request) -> dict[str, Any]:
+    catalog = request.sandbox.catalog
+    prefix = f"{request.db}."
+    query = request.body.get("filter") or {}
+    validate(query)
+    name_only = bool(request.body.get("nameOnly"))
+    entries = []
+    for ns in catalog.namespaces():
+        if not ns.startswith(prefix):
+            continue
+        name = ns[len(prefix) :]
+        entry: dict[str, Any] = {"name": name, "type": "collection"}
+        if not name_only:
+            entry.update(
+                options={},
+                info={"readOnly": False},
+                idIndex={"v": 2, "key": {"_id": 1}, "name": "_id_"},
+            )
+        if matches(entry, query):
+            entries.append(entry)
+    return cursor_reply(
+        request, f"{request.db}.$cmd.listCollections", (encode(e) for e in entries), batch_size=None
+    )
+
+
+@command("listIndexes")
+def list_indexes(request: Request) -> dict[str, Any]:
+    namespace = namespace_of(request)
+    if request.sandbox.catalog.get(namespace) is None:
+        raise CommandError.of("NamespaceNotFound", f"ns does not exist: {namespace}")
+    from zonectl.sandbox.commands.writes import index_specs
+
+    specs = index_specs(request.sandbox, namespace)
+    return cursor_reply(request, namespace, (encode(s) for s in specs), batch_size=None)
+
+
+__all__ = ["collection_of", "cursor_reply", "decoded", "encode", "filtered", "scan_docs"]

@@ -1,0 +1,1 @@
+"""MongoDB query semantics over decoded documents: filters, updates, projection, sort, pipelines."""

@@ -1,0 +1,278 @@
+"""Aggregation pipelines over decoded documents: the stages and expressions clients send to
+config collections (mongosh's sh.status(), countDocuments, zonectl's own reads).
+
+Stage and operator semantics follow mongo:src/mongo/db/pipeline/ (document_source_*.cpp,
+accumulator_*.cpp, expression.cpp). Unsupported stages fail with the code MongoDB uses for
+an unknown stage name (40324) so callers see a clear error, not a wrong answer.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from zonectl.model.keys import bson_equal, compare, sort_key
+from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.query.matcher import matches, validate
+from zonectl.sandbox.query.paths import MISSING, get_first, lookup
+from zonectl.sandbox.query.shape import project, sort_documents, validate_projection, validate_sort
+
+Document = dict[str, Any]
+Resolver = Callable[[str], Iterable[Mapping[str, Any]]]  # "coll" -> documents, for $lookup
+
+
+def run_pipeline(docs: Iterable[Any], pipeline: Any, resolve: Resolver) -> Iterator[Document]:
+    if not isinstance(pipeline, list):
+        raise CommandError.of("TypeMismatch", "'pipeline' option must be specified as an array")
+    stream: Iterable[Any] = docs
+    for stage in pipeline:
+        if not isinstance(stage, Mapping) or len(stage) != 1:
+            raise CommandError.assertion(
+                40323, "A pipeline stage specification object must contain exactly one field."
+            )
+        name, arg = next(iter(stage.items()))
+        stream = _stage(stream, name, arg, resolve)
+    return (dict(d) for d in stream)
+
+
+def _stage(docs: Iterable[Any], name: str, arg: Any, resolve: Resolver) -> Iterable[Any]:
+    if name == "$match":
+        validate(arg)
+        return (d for d in docs if matches(d, arg))
+    if name == "$sort":
+        return sort_documents(docs, validate_sort(arg))
+    if name in ("$limit", "$skip"):
+        if not isinstance(arg, int) or isinstance(arg, bool) or arg < 0:
+            raise CommandError.of("BadValue", f"invalid argument to {name} stage")
+        items = list(docs)
+        return items[:arg] if name == "$limit" else items[arg:]
+    if name == "$project":
+        return _project(docs, arg)
+    if name in ("$addFields", "$set"):
+        return ({**d, **{k: evaluate(d, v) for k, v in arg.items()}} for d in docs)
+    if name == "$unset":
+        fields = [arg] if isinstance(arg, str) else list(arg)
+        return (project(d, False, dict.fromkeys(fields, False)) for d in docs)
+    if name == "$group":
+        return _group(docs, arg)
+    if name == "$count":
+        if not isinstance(arg, str) or not arg or arg.startswith("$") or "." in arg:
+            raise CommandError.assertion(40156, "the count field must be a non-empty string")
+        total = sum(1 for _ in docs)
+        return [{arg: total}] if total else []
+    if name == "$unwind":
+        return _unwind(docs, arg)
+    if name == "$lookup":
+        return _lookup(docs, arg, resolve)
+    if name == "$replaceRoot":
+        return (evaluate(d, arg["newRoot"]) for d in docs)
+    raise CommandError.assertion(40324, f"Unrecognized pipeline stage name: '{name}'")
+
+
+def _project(docs: Iterable[Any], spec: Mapping[str, Any]) -> Iterator[Document]:
+    plain = {k: v for k, v in spec.items() if v in (0, 1, True, False)}
+    computed = {k: v for k, v in spec.items() if k not in plain}
+    if not computed:
+        inclusion, fields = validate_projection(plain)
+        return (project(d, inclusion, fields) for d in docs)
+
+    def one(doc: Mapping[str, Any]) -> Document:
+        out = project(doc, True, plain or {"_id": True}) if plain.get("_id", True) else {}
+        if not plain.get("_id", True):
+            out = project(doc, True, {**plain, "_id": False})
+        for key, expr in computed.items():
+            value = evaluate(doc, expr)
+            if value is not MISSING:
+                out[key] = value
+        return out
+
+    return (one(d) for d in docs)
+
+
+def _group(docs: Iterable[Any], spec: Mapping[str, Any]) -> list[Document]:
+    if "_id" not in spec:
+        raise CommandError.assertion(15955, "a group specification must include an _id")
+    groups: dict[Any, Document] = {}
+    state: dict[Any, dict[str, list[Any]]] = {}
+    for doc in docs:
+        key_value = evaluate(doc, spec["_id"])
+        key_value = None if key_value is MISSING else key_value
+        key = sort_key(key_value)
+        if key not in groups:
+            groups[key] = {"_id": key_value}
+            state[key] = {field: [] for field in spec if field != "_id"}
+        for field, acc in spec.items():
+            if field == "_id":
+                continue
+            expr = next(iter(acc.values()))
+            state[key][field].append(evaluate(doc, expr))
+    for key, out in groups.items():
+        for field, acc in spec.items():
+            if field != "_id":
+                out[field] = _accumulate(next(iter(acc)), state[key][field])
+    return list(groups.values())
+
+
+def _accumulate(op: str, values: list[Any]) -> Any:
+    present = [v for v in values if v is not MISSING]
+    if op == "$sum":
+        return sum((v for v in present if _number(v)), 0)
+    if op == "$avg":
+        nums = [v for v in present if _number(v)]
+        return sum(nums) / len(nums) if nums else None
+    if op == "$first":
+        return None if not values or values[0] is MISSING else values[0]
+    if op == "$last":
+        return None if not values or values[-1] is MISSING else values[-1]
+    if op in ("$min", "$max"):
+        real = [v for v in present if v is not None]
+        if not real:
+            return None
+        pick = min if op == "$min" else max
+        return pick(real, key=sort_key)
+    if op == "$push":
+        return present
+    if op == "$addToSet":
+        out: list[Any] = []
+        for v in present:
+            if not any(bson_equal(v, o) for o in out):
+                out.append(v)
+        return out
+    raise CommandError.assertion(15952, f"unknown group operator '{op}'")
+
+
+def _unwind(docs: Iterable[Any], spec: Any) -> Iterator[Document]:
+    opts = spec if isinstance(spec, Mapping) else {"path": spec}
+    path = opts.get("path")
+    if not isinstance(path, str) or not path.startswith("$"):
+        raise CommandError.assertion(
+            28818, "path option to $unwind stage should be prefixed with a '$'"
+        )
+    field = path[1:]
+    keep = bool(opts.get("preserveNullAndEmptyArrays"))
+    index_field = opts.get("includeArrayIndex")
+    for doc in docs:
+        value = get_first(doc, field)
+        if isinstance(value, list) and value:
+            for i, item in enumerate(value):
+                out = _with(doc, field, item)
+                if index_field:
+                    out[index_field] = i
+                yield out
+        elif isinstance(value, list) or value is MISSING or value is None:
+            if keep:
+                out = copy.deepcopy(dict(doc))
+                if index_field:
+                    out[index_field] = None
+                yield out
+        else:
+            yield dict(doc)
+
+
+def _with(doc: Mapping[str, Any], path: str, value: Any) -> Document:
+    out = copy.deepcopy(dict(doc))
+    node = out
+    parts = path.split(".")
+    for part in parts[:-1]:
+        node = node[part]
+    node[parts[-1]] = value
+    return out
+
+
+def _lookup(docs: Iterable[Any], spec: Mapping[str, Any], resolve: Resolver) -> Iterator[Document]:
+    foreign = list(resolve(str(spec.get("from"))))
+    local, remote, alias = spec.get("localField"), spec.get("foreignField"), spec.get("as")
+    if not isinstance(local, str) or not isinstance(remote, str) or not isinstance(alias, str):
+        raise CommandError.of("FailedToParse", "$lookup needs from, localField, foreignField, as")
+    for doc in docs:
+        keys = [v for v in lookup(doc, local) if v is not MISSING] or [None]
+        flat = [e for v in keys for e in (v if isinstance(v, list) else [v])]
+        hits = [dict(f) for f in foreign if any(_lookup_eq(fv, flat) for fv in lookup(f, remote))]
+        yield {**dict(doc), alias: hits}
+
+
+def _lookup_eq(value: Any, keys: list[Any]) -> bool:
+    value = None if value is MISSING else value
+    candidates = value if isinstance(value, list) else [value]
+    return any(bson_equal(c, k) for c in candidates for k in keys)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def evaluate(doc: Mapping[str, Any], expr: Any) -> Any:
+    """An aggregation expression: "$field" paths, literals, objects, and a few operators."""
+    if isinstance(expr, str) and expr.startswith("$$"):
+        return doc if expr in ("$$ROOT", "$$CURRENT") else MISSING
+    if isinstance(expr, str) and expr.startswith("$"):
+        values = lookup(doc, expr[1:])
+        if len(values) == 1:
+            return values[0]
+        return [v for v in values if v is not MISSING]
+    if isinstance(expr, list):
+        return [evaluate(doc, e) for e in expr]
+    if isinstance(expr, Mapping) and expr:
+        first = next(iter(expr))
+        if first.startswith("$"):
+            return _operator(doc, first, expr[first])
+        return {
+            k: v for k, v in ((k, evaluate(doc, e)) for k, e in expr.items()) if v is not MISSING
+        }
+    return expr
+
+
+def _args(doc: Mapping[str, Any], arg: Any) -> list[Any]:
+    items = arg if isinstance(arg, list) else [arg]
+    return [evaluate(doc, a) for a in items]
+
+
+def _operator(doc: Mapping[str, Any], op: str, arg: Any) -> Any:
+    if op == "$literal":
+        return arg
+    args = _args(doc, arg)
+    if op == "$ifNull":
+        for value in args[:-1]:
+            if value is not MISSING and value is not None:
+                return value
+        return args[-1]
+    if op == "$concat":
+        if any(a is MISSING or a is None for a in args):
+            return None
+        return "".join(str(a) for a in args)
+    if op == "$cond":
+        if isinstance(arg, Mapping):
+            args = [evaluate(doc, arg.get(k)) for k in ("if", "then", "else")]
+        return args[1] if args[0] not in (False, None, 0, MISSING) else args[2]
+    if op in ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp"):
+        a, b = (None if v is MISSING else v for v in args)
+        c = compare(a, b)
+        return {
+            "$eq": c == 0, "$ne": c != 0, "$gt": c > 0, "$gte": c >= 0,
+            "$lt": c < 0, "$lte": c <= 0, "$cmp": c,
+        }[op]  # fmt: skip
+    if op == "$size":
+        if not isinstance(args[0], list):
+            raise CommandError.assertion(17124, "The argument to $size must be an array")
+        return len(args[0])
+    if op == "$add":
+        return sum(a for a in args if _number(a))
+    if op == "$subtract":
+        return args[0] - args[1]
+    if op == "$not":
+        return args[0] in (False, None, 0, MISSING)
+    if op == "$and":
+        return all(a not in (False, None, 0, MISSING) for a in args)
+    if op == "$or":
+        return any(a not in (False, None, 0, MISSING) for a in args)
+    if op == "$arrayElemAt":
+        array, index = args
+        return (
+            array[index]
+            if isinstance(array, list) and -len(array) <= index < len(array)
+            else MISSING
+        )
+    if op == "$toString":
+        return None if args[0] in (None, MISSING) else str(args[0])
+    raise CommandError.assertion(31325, f"Unknown expression {op}")
