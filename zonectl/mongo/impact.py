@@ -31,10 +31,9 @@ def _chunk_filter(actual: ClusterState, ns: str) -> dict[str, Any] | None:
 def read_impact_chunks(
     conn: Connection, actual: ClusterState, plan: Plan
 ) -> dict[int, list[Mapping[str, Any]]]:
-    """Chunks overlapping each range op's range, two indexed queries per op.
-
-    The {uuid|ns, min} unique index serves both: a range scan on min, and a reverse scan
-    limited to one document for the chunk that starts before the range and may cross it."""
+    """Chunks overlapping each range op's range, two indexed queries per op: a range scan
+    of the {uuid|ns, min} index, and the one chunk that starts before the range and may
+    cross into it. Chunks outside the range are filtered out by the estimate."""
     chunks = conn.client.config.chunks
     found: dict[int, list[Mapping[str, Any]]] = {}
     try:
@@ -45,9 +44,10 @@ def read_impact_chunks(
             if base is None:
                 continue
             inside = list(chunks.find({**base, "min": {"$gte": op.min, "$lt": op.max}}, _FIELDS))
-            before = list(
-                chunks.find({**base, "min": {"$lt": op.min}}, _FIELDS).sort("min", -1).limit(1)
-            )
+            # Chunks tile the key space, so exactly one chunk has min < op.min <= max: on
+            # a real server the reverse {min} index scan stops at the first document.
+            straddling = {**base, "min": {"$lt": op.min}, "max": {"$gte": op.min}}
+            before = list(chunks.find(straddling, _FIELDS).sort("min", -1).limit(1))
             found[index] = [*before, *inside]
     except PyMongoError as exc:
         raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
