@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import gc
+import subprocess
+import sys
 import time
 
-import pymongo
 from bson import MaxKey, MinKey
-from bson.raw_bson import RawBSONDocument
 
 from zonectl.sandbox.launch import serve
 from zonectl.sandbox.state import Sandbox
@@ -52,18 +52,27 @@ def main() -> None:
     print(f"loaded {len(store):,} chunks on {args.shards} shards in "
           f"{time.perf_counter() - started:.1f} s; RSS after load: {rss_mb():.0f} MB")  # fmt: skip
 
+    # The client runs in its own process, as pymongo talks to a real mongos: in one process
+    # the client's decoding and the server's threads would share one GIL.
     with serve(sandbox) as server:
-        options = {"document_class": RawBSONDocument} if args.raw else {}
-        client: pymongo.MongoClient[dict[str, object]] = pymongo.MongoClient(server.uri, **options)
-        uuid = client.config.collections.find_one({"_id": "bench.big"})["uuid"]
-        started = time.perf_counter()
-        count = sum(1 for _ in client.config.chunks.find({"uuid": uuid}))
-        elapsed = time.perf_counter() - started
-        print(f"streamed {count:,} chunk documents in {elapsed:.1f} s: "
-              f"{count / elapsed:,.0f} docs/s ({'raw' if args.raw else 'decoded dicts'})")  # fmt: skip
-        print(f"RSS after stream: {rss_mb():.0f} MB")
-        client.close()
+        code = _CLIENT.format(uri=server.uri, raw=args.raw)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        print(out.stdout.strip() or out.stderr.strip())
+        print(f"server RSS after stream: {rss_mb():.0f} MB")
 
+
+_CLIENT = """
+import time, pymongo
+from bson.raw_bson import RawBSONDocument
+options = {{"document_class": RawBSONDocument}} if {raw} else {{}}
+client = pymongo.MongoClient("{uri}", **options)
+uuid = pymongo.MongoClient("{uri}").config.collections.find_one({{"_id": "bench.big"}})["uuid"]
+started = time.perf_counter()
+count = sum(1 for _ in client.config.chunks.find({{"uuid": uuid}}))
+elapsed = time.perf_counter() - started
+kind = "raw" if {raw} else "decoded dicts"
+print(f"streamed {{count:,}} chunk documents in {{elapsed:.1f}} s: {{count / elapsed:,.0f}} docs/s ({{kind}})")
+"""
 
 if __name__ == "__main__":
     main()
