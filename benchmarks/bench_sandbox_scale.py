@@ -71,7 +71,8 @@ started = time.perf_counter()
 count = sum(1 for _ in client.config.chunks.find({{"uuid": uuid}}))
 elapsed = time.perf_counter() - started
 kind = "raw" if {raw} else "decoded dicts"
-print(f"streamed {{count:,}} chunk documents in {{elapsed:.1f}} s: {{count / elapsed:,.0f}} docs/s ({{kind}})")
+rate = count / elapsed
+print(f"streamed {{count:,}} chunk docs in {{elapsed:.1f}} s: {{rate:,.0f}} docs/s ({{kind}})")
 """
 
 if __name__ == "__main__":
