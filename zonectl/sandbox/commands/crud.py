@@ -10,6 +10,7 @@ mongo:src/mongo/db/query/query_request_helper.cpp and the find/getMore command I
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -19,6 +20,7 @@ from bson.raw_bson import RawBSONDocument
 
 from zonectl.model.keys import bson_equal
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
+from zonectl.sandbox.cursors import encode_cursor
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.query.aggregate import run_pipeline
 from zonectl.sandbox.query.matcher import matches, validate
@@ -36,6 +38,28 @@ def encode(doc: Any) -> bytes:
         raw = doc.raw
         return raw if isinstance(raw, bytes) else bytes(raw)
     return bson.encode(doc, codec_options=CODEC)
+
+
+def _encoded(docs: Iterable[Any]) -> Iterator[bytes]:
+    """Bytes of each document; raw documents pass through without re-encoding."""
+    for doc in docs:
+        yield doc.raw if type(doc) is RawBSONDocument else encode(doc)
+
+
+def _raw_bytes(docs: Iterable[Any]) -> Iterator[bytes]:
+    """The fast path of an exact scan: raw documents' bytes straight into batches."""
+    it = iter(docs)
+    for doc in it:
+        if type(doc) is RawBSONDocument:
+            yield doc.raw  # type: ignore[misc]  # always bytes for a decoded reply
+            yield from map(_RAW, it)
+        else:
+            yield encode(doc)
+            yield from _encoded(it)
+        return
+
+
+_RAW = operator.attrgetter("raw")
 
 
 def decoded(doc: Any) -> Mapping[str, Any]:
@@ -91,13 +115,7 @@ def cursor_reply(
     if done or single_batch:
         cursors.close(cursor.id)
     cursor_id = 0 if done or single_batch else cursor.id
-    return {
-        "cursor": {
-            "firstBatch": [RawBSONDocument(b) for b in batch],
-            "id": Int64(cursor_id),
-            "ns": namespace,
-        }
-    }
+    return {"cursor": RawBSONDocument(encode_cursor(batch, cursor_id, namespace, first=True))}
 
 
 @command("find")
@@ -117,6 +135,7 @@ def find(request: Request) -> dict[str, Any]:
     projection = validate_projection(body["projection"]) if body.get("projection") else None
     scan = scan_docs(request, namespace, query)
     docs: Iterable[Any] = filtered(scan, query)
+    plain = scan.exact and not sort and not skip and projection is None
     if sort and tuple(sort) != tuple(scan.ordered_by[: len(sort)]):
         docs = sort_documents((decoded(d) for d in docs), sort)
     if skip:
@@ -130,7 +149,7 @@ def find(request: Request) -> dict[str, Any]:
     return cursor_reply(
         request,
         namespace,
-        (encode(d) for d in docs),
+        _raw_bytes(scan.docs) if plain else _encoded(docs),
         batch_size=batch_size,
         limit=limit,
         single_batch=single,
@@ -169,13 +188,8 @@ def get_more(request: Request) -> dict[str, Any]:
     batch, done = cursor.next_batch(batch_size)
     if done:
         cursors.close(cursor.id)
-    return {
-        "cursor": {
-            "nextBatch": [RawBSONDocument(b) for b in batch],
-            "id": Int64(0 if done else cursor.id),
-            "ns": namespace,
-        }
-    }
+    cursor_id = 0 if done else cursor.id
+    return {"cursor": RawBSONDocument(encode_cursor(batch, cursor_id, namespace, first=False))}
 
 
 @command("killCursors")
