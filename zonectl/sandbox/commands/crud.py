@@ -43,7 +43,7 @@ def encode(doc: Any) -> bytes:
 def _encoded(docs: Iterable[Any]) -> Iterator[bytes]:
     """Bytes of each document; raw documents pass through without re-encoding."""
     for doc in docs:
-        yield doc.raw if type(doc) is RawBSONDocument else encode(doc)
+        yield encode(doc)
 
 
 def _raw_bytes(docs: Iterable[Any]) -> Iterator[bytes]:
