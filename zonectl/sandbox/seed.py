@@ -162,9 +162,9 @@ def _split_points(spec: CollectionSpec, key: dict[str, Any], source: str) -> lis
         step = int(gen.step or 1000)
         values = [start + k * step for k in range(1, n)]
     else:
-        start = _parse_date(gen.start, source) if gen.start else dt.datetime(2025, 1, 1)
-        step = dt.timedelta(seconds=_parse_step(gen.step, source))
-        dates = [start + k * step for k in range(1, n)]
+        day0 = _parse_date(gen.start, source) if gen.start else dt.datetime(2025, 1, 1)
+        delta = dt.timedelta(seconds=_parse_step(gen.step, source))
+        dates = [day0 + k * delta for k in range(1, n)]
         values = dates if gen.type == "date" else [ObjectId.from_datetime(d) for d in dates]
     keys = [sort_key(v) for v in values]
     if any(a >= b for a, b in itertools.pairwise(keys)):

@@ -128,7 +128,7 @@ def load_cluster_file(path: str | Path, text: str | None = None) -> ClusterFile:
 def position(data: Any, loc: tuple[Any, ...]) -> tuple[int, int]:
     """1-based line/column of the deepest node of `loc` that exists in the YAML tree."""
     line, col = 1, 1
-    node = data
+    node: Any = data
     for part in loc:
         try:
             if isinstance(part, int) and isinstance(node, list):
