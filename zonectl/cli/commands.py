@@ -6,7 +6,9 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from zonectl.cli import plan_cmd, sandbox_cmd
+    from zonectl.cli import apply_cmd, plan_cmd, recover_cmd, sandbox_cmd
 
     app.command("plan")(plan_cmd.command)
+    app.command("apply")(apply_cmd.command)
+    app.command("recover")(recover_cmd.command)
     app.command("sandbox")(sandbox_cmd.command)

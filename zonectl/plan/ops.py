@@ -263,6 +263,7 @@ class MoveRange(Op):
     min: Mapping[str, Any]
     max: Mapping[str, Any]
     to_shard: str
+    force_jumbo: bool = False  # apply --force-jumbo (reference §4.3)
 
     @property
     def namespace(self) -> str:
@@ -272,12 +273,15 @@ class MoveRange(Op):
         return f"move {format_range(self.min, self.max)} of {self.ns} to {self.to_shard}"
 
     def command(self) -> dict[str, Any]:
-        return {
+        command: dict[str, Any] = {
             "moveRange": self.ns,
             "min": dict(self.min),
             "max": dict(self.max),
             "toShard": self.to_shard,
         }
+        if self.force_jumbo:
+            command["forceJumbo"] = True
+        return command
 
 
 OP_CLASSES: tuple[type[Op], ...] = (

@@ -1,0 +1,151 @@
+"""The executor: one function per op class, each sending exactly `op.command()` to
+`op.database`; a server error becomes an OpFailedError naming the op, its namespace and
+MongoDB's code, codeName and message."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pymongo import MongoClient
+from pymongo.errors import OperationFailure, PyMongoError
+
+from zonectl.apply.moves import MoveChunk
+from zonectl.errors import ClusterError, redact
+from zonectl.plan.ops import (
+    AddShardToZone,
+    AssignZoneRange,
+    MoveRange,
+    Op,
+    RemoveShardFromZone,
+    RemoveZoneRange,
+    SetBalancerEnabled,
+    SetBalancerWindow,
+    SetCollectionBalancing,
+    SplitChunk,
+)
+
+Client = MongoClient[dict[str, Any]]
+Reply = Mapping[str, Any]
+
+
+class OpFailedError(ClusterError):
+    """The server refused an op; `code`/`code_name` let callers react (ChunkTooBig, ...)."""
+
+    def __init__(self, op: Op, code: int | None, code_name: str, errmsg: str) -> None:
+        where = f" of {op.namespace}" if op.namespace else ""
+        name = next(iter(op.command()))
+        shown = f"{code_name} ({code})" if code is not None else "error"
+        super().__init__(f"{name}{where} failed ({op.describe()}): {shown}: {redact(errmsg)}")
+        self.op = op
+        self.code = code
+        self.code_name = code_name
+        self.errmsg = errmsg
+
+
+class OutcomeUnknownError(ClusterError):
+    """The connection dropped while an op was in flight: it may or may not have applied."""
+
+
+def _send(client: Client, op: Op) -> Reply:
+    command = op.command()
+    try:
+        return client[op.database].command(command)
+    except OperationFailure as exc:
+        details = exc.details or {}
+        raise OpFailedError(
+            op, exc.code, str(details.get("codeName", "")), str(details.get("errmsg", exc))
+        ) from None
+    except PyMongoError as exc:
+        raise OutcomeUnknownError(
+            f"{op.describe()}: the connection failed, the outcome is unknown: {redact(str(exc))}",
+            hint="rerun `zonectl apply`: it re-reads the cluster and plans what is left",
+        ) from None
+
+
+def _write(client: Client, op: Op, must_match: bool) -> Reply:
+    """An `update` command answers ok with writeErrors inside; those are failures too."""
+    reply = _send(client, op)
+    errors = reply.get("writeErrors") or []
+    if errors:
+        first = errors[0]
+        raise OpFailedError(
+            op, first.get("code"), str(first.get("codeName", "")), str(first.get("errmsg"))
+        )
+    wce = reply.get("writeConcernError")
+    if wce:
+        raise OpFailedError(
+            op, wce.get("code"), str(wce.get("codeName", "")), str(wce.get("errmsg"))
+        )
+    if must_match and not reply.get("n"):
+        raise OpFailedError(
+            op, None, "NamespaceNotFound", f"no config.collections entry {op.namespace}"
+        )
+    return reply
+
+
+def add_shard_to_zone(client: Client, op: AddShardToZone) -> Reply:
+    return _send(client, op)
+
+
+def remove_shard_from_zone(client: Client, op: RemoveShardFromZone) -> Reply:
+    return _send(client, op)
+
+
+def assign_zone_range(client: Client, op: AssignZoneRange) -> Reply:
+    return _send(client, op)
+
+
+def remove_zone_range(client: Client, op: RemoveZoneRange) -> Reply:
+    # ok even when nothing matched (reference §1.6): apply verifies in config.tags after.
+    return _send(client, op)
+
+
+def set_collection_balancing(client: Client, op: SetCollectionBalancing) -> Reply:
+    return _write(client, op, must_match=True)
+
+
+def set_balancer_enabled(client: Client, op: SetBalancerEnabled) -> Reply:
+    return _send(client, op)
+
+
+def set_balancer_window(client: Client, op: SetBalancerWindow) -> Reply:
+    return _write(client, op, must_match=False)
+
+
+def split_chunk(client: Client, op: SplitChunk) -> Reply:
+    return _send(client, op)
+
+
+def move_range(client: Client, op: MoveRange) -> Reply:
+    return _send(client, op)
+
+
+def move_chunk(client: Client, op: MoveChunk) -> Reply:
+    return _send(client, op)
+
+
+HANDLERS: dict[type[Op], Callable[[Client, Any], Reply]] = {
+    AddShardToZone: add_shard_to_zone,
+    RemoveShardFromZone: remove_shard_from_zone,
+    AssignZoneRange: assign_zone_range,
+    RemoveZoneRange: remove_zone_range,
+    SetCollectionBalancing: set_collection_balancing,
+    SetBalancerEnabled: set_balancer_enabled,
+    SetBalancerWindow: set_balancer_window,
+    SplitChunk: split_chunk,
+    MoveRange: move_range,
+    MoveChunk: move_chunk,
+}
+
+
+def execute(client: Client, op: Op) -> Reply:
+    handler = HANDLERS.get(type(op))
+    if handler is None:
+        raise ClusterError(f"zonectl cannot execute op kind {op.kind!r}")
+    return handler(client, op)
+
+
+def bind(client: Client) -> Callable[[Op], Reply]:
+    """The executor as apply's `send` port."""
+    return lambda op: execute(client, op)

@@ -1,0 +1,171 @@
+"""Eager migration (DESIGN §5.5): split chunks straddling zone boundaries, then move each
+out-of-zone chunk to the least-loaded shard of its zone, while balancing is paused.
+
+One move per chunk, by design. A run of contiguous out-of-zone chunks could be merged
+(mergeChunks) and moved with one moveRange, since moveRange with both bounds must lie
+inside one chunk (reference §4.2). But the donor refuses a range holding more documents
+than maxChunkSize/avgObjSize +30% (ChunkTooBig, §4.3) and config.chunks does not carry
+sizes, so merging full chunks would trade N migrations that succeed for one that fails.
+moveRange (6.0+) or moveChunk (5.0) therefore names exactly one chunk; `runs` is reported
+next to the command count so the cost of that choice is visible.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from zonectl.apply.executor import OpFailedError
+from zonectl.apply.moves import MoveChunk
+from zonectl.model.cluster import LiveRange
+from zonectl.model.keys import compare, sort_key
+from zonectl.plan.ops import MoveRange, Op, SplitChunk
+
+Chunk = Mapping[str, Any]
+CHUNK_TOO_BIG = 153
+CONFLICTING_OPERATION = 117
+CONFLICT_RETRIES = 5
+CONFLICT_BACKOFF_S = 0.2
+
+
+class MigrationProgress(Protocol):
+    def start(self, ns: str, chunks: int) -> None: ...
+    def advance(self, chunks: int) -> None: ...
+    def note(self, text: str) -> None: ...
+    def finish(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class MoveSet:
+    moves: tuple[Op, ...]
+    violating: int  # out-of-zone chunks
+    runs: int  # maximal runs of contiguous out-of-zone chunks of one zone range
+    jumbo: tuple[str, ...] = ()  # flagged jumbo, skipped without --force-jumbo
+    stranded: tuple[str, ...] = ()  # zones no shard carries: nowhere to move to
+
+
+@dataclass
+class MigrationResult:
+    ns: str
+    splits: int = 0
+    violating: int = 0
+    runs: int = 0
+    commands: int = 0
+    moved: int = 0
+    skipped: list[str] = field(default_factory=list)
+    left: int = 0  # not attempted: the budget ran out
+
+
+def _ranges_index(ranges: Sequence[LiveRange]) -> tuple[list[LiveRange], list[Any]]:
+    ordered = sorted(ranges, key=lambda r: sort_key(r.min))
+    return ordered, [sort_key(r.min) for r in ordered]
+
+
+def zone_of(chunk: Chunk, ordered: list[LiveRange], mins: list[Any]) -> LiveRange | None:
+    """The range wholly containing the chunk, else None (reference §5.2)."""
+    i = bisect.bisect_right(mins, sort_key(chunk["min"])) - 1
+    if i < 0:
+        return None
+    r = ordered[i]
+    return r if compare(chunk["max"], r.max) <= 0 else None
+
+
+def make_splits(ns: str, chunks: Sequence[Chunk], ranges: Sequence[LiveRange]) -> list[SplitChunk]:
+    """`split` at each zone bound lying strictly inside a chunk (what the balancer's round
+    would do first, §5.1 step 2), ascending."""
+    mins = [sort_key(c["min"]) for c in chunks]
+    points: dict[Any, Mapping[str, Any]] = {}
+    for r in ranges:
+        for bound in (r.min, r.max):
+            i = bisect.bisect_right(mins, sort_key(bound)) - 1
+            if i < 0:
+                continue
+            c = chunks[i]
+            if compare(c["min"], bound) < 0 and compare(bound, c["max"]) < 0:
+                points.setdefault(sort_key(bound), bound)
+    return [SplitChunk(ns, dict(points[k])) for k in sorted(points)]
+
+
+def split_locally(chunks: Sequence[Chunk], splits: Sequence[SplitChunk]) -> list[dict[str, Any]]:
+    """The chunks as they will be after `splits` (for --dry-run, which sends nothing)."""
+    out = [dict(c) for c in chunks]
+    for s in splits:
+        mins = [sort_key(c["min"]) for c in out]
+        i = bisect.bisect_right(mins, sort_key(s.middle)) - 1
+        c = out[i]
+        out[i : i + 1] = [{**c, "max": dict(s.middle)}, {**c, "min": dict(s.middle)}]
+    return out
+
+
+def make_moves(
+    ns: str,
+    chunks: Sequence[Chunk],
+    ranges: Sequence[LiveRange],
+    shard_zones: Mapping[str, Sequence[str]],
+    *,
+    major: int,
+    force_jumbo: bool = False,
+) -> MoveSet:
+    """One move per out-of-zone chunk, each to the zone's shard holding the fewest chunks
+    of `ns` at that point (ties by name), so a zone of several shards fills evenly."""
+    ordered, mins = _ranges_index(ranges)
+    load: dict[str, int] = {s: 0 for s in shard_zones}
+    for c in chunks:
+        load[str(c["shard"])] = load.get(str(c["shard"]), 0) + 1
+    moves: list[Op] = []
+    jumbo: list[str] = []
+    stranded: set[str] = set()
+    violating = runs = 0
+    previous: LiveRange | None = None
+    for c in chunks:
+        r = zone_of(c, ordered, mins)
+        shard = str(c["shard"])
+        if r is None or r.zone in shard_zones.get(shard, ()):
+            previous = None
+            continue
+        violating += 1
+        if previous is not r:
+            runs += 1
+        previous = r
+        holders = sorted(s for s, zones in shard_zones.items() if r.zone in zones)
+        if not holders:
+            stranded.add(r.zone)
+            continue
+        if c.get("jumbo") and not force_jumbo:
+            jumbo.append(f"{ns} {_text(c)}")
+            continue
+        to = min(holders, key=lambda s: (load.get(s, 0), s))
+        load[to] = load.get(to, 0) + 1
+        load[shard] -= 1
+        lo, hi = dict(c["min"]), dict(c["max"])
+        if major >= 6:
+            moves.append(MoveRange(ns, lo, hi, to, force_jumbo=force_jumbo))
+        else:
+            moves.append(MoveChunk(ns, lo, hi, to, force_jumbo=force_jumbo))
+    return MoveSet(tuple(moves), violating, runs, tuple(jumbo), tuple(sorted(stranded)))
+
+
+def _text(c: Chunk) -> str:
+    from zonectl.model.keys import format_value
+
+    return f"[{format_value(c['min'])}, {format_value(c['max'])})"
+
+
+def send_move(send: Any, op: Op) -> str:
+    """Send one move: "moved", or "skipped: ..." for ChunkTooBig; ConflictingOperation-
+    InProgress (another migration on the donor or recipient, §4.4) is retried a few times."""
+    for attempt in range(CONFLICT_RETRIES + 1):
+        try:
+            send(op)
+            return "moved"
+        except OpFailedError as exc:
+            if exc.code == CHUNK_TOO_BIG:
+                return f"skipped: {exc.message} (use --force-jumbo to move it anyway)"
+            if exc.code == CONFLICTING_OPERATION and attempt < CONFLICT_RETRIES:
+                time.sleep(CONFLICT_BACKOFF_S * (2**attempt))
+                continue
+            raise
+    raise AssertionError("unreachable")

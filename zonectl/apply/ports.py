@@ -1,0 +1,67 @@
+"""What apply needs from the cluster, as structural interfaces: `zonectl.mongo` implements
+them with pymongo, the CLI wires them together, and apply itself never opens a client."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from zonectl.model.cluster import ClusterState, LiveRange
+from zonectl.plan.ops import Op
+
+Doc = Mapping[str, Any]
+
+
+class LeaseStore(Protocol):
+    def acquire(
+        self, fields: Doc, *, now: dt.datetime, may_take: Callable[[Doc], bool]
+    ) -> dict[str, Any]: ...
+    def renew(self, token: str, expires: dt.datetime) -> bool: ...
+    def update(self, token: str, fields: Doc) -> None: ...
+    def release(self, token: str) -> None: ...
+    def read(self) -> dict[str, Any] | None: ...
+
+
+class JournalStore(Protocol):
+    def open(self, doc: Doc) -> None: ...
+    def event(self, apply_id: str, doc: Doc) -> None: ...
+    def close(self, apply_id: str, outcome: str) -> None: ...
+    def find_open(self) -> list[dict[str, Any]]: ...
+
+
+class BalancingControl(Protocol):
+    def read_no_balance(self, ns: str) -> bool | None: ...
+    def set_no_balance(self, ns: str, value: bool) -> None: ...
+    def balancer_running(self) -> bool: ...
+    def set_balancer(self, running: bool) -> None: ...
+    def wait_idle(self, ns: str | None, timeout_s: float) -> bool: ...
+
+
+class ChunkReader(Protocol):
+    def read_ranges(self, ns: str) -> list[LiveRange]: ...
+    def read_chunks(self, ns: str) -> list[dict[str, Any]]: ...
+    def max_chunk_bytes(self, ns: str) -> int: ...
+
+
+class AuditStore(Protocol):
+    def write(self, doc: Doc) -> None: ...
+
+
+@dataclass(frozen=True)
+class Ports:
+    """Everything apply does to a cluster goes through one of these."""
+
+    send: Callable[[Op], Doc]  # the executor bound to a client
+    read_state: Callable[[Collection[str]], ClusterState]
+    lease: LeaseStore
+    journal: JournalStore
+    balancing: BalancingControl
+    chunks: ChunkReader
+    audit: AuditStore
+    version: str = ""
+
+    @property
+    def major(self) -> int:
+        return int(self.version.split(".")[0]) if self.version[:1].isdigit() else 7

@@ -1,0 +1,323 @@
+"""The apply sequence of DESIGN §5: lease, recover a previous run, re-read and plan,
+confirm, then memberships added, per namespace (paused) ranges removed/added/verified and
+chunks migrated, memberships removed, balancing and balancer settings, audit."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from zonectl.apply import migrate
+from zonectl.apply.migrate import MigrationProgress, MigrationResult, MoveSet
+from zonectl.apply.ports import Ports
+from zonectl.apply.recover import recover_open
+from zonectl.apply.safeguards import (
+    Lease,
+    Recorder,
+    held_lease,
+    journal,
+    paused_balancer,
+    paused_collection,
+    signals_as_interrupts,
+    whoami,
+)
+from zonectl.errors import ClusterError, ZonectlError
+from zonectl.model.keys import sort_key
+from zonectl.plan.ops import (
+    AddShardToZone,
+    AssignZoneRange,
+    Op,
+    RemoveShardFromZone,
+    RemoveZoneRange,
+    SplitChunk,
+)
+from zonectl.plan.value import Plan
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    pause: str = "collection"  # "collection" (noBalance) | "cluster" (balancerStop)
+    wait_timeout_s: float = 60.0
+    migrate_budget_s: float | None = None
+    force_jumbo: bool = False
+    lease_ttl: dt.timedelta = dt.timedelta(minutes=5)
+    operation: str = "apply"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The plan to run (already checked for staleness) and the namespaces to migrate."""
+
+    plan: Plan
+    migrate: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What eager migration would do to one namespace, computed without changing it."""
+
+    ns: str
+    splits: tuple[SplitChunk, ...]
+    moves: MoveSet
+
+
+class Events(MigrationProgress, Protocol):
+    def info(self, text: str) -> None: ...
+    def op(self, op: Op, status: str) -> None: ...
+
+
+@dataclass
+class ApplyResult:
+    apply_id: str = ""
+    plan_id: str = ""
+    ops_total: int = 0
+    ops_done: int = 0
+    recovered: list[str] = field(default_factory=list)
+    migrations: list[MigrationResult] = field(default_factory=list)
+    paused_s: dict[str, float] = field(default_factory=dict)  # per namespace (or "*")
+    range_s: dict[str, float] = field(default_factory=dict)  # time of its range commands
+    warnings: list[str] = field(default_factory=list)
+    changed: bool = False
+
+
+def preview_migration(ports: Ports, ns: str, force_jumbo: bool) -> Preview:
+    chunks = ports.chunks.read_chunks(ns)
+    ranges = ports.chunks.read_ranges(ns)
+    splits = migrate.make_splits(ns, chunks, ranges)
+    after = migrate.split_locally(chunks, splits)
+    state = ports.read_state([ns])
+    zones = {s.id: tuple(s.zones) for s in state.shards if not s.draining}
+    moves = migrate.make_moves(ns, after, ranges, zones, major=ports.major, force_jumbo=force_jumbo)
+    return Preview(ns, tuple(splits), moves)
+
+
+def run_apply(
+    ports: Ports,
+    options: ApplyOptions,
+    prepare: Callable[[], Prepared],
+    confirm: Callable[[Prepared, Sequence[Preview]], bool],
+    events: Events,
+) -> ApplyResult:
+    result = ApplyResult()
+    with (
+        signals_as_interrupts(),
+        held_lease(ports.lease, operation=options.operation, ttl=options.lease_ttl) as lease,
+    ):
+        result.recovered = recover_open(ports.journal, ports.balancing)
+        for line in result.recovered:
+            events.info(f"recovered: {line}")
+        prepared = prepare()
+        plan = prepared.plan
+        result.plan_id, result.ops_total = plan.plan_id, len(plan.ops)
+        lease.set_plan(plan.plan_id)
+        previews = [preview_migration(ports, ns, options.force_jumbo) for ns in prepared.migrate]
+        previews = [p for p in previews if p.splits or p.moves.violating]
+        if not plan.ops and not previews:
+            return result
+        if not confirm(prepared, previews):
+            raise ZonectlError("apply cancelled; nothing was changed")
+        _Runner(ports, options, events, lease, result).run(plan, previews)
+    return result
+
+
+class _Runner:
+    def __init__(
+        self, ports: Ports, options: ApplyOptions, events: Events, lease: Lease, result: ApplyResult
+    ) -> None:
+        self.ports, self.options, self.events = ports, options, events
+        self.lease, self.result = lease, result
+        self.index = 0
+        self.rec: Recorder | None = None
+
+    def run(self, plan: Plan, previews: Sequence[Preview]) -> None:
+        result = self.result
+        result.apply_id = uuid.uuid4().hex[:12]
+        header = {
+            "_id": result.apply_id,
+            "plan_id": plan.plan_id,
+            "policy_digest": plan.policy_digest,
+            "fingerprint": plan.fingerprint,
+            **whoami(),
+            "ops": [op.describe() for op in plan.ops],
+        }
+        started = dt.datetime.now(dt.UTC)
+        outcome = "failed"
+        try:
+            with journal(self.ports.journal, header) as rec:
+                self.rec = rec
+                try:
+                    self._sequence(plan, previews)
+                finally:
+                    result.warnings.extend(rec.warnings)
+            outcome = "done"
+        except KeyboardInterrupt:
+            outcome = "interrupted"
+            raise
+        finally:
+            self._audit(header, started, outcome)
+
+    def _sequence(self, plan: Plan, previews: Sequence[Preview]) -> None:
+        adds = [op for op in plan.ops if isinstance(op, AddShardToZone)]
+        removes = [op for op in plan.ops if isinstance(op, RemoveShardFromZone)]
+        by_ns: dict[str, list[Op]] = {}
+        for op in plan.ops:
+            if isinstance(op, AssignZoneRange | RemoveZoneRange):
+                by_ns.setdefault(op.ns, []).append(op)
+        rest = [op for op in plan.ops if op not in adds and op not in removes]
+        rest = [op for op in rest if not isinstance(op, AssignZoneRange | RemoveZoneRange)]
+        migrating = {p.ns for p in previews}
+        order = list(by_ns) + sorted(migrating - set(by_ns))
+        for op in adds:
+            self._step(op)
+        if order:
+            with self._cluster_pause():
+                for ns in order:
+                    self._namespace(ns, by_ns.get(ns, []), ns in migrating)
+        for op in removes:
+            self._step(op)
+        for op in rest:
+            self._step(op)
+
+    @contextlib.contextmanager
+    def _cluster_pause(self) -> Iterator[None]:
+        if self.options.pause != "cluster":
+            yield
+            return
+        assert self.rec is not None
+        t0 = time.monotonic()
+        with paused_balancer(self.ports.balancing, self.rec):
+            self._wait(None)
+            yield
+        self.result.paused_s["*"] = time.monotonic() - t0
+
+    def _namespace(self, ns: str, ops: list[Op], migrate_it: bool) -> None:
+        assert self.rec is not None
+        per_collection = self.options.pause != "cluster"
+        t0 = time.monotonic()
+        pause = (
+            paused_collection(self.ports.balancing, self.rec, ns)
+            if per_collection
+            else contextlib.nullcontext(False)
+        )
+        with pause:
+            if per_collection:
+                self._wait(ns)
+            t_ops = time.monotonic()
+            for op in ops:
+                self._step(op)
+            self.result.range_s[ns] = time.monotonic() - t_ops
+            if ops:
+                self._verify(ns, ops)
+            if migrate_it:
+                self._migrate(ns)
+        if per_collection:
+            self.result.paused_s[ns] = time.monotonic() - t0
+
+    def _wait(self, ns: str | None) -> None:
+        if ns is not None and self.ports.balancing.read_no_balance(ns) is None:
+            return  # not sharded: nothing can be migrating
+        if not self.ports.balancing.wait_idle(ns, self.options.wait_timeout_s):
+            what = f"chunks of {ns}" if ns else "chunks"
+            raise ClusterError(
+                f"the balancer was still migrating {what} after "
+                f"{self.options.wait_timeout_s:g}s; balancing restored, {ns or 'the cluster'} "
+                f"left unchanged",
+                hint="rerun later, or raise --wait-timeout",
+            )
+
+    def _step(self, op: Op) -> None:
+        assert self.rec is not None
+        self.lease.check()
+        self.index += 1
+        try:
+            self.ports.send(op)
+        except ZonectlError:
+            self.events.op(op, "failed")
+            self.rec.step(self.index, op.kind, op.describe(), "failed")
+            raise
+        self.result.changed = True
+        self.result.ops_done += 1 if not isinstance(op, SplitChunk) else 0
+        self.rec.step(self.index, op.kind, op.describe(), "done")
+        self.events.op(op, "done")
+
+    def _verify(self, ns: str, ops: list[Op]) -> None:
+        """Re-read config.tags: a removal whose bounds match nothing answers ok (§1.6), so
+        only the stored documents say whether the change happened."""
+        live = {
+            (sort_key(r.min), sort_key(r.max), r.zone) for r in self.ports.chunks.read_ranges(ns)
+        }
+        live_bounds = {(lo, hi) for lo, hi, _ in live}
+        for op in ops:
+            if isinstance(op, AssignZoneRange):
+                ok = (sort_key(op.min), sort_key(op.max), op.zone) in live
+            elif isinstance(op, RemoveZoneRange):
+                ok = (sort_key(op.min), sort_key(op.max)) not in live_bounds
+            else:
+                continue
+            if not ok:
+                raise ClusterError(
+                    f"verification failed for {ns}: after '{op.describe()}' config.tags does "
+                    "not show the change (a removal with inexact bounds succeeds silently)",
+                    hint="run `zonectl plan` to see the live ranges",
+                )
+
+    def _migrate(self, ns: str) -> None:
+        budget = self.options.migrate_budget_s
+        deadline = None if budget is None else time.monotonic() + budget
+        res = MigrationResult(ns)
+        self.result.migrations.append(res)
+        chunks = self.ports.chunks.read_chunks(ns)
+        ranges = self.ports.chunks.read_ranges(ns)
+        for split in migrate.make_splits(ns, chunks, ranges):
+            self._step(split)
+            res.splits += 1
+        preview = preview_migration(self.ports, ns, self.options.force_jumbo)
+        moveset = preview.moves
+        res.violating, res.runs = moveset.violating, moveset.runs
+        res.skipped.extend(f"{c}: jumbo (use --force-jumbo)" for c in moveset.jumbo)
+        res.skipped.extend(f"zone {z} of {ns}: no shard carries it" for z in moveset.stranded)
+        self.events.start(ns, len(moveset.moves))
+        try:
+            for n, op in enumerate(moveset.moves):
+                if deadline is not None and time.monotonic() >= deadline:
+                    res.left = len(moveset.moves) - n
+                    self.events.note(f"{ns}: --migrate-budget reached, {res.left} chunk(s) left")
+                    break
+                self.lease.check()
+                assert self.rec is not None
+                self.index += 1
+                res.commands += 1
+                outcome = migrate.send_move(self.ports.send, op)
+                self.rec.step(self.index, op.kind, op.describe(), outcome)
+                if outcome == "moved":
+                    res.moved += 1
+                    self.result.changed = True
+                else:
+                    res.skipped.append(outcome)
+                self.events.advance(1)
+        finally:
+            self.events.finish()
+
+    def _audit(self, header: dict[str, object], started: dt.datetime, outcome: str) -> None:
+        r = self.result
+        doc = {
+            **header,
+            "_id": r.apply_id,
+            "operation": self.options.operation,
+            "started": started,
+            "ended": dt.datetime.now(dt.UTC),
+            "outcome": outcome,
+            "ops_done": r.ops_done,
+            "ops_total": r.ops_total,
+            "migrations": [vars(m) for m in r.migrations],
+            "recovered": r.recovered,
+        }
+        try:
+            self.ports.audit.write(doc)
+        except ZonectlError as exc:
+            r.warnings.append(f"audit record not written: {exc.message}")

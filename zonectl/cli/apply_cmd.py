@@ -1,0 +1,240 @@
+"""`zonectl apply`: re-read, refuse a stale saved plan, confirm, then run the plan behind
+the lease, the balancing pause and the journal (zonectl.apply.run)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zonectl.apply.dryrun import dry_run_commands
+from zonectl.apply.ports import Ports
+from zonectl.apply.progress import ConsoleEvents
+from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migration, run_apply
+from zonectl.cli.apply_wiring import (
+    CommandEcho,
+    build_ports,
+    command_line,
+    make_confirm,
+    parse_duration,
+)
+from zonectl.cli.boundary import guarded, stderr
+from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
+from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
+from zonectl.model.desired import DesiredState
+from zonectl.mongo import connect, read_cluster_state, read_impacts
+from zonectl.mongo.connect import Connection
+from zonectl.plan.planner import make_plan
+from zonectl.plan.serialize import load_plan
+from zonectl.plan.value import Plan, make_fingerprint
+from zonectl.render import render_text
+from zonectl.settings import Settings
+
+
+class Pause(StrEnum):
+    collection = "collection"
+    cluster = "cluster"
+
+
+@guarded
+def command(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Policy files or directories (or use --plan).")
+    ] = None,
+    uri: Annotated[str | None, uri_option()] = None,
+    plan_file: Annotated[
+        Path | None,
+        typer.Option("--plan", help="Apply a plan saved by `zonectl plan -o`; refused if stale."),
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Print the commands that would be sent; change nothing."),
+    ] = False,
+    migrate: Annotated[
+        bool,
+        typer.Option("--migrate", help="Also split and move out-of-zone chunks now, while paused."),
+    ] = False,
+    pause: Annotated[
+        Pause,
+        typer.Option(
+            help="Pause balancing per collection (noBalance) or stop the whole balancer "
+            "around range changes; the prior state is always restored."
+        ),
+    ] = Pause.collection,
+    wait_timeout: Annotated[
+        str, typer.Option(help="How long to wait for in-flight migrations before giving up.")
+    ] = "60s",
+    migrate_budget: Annotated[
+        str | None,
+        typer.Option(help="Stop migrating after this long (e.g. 30m) and report what is left."),
+    ] = None,
+    force_jumbo: Annotated[
+        bool, typer.Option("--force-jumbo", help="Move chunks too big to migrate normally.")
+    ] = False,
+    namespaces: Annotated[
+        list[str] | None,
+        typer.Option("--namespace", "-n", help="Apply only these namespaces (repeatable)."),
+    ] = None,
+    lease_ttl: Annotated[
+        str, typer.Option(help="Lease lifetime; renewed while running, so a crash frees it.")
+    ] = "5m",
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Print every command sent (redacted).")
+    ] = False,
+) -> int:
+    """Bring the cluster to the policy: exactly the commands the plan lists.
+
+    Takes a lease in zonectl's database (a concurrent run fails naming its
+    holder), finishes an interrupted earlier run, re-reads the cluster, shows
+    the plan and asks for confirmation. Range changes run with balancing of
+    their collection paused (noBalance, or the whole balancer with --pause
+    cluster) and are verified in config.tags; balancing is restored to what
+    it was, also on errors and Ctrl-C. Every step is journaled so `zonectl
+    recover` can clean up after a crash.
+
+    Exit codes: 0 applied (or nothing to do); 1 runtime error, stale plan,
+    lease held; 3 invalid policy; 5 balancing could not be restored: run the
+    printed command; 130 interrupted (balancing restored).
+
+    Examples:
+
+      zonectl apply policies/ --uri sandbox:
+
+      zonectl plan policies/ -o plan.json && zonectl apply --plan plan.json --yes
+
+      zonectl apply policies/ --migrate --migrate-budget 30m --yes
+    """
+    if not paths and plan_file is None:
+        raise UsageError("give policy PATHs, or --plan FILE saved by `zonectl plan -o`")
+    options = ApplyOptions(
+        pause=pause.value,
+        wait_timeout_s=parse_duration(wait_timeout, "--wait-timeout") or 0.0,
+        migrate_budget_s=parse_duration(migrate_budget, "--migrate-budget"),
+        force_jumbo=force_jumbo,
+        lease_ttl=dt.timedelta(seconds=parse_duration(lease_ttl, "--lease-ttl") or 300),
+    )
+    saved = _read_plan(plan_file) if plan_file else None
+    # A saved plan is re-checked against the policy it came from (digest, managed namespaces).
+    sources = paths or ([Path(s) for s in saved.sources] if saved else [])
+    desired = load_desired(sources)
+    database = Settings.from_environ(os.environ).database
+    listeners = [CommandEcho()] if verbose else []
+    with connect(uri, listeners=listeners) as conn:
+        ports = build_ports(conn, database)
+        prepare = _preparer(conn, desired, saved, namespaces, migrate)
+        if dry_run:
+            return _dry_run(ports, options, prepare())
+        events = ConsoleEvents(stderr)
+        result = run_apply(ports, options, prepare, make_confirm(yes, render_text), events)
+    return _summary(result)
+
+
+def _read_plan(path: Path) -> Plan:
+    try:
+        return load_plan(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ZonectlError(f"cannot read plan {path}: {exc.strerror or exc}") from None
+
+
+def _preparer(
+    conn: Connection,
+    desired: DesiredState,
+    saved: Plan | None,
+    only: list[str] | None,
+    migrate: bool,
+) -> Callable[[], Prepared]:
+    managed = sorted(desired.collections)
+    if only:
+        managed = [ns for ns in managed if ns in only]
+
+    def prepare() -> Prepared:
+        now = dt.datetime.now(dt.UTC)
+        actual = read_cluster_state(conn, desired.collections)
+        eager = [
+            ns
+            for ns in managed
+            if ns in actual.collections and (migrate or desired.collections[ns].migrate == "eager")
+        ]
+        if saved is not None:
+            fingerprint = make_fingerprint(actual, frozenset(desired.collections))
+            _check_fresh(saved, desired, actual_fp=fingerprint, now=now)
+            return Prepared(saved, tuple(eager))
+        boundaries, _tick = window_boundaries(desired, now)
+        plan = make_plan(desired, actual, boundaries=boundaries, at=now, namespaces=only or None)
+        for message in plan.warnings:
+            warn(message)
+        return Prepared(plan.with_impacts(read_impacts(conn, actual, plan)), tuple(eager))
+
+    return prepare
+
+
+def _check_fresh(saved: Plan, desired: DesiredState, *, actual_fp: str, now: dt.datetime) -> None:
+    """DESIGN §5.2: a saved plan is applied only against the metadata it was computed from."""
+    if saved.policy_digest and desired.digest and saved.policy_digest != desired.digest:
+        raise StalePlanError(
+            f"saved plan {saved.plan_id} is stale: the policy files changed since it was made",
+            hint="run `zonectl plan -o` again and review the new plan",
+        )
+    if actual_fp != saved.fingerprint:
+        raise StalePlanError(
+            f"saved plan {saved.plan_id} is stale: the cluster's zone metadata changed since "
+            f"it was made at {saved.at.isoformat()}",
+            hint="run `zonectl plan -o` again and review the new plan",
+        )
+    if saved.valid_until is not None and now >= saved.valid_until:
+        raise StalePlanError(
+            f"saved plan {saved.plan_id} is stale: its firehose window moved at "
+            f"{saved.valid_until.isoformat()}",
+            hint="run `zonectl plan -o` again (or `zonectl rotate` from cron)",
+        )
+
+
+def _dry_run(ports: Ports, options: ApplyOptions, prepared: Prepared) -> int:
+    previews = [preview_migration(ports, ns, options.force_jumbo) for ns in prepared.migrate]
+    previews = [p for p in previews if p.splits or p.moves.violating]
+    plan = prepared.plan
+    nss = {getattr(op, "ns", None) for op in plan.ops} | {p.ns for p in previews}
+    no_balance = {ns: ports.balancing.read_no_balance(ns) for ns in nss if ns}
+    commands = dry_run_commands(
+        plan, previews, options, no_balance, ports.balancing.balancer_running()
+    )
+    for database, cmd in commands:
+        sys.stdout.write(command_line(database, cmd) + "\n")
+    stderr.print(
+        f"dry run: {len(commands)} command(s) for plan {plan.plan_id}; nothing was sent",
+        markup=False,
+    )
+    return int(ExitCode.OK)
+
+
+def _summary(result: ApplyResult) -> int:
+    for message in result.warnings:
+        warn(message)
+    if not result.apply_id:
+        stderr.print("No changes: the cluster matches the policy.", markup=False)
+        return int(ExitCode.OK)
+    moved = sum(m.moved for m in result.migrations)
+    skipped = sum(len(m.skipped) for m in result.migrations)
+    left = sum(m.left for m in result.migrations)
+    paused = sum(result.paused_s.values())
+    line = (
+        f"zonectl: applied plan {result.plan_id} (apply {result.apply_id}): "
+        f"{result.ops_done}/{result.ops_total} op(s)"
+    )
+    if result.migrations:
+        line += f", {moved} chunk(s) moved, {skipped} skipped, {left} left"
+    line += f"; balancing paused {paused:.1f}s in total and restored"
+    stderr.print(line, markup=False)
+    for m in result.migrations:
+        for reason in m.skipped:
+            warn(reason)
+        if m.left:
+            warn(f"{m.ns}: {m.left} out-of-zone chunk(s) left: the budget ran out; rerun apply")
+    return int(ExitCode.OK)

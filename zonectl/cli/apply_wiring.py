@@ -1,0 +1,112 @@
+"""Wiring shared by `apply` and `recover`: the mongo implementations of apply's ports,
+`-v` command echo, durations like `90s`/`10m`, and the confirmation prompt."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+import typer
+from bson import json_util
+from pymongo import monitoring
+
+from zonectl.apply.executor import bind
+from zonectl.apply.ports import Ports
+from zonectl.apply.run import Prepared, Preview
+from zonectl.cli.boundary import stderr
+from zonectl.errors import UsageError, ZonectlError, redact
+from zonectl.model.cluster import ClusterState
+from zonectl.mongo.audit import MongoAudit
+from zonectl.mongo.balancing import MongoBalancing
+from zonectl.mongo.chunks_read import MongoChunks
+from zonectl.mongo.connect import Connection
+from zonectl.mongo.journal import MongoJournal
+from zonectl.mongo.lease import MongoLease
+from zonectl.mongo.state import read_cluster_state
+
+_QUIET_COMMANDS = {"hello", "ismaster", "isMaster", "saslStart", "saslContinue", "endSessions"}
+_DROP_FIELDS = {"lsid", "$clusterTime", "$db", "$readPreference", "txnNumber"}
+
+
+def build_ports(conn: Connection, database: str) -> Ports:
+    client = conn.client
+
+    def read_state(namespaces: Collection[str]) -> ClusterState:
+        return read_cluster_state(conn, namespaces)
+
+    return Ports(
+        send=bind(client),
+        read_state=read_state,
+        lease=MongoLease(client, database),
+        journal=MongoJournal(client, database),
+        balancing=MongoBalancing(client),
+        chunks=MongoChunks(client, conn.version),
+        audit=MongoAudit(client, database),
+        version=conn.version,
+    )
+
+
+class CommandEcho(monitoring.CommandListener):
+    """`-v`: every command sent, one line of relaxed extended JSON on stderr, redacted."""
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        if event.command_name in _QUIET_COMMANDS:
+            return
+        body = {k: v for k, v in event.command.items() if k not in _DROP_FIELDS}
+        text = json_util.dumps(body, json_options=json_util.RELAXED_JSON_OPTIONS)
+        stderr.print(f"  -> {event.database_name}: {redact(text)}", markup=False)
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        pass
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        pass
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+
+
+def parse_duration(text: str | None, option: str) -> float | None:
+    """Seconds from `90`, `90s`, `500ms`, `10m`, `1h`; None when absent."""
+    if text is None:
+        return None
+    match = _DURATION.match(text)
+    if not match:
+        raise UsageError(f"{option}: {text!r} is not a duration like 90s, 10m or 1h")
+    scale = {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
+def command_line(database: str, command: Mapping[str, Any]) -> str:
+    text = json_util.dumps(dict(command), json_options=json_util.RELAXED_JSON_OPTIONS)
+    return f"{database}: {redact(text)}"
+
+
+def make_confirm(yes: bool, render: Any) -> Any:
+    """The confirmation step: shows the plan on stderr, then asks unless `--yes`."""
+
+    def confirm(prepared: Prepared, previews: Sequence[Preview]) -> bool:
+        stderr.print(render(prepared.plan), markup=False, end="")
+        for p in previews:
+            stderr.print(
+                f"--migrate {p.ns}: {len(p.splits)} split(s), {p.moves.violating} out-of-zone "
+                f"chunk(s) to move now ({len(p.moves.moves)} command(s))",
+                markup=False,
+            )
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            raise ZonectlError(
+                "refusing to apply without confirmation: stdin is not a terminal",
+                hint="review with `zonectl plan`, then rerun with --yes",
+            )
+        return bool(typer.confirm("Apply these changes?", default=False, err=True))
+
+    return confirm
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, indent=2, default=str)

@@ -1,0 +1,84 @@
+"""`zonectl recover`: restore what an interrupted apply left (balancing paused by it, its
+open journal) and release the lease; `--break-lease` frees a lease held by someone else."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+import uuid
+from typing import Annotated
+
+import typer
+
+from zonectl.apply.ports import Ports
+from zonectl.apply.recover import recover_open
+from zonectl.apply.safeguards import held_lease, whoami
+from zonectl.cli.apply_wiring import build_ports
+from zonectl.cli.boundary import guarded, stderr
+from zonectl.cli.common import uri_option
+from zonectl.errors import ExitCode, ZonectlError
+from zonectl.mongo import connect
+from zonectl.mongo.lease import describe_holder
+from zonectl.settings import Settings
+
+
+@guarded
+def command(
+    uri: Annotated[str | None, uri_option()] = None,
+    break_lease: Annotated[
+        bool,
+        typer.Option(
+            "--break-lease",
+            help="Take the lease even if another run holds it. Check first that it is dead.",
+        ),
+    ] = False,
+) -> int:
+    """Finish an interrupted apply: restore balancing, close its journal, free the lease.
+
+    A run killed with SIGKILL, or cut off from the cluster, may leave
+    collections with noBalance set by zonectl, the balancer stopped by it,
+    and the lease held. recover restores exactly the prior states its
+    journal recorded (a balancer someone else stopped stays stopped) and
+    releases the lease. The next `zonectl apply` does the same by itself
+    before it re-plans.
+
+    Exit codes: 0 done (or nothing to do); 1 runtime error or lease held by a
+    live run; 5 balancing could not be restored: run the printed command.
+    """
+    database = Settings.from_environ(os.environ).database
+    with connect(uri) as conn:
+        ports = build_ports(conn, database)
+        before = ports.lease.read()
+        with held_lease(
+            ports.lease,
+            operation="recover",
+            ttl=dt.timedelta(minutes=5),
+            break_lease=break_lease,
+        ):
+            if before is not None:
+                stderr.print(
+                    f"zonectl: took over the lease of {describe_holder(before)}", markup=False
+                )
+            done = recover_open(ports.journal, ports.balancing)
+            _audit(ports, done)
+    for line in done:
+        stderr.print(f"zonectl: recovered: {line}", markup=False)
+    if not done:
+        stderr.print("zonectl: nothing to recover", markup=False)
+    stderr.print("zonectl: lease released", markup=False)
+    return int(ExitCode.OK)
+
+
+def _audit(ports: Ports, done: list[str]) -> None:
+    # Best effort: the recovery itself succeeded.
+    with contextlib.suppress(ZonectlError):
+        ports.audit.write(
+            {
+                "_id": uuid.uuid4().hex[:12],
+                "operation": "recover",
+                **whoami(),
+                "ended": dt.datetime.now(dt.UTC),
+                "recovered": done,
+            }
+        )

@@ -1,0 +1,52 @@
+"""Reads for apply's checks and eager migration: a namespace's zone ranges as config.tags
+stores them, its chunks in key order (by `uuid` on 5.0+, `ns` on 4.4, reference §2.3), and
+its max chunk size."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pymongo.errors import PyMongoError
+
+from zonectl.errors import ClusterError, redact
+from zonectl.model.cluster import LiveRange
+from zonectl.mongo.connect import Client
+
+DEFAULT_CHUNK_MB = {4: 64, 5: 64}  # 128 MB from 6.0 (§2.5)
+
+
+class MongoChunks:
+    def __init__(self, client: Client, version: str) -> None:
+        self.client = client
+        self.major = int(version.split(".")[0]) if version[:1].isdigit() else 7
+
+    def read_ranges(self, ns: str) -> list[LiveRange]:
+        docs = self._read(lambda: list(self.client.config.tags.find({"ns": ns})))
+        return [LiveRange(ns, str(d["tag"]), dict(d["min"]), dict(d["max"])) for d in docs]
+
+    def read_chunks(self, ns: str) -> list[dict[str, Any]]:
+        """min, max, shard, jumbo of every chunk of `ns`, sorted by min (the unique
+        {uuid|ns: 1, min: 1} index serves the sort)."""
+        coll = self._read(lambda: self.client.config.collections.find_one({"_id": ns}))
+        if coll is None:
+            return []
+        where = {"uuid": coll["uuid"]} if self.major >= 5 and "uuid" in coll else {"ns": ns}
+        fields = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1}
+        docs: list[dict[str, Any]] = self._read(
+            lambda: [dict(d) for d in self.client.config.chunks.find(where, fields).sort("min", 1)]
+        )
+        return docs
+
+    def max_chunk_bytes(self, ns: str) -> int:
+        coll = self._read(lambda: self.client.config.collections.find_one({"_id": ns})) or {}
+        if coll.get("maxChunkSizeBytes"):
+            return int(coll["maxChunkSizeBytes"])
+        setting = self._read(lambda: self.client.config.settings.find_one({"_id": "chunksize"}))
+        mb = int(setting["value"]) if setting and setting.get("value") else None
+        return (mb or DEFAULT_CHUNK_MB.get(self.major, 128)) * 1024 * 1024
+
+    def _read(self, fn: Any) -> Any:
+        try:
+            return fn()
+        except PyMongoError as exc:
+            raise ClusterError(f"reading config metadata failed: {redact(str(exc))}") from None
