@@ -132,10 +132,10 @@ def position(data: Any, loc: tuple[Any, ...]) -> tuple[int, int]:
     for part in loc:
         try:
             if isinstance(part, int) and isinstance(node, list):
-                ln, cl = node.lc.item(part)
+                ln, cl = getattr(node, "lc").item(part)  # noqa: B009 - ruamel's position data
                 node = node[part]
             elif isinstance(node, dict) and part in node:
-                ln, cl = node.lc.key(part)
+                ln, cl = getattr(node, "lc").key(part)  # noqa: B009
                 node = node[part]
             else:
                 break

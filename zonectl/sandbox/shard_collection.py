@@ -159,8 +159,9 @@ def _initial_layout(
         n = body.get("numInitialChunks") or 2 * len(all_shards)
         if not isinstance(n, int) or n < 1:
             n = 2 * len(all_shards)
-        points = [{**lo, first: Int64(-(2**63) + (k * 2**64) // n)} for k in range(1, int(n))]
-        bounds = [lo, *points, hi]
+        bounds: list[dict[str, Any]] = [lo]
+        bounds += [{**lo, first: Int64(-(2**63) + (k * 2**64) // n)} for k in range(1, int(n))]
+        bounds.append(hi)
         cycle = itertools.cycle(all_shards)
         return bounds, [next(cycle) for _ in range(len(bounds) - 1)]
     return [lo, hi], [primary]
