@@ -87,7 +87,7 @@ def test_more_to_come_gets_no_reply(sb: Any) -> None:
     with connect(sb) as sock:
         sock.sendall(op_msg({"insert": "m", "documents": [{"_id": 1}], "$db": "rawwire"}, flags=2))
         sock.sendall(op_msg({"count": "m", "$db": "rawwire"}, request_id=9))
-        op, response_to, body = recv_message(sock)
+        _op, response_to, body = recv_message(sock)
         assert response_to == 9 and bson.decode(body[5:])["n"] == 1
 
 
