@@ -251,14 +251,13 @@ class _Runner:
         live = {
             (sort_key(r.min), sort_key(r.max), r.zone) for r in self.ports.chunks.read_ranges(ns)
         }
-        live_bounds = {(lo, hi) for lo, hi, _ in live}
         for op in ops:
-            if isinstance(op, AssignZoneRange):
-                ok = (sort_key(op.min), sort_key(op.max), op.zone) in live
-            elif isinstance(op, RemoveZoneRange):
-                ok = (sort_key(op.min), sort_key(op.max)) not in live_bounds
-            else:
+            if not isinstance(op, AssignZoneRange | RemoveZoneRange):
                 continue
+            # A removal carries the live zone: the same bounds re-assigned to another zone
+            # in this plan are another document, so (min, max, zone) decides both ways.
+            present = (sort_key(op.min), sort_key(op.max), op.zone) in live
+            ok = present if isinstance(op, AssignZoneRange) else not present
             if not ok:
                 raise ClusterError(
                     f"verification failed for {ns}: after '{op.describe()}' config.tags does "
