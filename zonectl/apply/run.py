@@ -108,21 +108,35 @@ def run_apply(
         signals_as_interrupts(),
         held_lease(ports.lease, operation=options.operation, ttl=options.lease_ttl) as lease,
     ):
-        result.recovered = recover_open(ports.journal, ports.balancing)
-        for line in result.recovered:
-            events.info(f"recovered: {line}")
-        prepared = prepare()
-        plan = prepared.plan
-        result.plan_id, result.ops_total = plan.plan_id, len(plan.ops)
-        lease.set_plan(plan.plan_id)
-        previews = [preview_migration(ports, ns, options.force_jumbo) for ns in prepared.migrate]
-        previews = [p for p in previews if p.splits or p.moves.violating]
-        if not plan.ops and not previews:
-            return result
-        if not confirm(prepared, previews):
-            raise ZonectlError("apply cancelled; nothing was changed")
-        _Runner(ports, options, events, lease, result).run(plan, previews)
+        _run_leased(ports, options, prepare, confirm, events, lease, result)
+    result.warnings.extend(lease.warnings)
     return result
+
+
+def _run_leased(
+    ports: Ports,
+    options: ApplyOptions,
+    prepare: Callable[[], Prepared],
+    confirm: Callable[[Prepared, Sequence[Preview]], bool],
+    events: Events,
+    lease: Lease,
+    result: ApplyResult,
+) -> None:
+    # Resume by re-planning: first undo what an interrupted run left, then read afresh.
+    result.recovered = recover_open(ports.journal, ports.balancing)
+    for line in result.recovered:
+        events.info(f"recovered: {line}")
+    prepared = prepare()
+    plan = prepared.plan
+    result.plan_id, result.ops_total = plan.plan_id, len(plan.ops)
+    lease.set_plan(plan.plan_id)
+    previews = [preview_migration(ports, ns, options.force_jumbo) for ns in prepared.migrate]
+    previews = [p for p in previews if p.splits or p.moves.violating]
+    if not plan.ops and not previews:
+        return
+    if not confirm(prepared, previews):
+        raise ZonectlError("apply cancelled; nothing was changed")
+    _Runner(ports, options, events, lease, result).run(plan, previews)
 
 
 class _Runner:

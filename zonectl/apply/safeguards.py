@@ -59,6 +59,7 @@ class Lease:
     ttl: dt.timedelta
     doc: dict[str, Any]
     lost: threading.Event = field(default_factory=threading.Event)
+    warnings: list[str] = field(default_factory=list)
 
     def check(self) -> None:
         """Called before every state-changing step: never act without the lease."""
@@ -68,7 +69,11 @@ class Lease:
             )
 
     def set_plan(self, plan_id: str) -> None:
-        self.store.update(self.token, {"plan_id": plan_id})
+        """Name the plan in the lease, for whoever is refused it; informational only."""
+        try:
+            self.store.update(self.token, {"plan_id": plan_id})
+        except ZonectlError as exc:
+            self.warnings.append(f"lease not updated with the plan id: {exc.message}")
 
 
 @contextlib.contextmanager
@@ -105,7 +110,12 @@ def held_lease(
     finally:
         stop.set()
         thread.join(timeout=5)
-        store.release(token)
+        try:
+            store.release(token)
+        except ZonectlError as exc:
+            # Not worth failing a finished run for: the lease expires at its TTL, and a
+            # run on this host takes over a dead holder's lease at once.
+            lease.warnings.append(f"{exc.message}; the lease expires by itself")
 
 
 def _renew_loop(lease: Lease, stop: threading.Event) -> None:
