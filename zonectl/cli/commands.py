@@ -6,9 +6,11 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from zonectl.cli import apply_cmd, plan_cmd, recover_cmd, sandbox_cmd
+    from zonectl.cli import apply_cmd, export_cmd, plan_cmd, recover_cmd, sandbox_cmd, status_cmd
 
     app.command("plan")(plan_cmd.command)
     app.command("apply")(apply_cmd.command)
     app.command("recover")(recover_cmd.command)
     app.command("sandbox")(sandbox_cmd.command)
+    app.command("status")(status_cmd.command)
+    app.command("export")(export_cmd.command)

@@ -1,0 +1,88 @@
+"""`zonectl export`: the live zones, ranges and balancer settings as a policy YAML."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zonectl.cli.boundary import guarded, stderr
+from zonectl.cli.common import uri_option, warn
+from zonectl.errors import ExitCode, ZonectlError
+from zonectl.model.cluster import ClusterState
+from zonectl.mongo import connect
+from zonectl.mongo.status import read_full_state
+from zonectl.policy.export import build_policy
+
+
+@guarded
+def command(
+    uri: Annotated[str | None, uri_option()] = None,
+    namespaces: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--namespace",
+            "-n",
+            help="Export only these namespaces (repeatable) and the zones their ranges use; "
+            "no balancer section.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("-o", "--out", help="Write the policy to FILE, not stdout.")
+    ] = None,
+) -> int:
+    """Write the cluster's zones, ranges, per-collection balancing and balancer
+    settings as a policy file, so the first `zonectl plan` of it is empty.
+
+    Bounds are MongoDB Extended JSON exactly as config.tags stores them;
+    comments mark what was found. Firehose windows cannot be recognised from
+    the live ranges: they are exported as plain ranges, to be rewritten as a
+    `firehose:` block by hand. Read-only.
+
+    Exit codes: 0 written; 1 runtime error.
+
+    Examples:
+
+      zonectl export --uri sandbox: -o policies/cluster.yaml
+
+      zonectl export --uri "$ZONECTL_URI" -n app.users > users.yaml
+    """
+    with connect(uri) as conn:
+        state = read_full_state(conn)
+        text, warnings = build_policy(
+            state, source=conn.uri, at=dt.datetime.now(dt.UTC), namespaces=namespaces or None
+        )
+    for name in sorted(set(namespaces or ()) - _known(state)):
+        warn(f"--namespace {name}: neither sharded nor given zone ranges; not exported")
+    for message in warnings:
+        warn(message)
+    if out is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return int(ExitCode.OK)
+    _write_atomically(out, text)
+    stderr.print(f"policy written to {out}", markup=False)
+    return int(ExitCode.OK)
+
+
+def _known(state: ClusterState) -> set[str]:
+    return set(state.collections) | {r.namespace for r in state.ranges}
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """A reader (an editor, a CI job) never sees half a policy file."""
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise ZonectlError(f"cannot write {path}: {exc.strerror or exc}") from None

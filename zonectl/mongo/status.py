@@ -1,0 +1,265 @@
+"""Read everything `zonectl status` shows: shards, zones, ranges, balancer, per-namespace
+compliance (one chunk pass each), balancerCollectionStatus, and zonectl's lease/journal."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from pymongo.errors import OperationFailure, PyMongoError
+
+from zonectl.errors import ClusterError, ZonectlError, redact
+from zonectl.model.cluster import ClusterState
+from zonectl.model.keys import sort_key
+from zonectl.mongo.chunk_scan import ChunkCompliance, Example, read_chunk_compliance
+from zonectl.mongo.connect import Connection
+from zonectl.mongo.journal import MongoJournal
+from zonectl.mongo.lease import MongoLease, describe_holder
+from zonectl.mongo.state import build_cluster_state
+from zonectl.render.status import (
+    BalancerState,
+    ChunkRef,
+    CollectionStatus,
+    LeaseState,
+    OpenJournal,
+    RangeStatus,
+    ShardStatus,
+    StatusReport,
+)
+
+Doc = Mapping[str, Any]
+_GOSSIP = {"ok", "$clusterTime", "operationTime"}
+
+
+def read_status(
+    conn: Connection,
+    *,
+    database: str,
+    now: dt.datetime,
+    namespaces: Collection[str] | None = None,
+) -> StatusReport:
+    """The whole report. `namespaces` limits the per-namespace part (and the shard chunk
+    totals) to those; unknown names are reported in `notes`."""
+    notes: list[str] = []
+    state, colls, balancer_status = _read_config(conn, notes)
+    by_ns = {str(d["_id"]): d for d in colls}
+    names = sorted(set(by_ns) | {r.namespace for r in state.ranges})
+    if namespaces is not None:
+        for missing in sorted(set(namespaces) - set(names)):
+            notes.append(f"{missing}: neither sharded nor given zone ranges")
+        names = [n for n in names if n in set(namespaces)]
+    shard_zones = {s.id: s.zones for s in state.shards}
+    collections = tuple(
+        _collection(conn, state, ns, by_ns.get(ns), shard_zones, notes) for ns in names
+    )
+    totals: dict[str, int] = {}
+    for c in collections:
+        for shard, n in c.per_shard.items():
+            totals[shard] = totals.get(shard, 0) + n
+    owned = _owned_bytes(conn, set(names), notes)
+    lease, journals = _zonectl_state(conn, database, now, notes)
+    b = state.balancer
+    return StatusReport(
+        uri=conn.uri,
+        version=conn.version,
+        balancer=BalancerState(
+            mode=b.mode if not b.stopped else "off",
+            enabled=b.enabled,
+            active_window=b.active_window,
+            in_round=b.in_round,
+            rounds=_int(balancer_status.get("numBalancerRounds")) if balancer_status else None,
+        ),
+        shards=tuple(
+            ShardStatus(
+                s.id,
+                s.host,
+                s.zones,
+                s.draining,
+                totals.get(s.id, 0),
+                owned.get(s.id) if owned is not None else None,
+            )
+            for s in state.shards
+        ),
+        collections=collections,
+        lease=lease,
+        journals=journals,
+        notes=tuple(notes),
+    )
+
+
+def read_full_state(conn: Connection) -> ClusterState:
+    """Every shard, range and sharded collection and the balancer: what `export` needs."""
+    return _read_config(conn, [])[0]
+
+
+def _read_config(
+    conn: Connection, notes: list[str]
+) -> tuple[ClusterState, list[dict[str, Any]], dict[str, Any] | None]:
+    config = conn.client.config
+    try:
+        shards = list(config.shards.find({}))
+        tags = list(config.tags.find({}, {"_id": 0, "ns": 1, "min": 1, "max": 1, "tag": 1}))
+        # 8.0 tracks some unsharded collections (`unsplittable`); they are not sharded (§2.4).
+        colls = [
+            d
+            for d in config.collections.find({})
+            if not d.get("dropped") and not d.get("unsplittable")
+        ]
+        settings = config.settings.find_one({"_id": "balancer"})
+    except PyMongoError as exc:
+        raise ClusterError(
+            f"{conn.uri}: reading config metadata failed: {redact(str(exc))}"
+        ) from None
+    balancer_status = _command(conn, {"balancerStatus": 1}, notes)
+    state = build_cluster_state(
+        version=conn.version,
+        fcv=conn.fcv,
+        shards=shards,
+        tags=tags,
+        collections=colls,
+        balancer=settings,
+        status=balancer_status,
+    )
+    return state, colls, balancer_status
+
+
+def _collection(
+    conn: Connection,
+    state: ClusterState,
+    ns: str,
+    doc: Doc | None,
+    shard_zones: Mapping[str, Sequence[str]],
+    notes: list[str],
+) -> CollectionStatus:
+    live = sorted(state.ranges_of(ns), key=lambda r: (sort_key(r.min), sort_key(r.max)))
+    ranges = tuple(RangeStatus(r.zone, r.min, r.max) for r in live)
+    carried = {z for zones in shard_zones.values() for z in zones}
+    orphan_zones = tuple(sorted({r.zone for r in live} - carried))
+    if doc is None:
+        return CollectionStatus(ns, False, None, None, ranges, zones_without_shard=orphan_zones)
+    scan: ChunkCompliance = read_chunk_compliance(conn, doc, live, shard_zones)
+    server, server_note = _collection_status(conn, ns)
+    return CollectionStatus(
+        namespace=ns,
+        sharded=True,
+        key=dict(doc["key"]),
+        balancing=not bool(doc.get("noBalance", False)),
+        ranges=ranges,
+        chunks=scan.chunks,
+        per_shard=dict(scan.per_shard),
+        outside_zone=scan.outside_zone,
+        straddling=scan.straddling,
+        jumbo=scan.jumbo,
+        first_outside=_ref(scan.first_outside),
+        first_straddling=_ref(scan.first_straddling),
+        zones_without_shard=orphan_zones,
+        server=server,
+        server_note=server_note,
+    )
+
+
+def _ref(example: Example | None) -> ChunkRef | None:
+    if example is None:
+        return None
+    return ChunkRef(example.min, example.max, example.shard, example.zone)
+
+
+def _collection_status(conn: Connection, ns: str) -> tuple[Doc | None, str | None]:
+    """balancerCollectionStatus (4.4+, reference §3.3); its absence is not an error."""
+    try:
+        reply = conn.client.admin.command({"balancerCollectionStatus": ns})
+    except OperationFailure as exc:
+        if exc.code == 59:  # CommandNotFound: the server predates it
+            return None, "not available on this server version"
+        return None, f"failed: {exc.details.get('codeName') if exc.details else exc.code}"
+    except PyMongoError as exc:
+        raise ClusterError(
+            f"{conn.uri}: balancerCollectionStatus failed: {redact(str(exc))}"
+        ) from None
+    return {k: v for k, v in reply.items() if k not in _GOSSIP}, None
+
+
+def _command(conn: Connection, command: Doc, notes: list[str]) -> dict[str, Any] | None:
+    try:
+        return dict(conn.client.admin.command(dict(command)))
+    except OperationFailure as exc:
+        notes.append(f"{next(iter(command))} failed: {redact(str(exc.details or exc))}")
+        return None
+    except PyMongoError as exc:
+        raise ClusterError(
+            f"{conn.uri}: {next(iter(command))} failed: {redact(str(exc))}"
+        ) from None
+
+
+def _owned_bytes(conn: Connection, names: set[str], notes: list[str]) -> dict[str, int] | None:
+    """Bytes each shard owns of the scanned namespaces, from `$shardedDataDistribution`
+    (6.0.3+); config.chunks carries no sizes a tool can rely on (reference §2.3)."""
+    try:
+        docs = list(conn.client.admin.aggregate([{"$shardedDataDistribution": {}}]))
+    except OperationFailure:
+        notes.append("shard bytes: the server has no $shardedDataDistribution (6.0.3+)")
+        return None
+    except PyMongoError as exc:
+        raise ClusterError(
+            f"{conn.uri}: $shardedDataDistribution failed: {redact(str(exc))}"
+        ) from None
+    owned: dict[str, int] = {}
+    for doc in docs:
+        if doc.get("ns") not in names:
+            continue
+        for entry in doc.get("shards") or ():
+            shard = str(entry.get("shardName"))
+            owned[shard] = owned.get(shard, 0) + (_int(entry.get("ownedSizeBytes")) or 0)
+    return owned
+
+
+def _zonectl_state(
+    conn: Connection, database: str, now: dt.datetime, notes: list[str]
+) -> tuple[LeaseState | None, tuple[OpenJournal, ...]]:
+    """The apply lease and unfinished journals, read through the apply engine's own
+    modules so the documents are interpreted one way only."""
+    lease: LeaseState | None = None
+    journals: tuple[OpenJournal, ...] = ()
+    try:
+        holder = MongoLease(conn.client, database).read()
+        if holder is not None:
+            expires = holder.get("expires")
+            expires = _aware(expires) if isinstance(expires, dt.datetime) else None
+            lease = LeaseState(
+                describe_holder(holder), expires, expires is not None and expires <= now
+            )
+        journals = tuple(_journal(h) for h in MongoJournal(conn.client, database).find_open())
+    except ZonectlError as exc:
+        notes.append(f"zonectl database {database!r}: {exc.message}")
+    return lease, journals
+
+
+def _journal(header: Doc) -> OpenJournal:
+    events = list(header.get("events") or ())
+    paused: dict[tuple[str, str | None], bool] = {}
+    for e in events:
+        where = (str(e.get("scope")), e.get("ns"))
+        if e.get("type") == "pause":
+            paused[where] = True
+        elif e.get("type") == "restored":
+            paused.pop(where, None)
+    unrestored = tuple(f"{scope} {ns}" if ns else scope for scope, ns in sorted(paused, key=str))
+    started = header.get("started")
+    return OpenJournal(
+        apply_id=str(header.get("_id")),
+        plan_id=str(header["plan_id"]) if header.get("plan_id") else None,
+        owner=str(header["owner"]) if header.get("owner") else None,
+        started=_aware(started) if isinstance(started, dt.datetime) else None,
+        steps_done=sum(1 for e in events if e.get("type") == "step" and e.get("status") == "done"),
+        ops=len(header.get("ops") or ()),
+        unrestored=unrestored,
+    )
+
+
+def _aware(value: dt.datetime) -> dt.datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
