@@ -84,7 +84,9 @@ class Tap:
             self.seen.append(key)
             if self.target is not None and key == self.target[:2]:
                 if self.seen.count(key) == self.target[2]:
-                    points.configure("failCommand", "times", 1, {"failCommands": [names[0]], **self.data})
+                    points.configure(
+                        "failCommand", "times", 1, {"failCommands": [names[0]], **self.data}
+                    )
                     self.target = None
                     trip = original(names, namespace, app_name)
                     self.fired.set()

@@ -111,7 +111,11 @@ def held_lease(
         stop.set()
         thread.join(timeout=5)
         try:
-            store.release(token)
+            try:
+                store.release(token)
+            except ZonectlError:
+                time.sleep(RESTORE_BACKOFF_S)  # one retry for a transient failure
+                store.release(token)
         except ZonectlError as exc:
             # Not worth failing a finished run for: the lease expires at its TTL, and a
             # run on this host takes over a dead holder's lease at once.
