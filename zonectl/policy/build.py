@@ -1,0 +1,118 @@
+"""Build the DesiredState the planner consumes from a merged, checked policy, with a digest
+of its normalized content (stable across file layout, comments and key order of sections)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bson import json_util
+from bson.json_util import CANONICAL_JSON_OPTIONS
+
+from zonectl.model.desired import (
+    ActiveWindow,
+    BalancerPolicy,
+    CollectionPolicy,
+    DesiredState,
+    Firehose,
+    ZoneRange,
+)
+from zonectl.policy.check_ranges import CheckedRange
+from zonectl.policy.merge import Merged
+
+
+def build_desired(
+    merged: Merged,
+    keys: Mapping[str, dict[str, Any] | None],
+    checked: Mapping[str, list[CheckedRange]],
+    sources: Sequence[str],
+) -> DesiredState:
+    collections = {
+        ns: _collection(merged, ns, keys.get(ns), checked.get(ns, []))
+        for ns in sorted(merged.collections)
+    }
+    shards = {name: frozenset(merged.shards[name].zones) for name in sorted(merged.shards)}
+    balancer = _balancer(merged)
+    state = DesiredState(shards, collections, balancer, tuple(sources), "")
+    return DesiredState(shards, collections, balancer, tuple(sources), digest_of(state))
+
+
+def _collection(
+    merged: Merged, ns: str, key: dict[str, Any] | None, checked: list[CheckedRange]
+) -> CollectionPolicy:
+    entry = merged.collections[ns]
+    model = entry.model
+    ranges = tuple(
+        ZoneRange(c.entry.zone, c.min, c.max, c.entry.position)
+        for c in sorted(checked, key=lambda c: (c.kmin, c.kmax))
+    )
+    firehose = None
+    if model.firehose is not None:
+        fh = model.firehose
+        firehose = Firehose(
+            fh.field,
+            fh.type,
+            fh.schedule,
+            fh.timezone,
+            fh.keep,
+            fh.hot,
+            fh.cold,
+            entry.at("firehose"),
+        )
+    return CollectionPolicy(
+        namespace=ns,
+        key=key,
+        ranges=ranges,
+        pin=model.pin,
+        firehose=firehose,
+        balancing=model.balancing,
+        migrate=model.migrate,
+        position=entry.at(key=True),
+    )
+
+
+def _balancer(merged: Merged) -> BalancerPolicy | None:
+    if merged.balancer is None:
+        return None
+    model, doc = merged.balancer
+    window = model.activeWindow
+    return BalancerPolicy(
+        enabled=model.enabled,
+        active_window=ActiveWindow(window.start, window.stop) if window else None,
+        manage_window="activeWindow" in model.model_fields_set,
+        position=doc.position(("balancer",), key=True),
+    )
+
+
+def digest_of(state: DesiredState) -> str:
+    """sha256 of the canonical Extended JSON of the state (sources and positions excluded)."""
+    normal: dict[str, Any] = {
+        "shards": {name: sorted(zones) for name, zones in state.shards.items()},
+        "collections": {ns: _normal_collection(c) for ns, c in state.collections.items()},
+        "balancer": None,
+    }
+    if state.balancer is not None:
+        b = state.balancer
+        window = b.active_window
+        normal["balancer"] = {
+            "enabled": b.enabled,
+            "manageWindow": b.manage_window,
+            "activeWindow": [window.start, window.stop] if window else None,
+        }
+    text = json_util.dumps(normal, json_options=CANONICAL_JSON_OPTIONS, sort_keys=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _normal_collection(c: CollectionPolicy) -> dict[str, Any]:
+    fh = c.firehose
+    return {
+        "key": dict(c.key) if c.key is not None else None,
+        "ranges": [[r.zone, dict(r.min), dict(r.max)] for r in c.ranges],
+        "pin": c.pin,
+        "firehose": None
+        if fh is None
+        else [fh.field, fh.type, fh.schedule, fh.timezone, fh.keep, fh.hot, fh.cold],
+        "balancing": c.balancing,
+        "migrate": c.migrate,
+    }

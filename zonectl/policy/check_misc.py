@@ -1,0 +1,114 @@
+"""Checks that span the merged policy or need no shard key: namespace names, zone and shard
+names, zones referenced but assigned to no shard, and the balancer window."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from zonectl.diagnostics import Diagnostic, Position, Severity
+from zonectl.policy.fragment import CollectionEntry, ShardEntry
+from zonectl.policy.schema import BalancerModel
+from zonectl.policy.tree import Document
+
+_DB_FORBIDDEN = set('/\\. "$*<>:|?\0')
+_HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+def check_namespace(coll: CollectionEntry) -> list[Diagnostic]:
+    """MongoDB's naming rules for a sharded collection (db < 64 bytes, ns <= 255 bytes)."""
+    ns = coll.namespace
+    db, dot, name = ns.partition(".")
+    problem: str | None = None
+    if not dot or not db or not name:
+        problem = 'expected "database.collection"'
+    elif set(db) & _DB_FORBIDDEN:
+        bad = "".join(sorted(set(db) & _DB_FORBIDDEN))
+        problem = f"database name {db!r} contains {bad!r}"
+    elif len(db.encode()) >= 64:
+        problem = "database name is 64 bytes or longer"
+    elif "$" in name or "\0" in name:
+        problem = "collection names cannot contain '$' or NUL"
+    elif len(ns.encode()) > 255:
+        problem = "namespace is longer than 255 bytes"
+    elif db in ("admin", "local") or (db == "config" and name != "system.sessions"):
+        problem = f"collections of the {db} database cannot be sharded"
+    elif name.startswith("system.") and ns != "config.system.sessions":
+        problem = "system collections cannot be sharded"
+    if problem is None:
+        return []
+    message = f"{ns!r} is not a valid namespace: {problem}"
+    return [_error("ZP140", coll.at(key=True), message)]
+
+
+def check_shard(shard: ShardEntry) -> list[Diagnostic]:
+    problems: list[Diagnostic] = []
+    if not shard.name.strip():
+        problems.append(_error("ZP303", shard.at(key=True), "empty shard name"))
+    seen: set[str] = set()
+    for i, zone in enumerate(shard.zones):
+        if not zone.strip():
+            problems.append(_error("ZP303", shard.at(i), f"empty zone name for shard {shard.name}"))
+        elif zone in seen:
+            message = f'zone "{zone}" is listed twice for shard {shard.name}'
+            problems.append(Diagnostic("ZP302", Severity.WARNING, shard.at(i), message))
+        seen.add(zone)
+    return problems
+
+
+def check_zone_references(
+    collections: Iterable[CollectionEntry], assigned: frozenset[str]
+) -> list[Diagnostic]:
+    """Each zone a range, pin or firehose uses must be on some shard of the policy, else
+    MongoDB answers ZoneNotFound. Reported once per zone, at its first use."""
+    uses: dict[str, list[Position]] = {}
+    for coll in collections:
+        for zone, where in _references(coll):
+            if zone not in assigned:
+                uses.setdefault(zone, []).append(where)
+    problems = []
+    for zone, places in uses.items():
+        first = min(places)
+        more = f" (and {len(places) - 1} more uses)" if len(places) > 1 else ""
+        message = f"zone {zone} is not assigned to any shard in the policy{more}"
+        hint = f"add it under shards:, e.g. <shard>: [{zone}]; MongoDB answers ZoneNotFound"
+        problems.append(_error("ZP301", first, message, hint))
+    return problems
+
+
+def _references(coll: CollectionEntry) -> Iterable[tuple[str, Position]]:
+    for r in coll.ranges:
+        yield r.zone, r.position
+    model = coll.model
+    if model.pin is not None:
+        yield model.pin, coll.at("pin")
+    if model.firehose is not None:
+        yield model.firehose.hot, coll.at("firehose", "hot")
+        if model.firehose.cold is not None:
+            yield model.firehose.cold, coll.at("firehose", "cold")
+
+
+def check_balancer(balancer: BalancerModel, doc: Document) -> list[Diagnostic]:
+    window = balancer.activeWindow
+    if window is None:
+        return []
+    problems = []
+    for name, text in (("start", window.start), ("stop", window.stop)):
+        if not _HHMM.match(text):
+            message = f'activeWindow.{name} "{text}" is not a time of day "HH:MM"'
+            where = doc.position(("balancer", "activeWindow", name))
+            problems.append(_error("ZP501", where, message, 'e.g. "23:00"'))
+    if not problems and _minutes(window.start) == _minutes(window.stop):
+        message = f'activeWindow start and stop are both "{window.start}"; the window is empty'
+        hint = "to balance all day, set activeWindow: null"
+        problems.append(_error("ZP502", doc.position(("balancer", "activeWindow")), message, hint))
+    return problems
+
+
+def _minutes(text: str) -> int:
+    hours, minutes = text.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def _error(code: str, where: Position, message: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(code, Severity.ERROR, where, message, hint)

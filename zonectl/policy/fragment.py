@@ -1,0 +1,144 @@
+"""One YAML document -> a validated, position-carrying fragment of the policy.
+
+A document with schema errors still yields the parts that validate on their own, so one
+pass reports the semantic problems of the rest too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from zonectl.diagnostics import Diagnostic, Position, Severity
+from zonectl.policy.extjson import BoundError, decode_bound
+from zonectl.policy.schema import BalancerModel, CollectionModel, PolicyFileModel
+from zonectl.policy.schema_errors import schema_diagnostics
+from zonectl.policy.tree import Document, Limits, TreeError, build_values
+
+_ZONES = TypeAdapter(list[str], config={"strict": True})
+Steps = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class RangeEntry:
+    zone: str
+    min: dict[str, Any]  # decoded BSON values, as written (not yet padded)
+    max: dict[str, Any]
+    position: Position  # the list item
+    doc: Document
+    path: Steps
+
+    def at(self, *steps: str | int) -> Position:
+        return self.doc.position((*self.path, *steps))
+
+
+@dataclass(frozen=True)
+class CollectionEntry:
+    namespace: str
+    model: CollectionModel
+    ranges: tuple[RangeEntry, ...]
+    doc: Document
+    path: Steps
+
+    def at(self, *steps: str | int, key: bool = False) -> Position:
+        return self.doc.position((*self.path, *steps), key=key)
+
+
+@dataclass(frozen=True)
+class ShardEntry:
+    name: str
+    zones: tuple[str, ...]
+    doc: Document
+
+    def at(self, *steps: str | int, key: bool = False) -> Position:
+        return self.doc.position(("shards", self.name, *steps), key=key)
+
+
+@dataclass
+class Fragment:
+    doc: Document
+    balancer: BalancerModel | None = None
+    shards: list[ShardEntry] = field(default_factory=list)
+    collections: list[CollectionEntry] = field(default_factory=list)
+    shards_complete: bool = True  # False: some shard entry failed, so zone checks would lie
+
+
+def parse_fragment(doc: Document, limits: Limits) -> tuple[Fragment | None, list[Diagnostic]]:
+    try:
+        data = build_values(doc, limits)
+    except TreeError as exc:
+        return None, [*doc.diagnostics, exc.diagnostic]
+    diagnostics = list(doc.diagnostics)
+    if not isinstance(data, dict):
+        got = "a list" if isinstance(data, list) else "a single value"
+        message = f"a policy document must be a mapping (apiVersion, kind, ...), got {got}"
+        return None, [*diagnostics, _error("ZP108", doc.position(()), message)]
+    try:
+        model = PolicyFileModel.model_validate(data)
+    except ValidationError as exc:
+        diagnostics += schema_diagnostics(doc, exc.errors())
+        if any(e["loc"][:1] in (("apiVersion",), ("kind",)) for e in exc.errors()):
+            return None, diagnostics  # not (readably) a zonectl policy: check nothing else
+        fragment = _salvage(doc, data, diagnostics)
+    else:
+        fragment = Fragment(doc, model.balancer)
+        fragment.shards = [ShardEntry(n, tuple(z), doc) for n, z in model.shards.items()]
+        for namespace, collection in model.collections.items():
+            fragment.collections.append(_collection(doc, namespace, collection, diagnostics))
+    return fragment, diagnostics
+
+
+def _salvage(doc: Document, data: dict[str, Any], diagnostics: list[Diagnostic]) -> Fragment:
+    """The parts that validate alone; their schema errors were already reported."""
+    fragment = Fragment(doc)
+    try:
+        if data.get("balancer") is not None:
+            fragment.balancer = BalancerModel.model_validate(data["balancer"])
+    except ValidationError:
+        pass
+    shards = data.get("shards")
+    if isinstance(shards, dict):
+        for name, zones in shards.items():
+            try:
+                fragment.shards.append(ShardEntry(name, tuple(_ZONES.validate_python(zones)), doc))
+            except ValidationError:
+                fragment.shards_complete = False
+    elif shards is not None:
+        fragment.shards_complete = False
+    collections = data.get("collections")
+    if isinstance(collections, dict):
+        for namespace, raw in collections.items():
+            try:
+                model = CollectionModel.model_validate(raw)
+            except ValidationError:
+                continue
+            fragment.collections.append(_collection(doc, namespace, model, diagnostics))
+    return fragment
+
+
+def _collection(
+    doc: Document, namespace: str, model: CollectionModel, diagnostics: list[Diagnostic]
+) -> CollectionEntry:
+    path: Steps = ("collections", namespace)
+    items = doc.node_at((*path, "ranges")).value if model.ranges else []
+    ranges: list[RangeEntry] = []
+    for i, (raw, node) in enumerate(zip(model.ranges, items, strict=False)):
+        item_path = (*path, "ranges", i)
+        decoded: list[dict[str, Any]] = []
+        for side, bound in (("min", raw.min), ("max", raw.max)):
+            try:
+                decoded.append(decode_bound(bound))
+            except BoundError as exc:
+                where = doc.position((*item_path, side, *exc.path))
+                message = f"{side}.{'.'.join(map(str, exc.path))}: {exc.message}"
+                diagnostics.append(Diagnostic(exc.code, Severity.ERROR, where, message, exc.hint))
+        if len(decoded) == 2:
+            position = doc.position_of(node)
+            ranges.append(RangeEntry(raw.zone, decoded[0], decoded[1], position, doc, item_path))
+    return CollectionEntry(namespace, model, tuple(ranges), doc, path)
+
+
+def _error(code: str, where: Position, message: str) -> Diagnostic:
+    return Diagnostic(code, Severity.ERROR, where, message)

@@ -1,0 +1,111 @@
+"""The policy file format as pydantic models: the single source of both validation and
+the JSON Schema that `zonectl schema` prints for editors (yaml-language-server)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+
+API_VERSION = "zonectl/v1"
+KIND = "ZonePolicy"
+
+_BOUND = Field(
+    description=(
+        "A shard-key bound: {field: value} in key order, values as MongoDB Extended JSON "
+        '({$minKey: 1}, {$maxKey: 1}, {$date: "2026-01-01T00:00:00Z"}, {$oid: "..."}, '
+        '{$numberLong: "42"}, ...). A prefix of the key is padded with MinKey.'
+    ),
+    json_schema_extra={"type": "object", "minProperties": 1},
+)
+
+
+class _Model(BaseModel):
+    # strict: YAML's "yes" or "1" must not quietly become a boolean or a number.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class ActiveWindowModel(_Model):
+    """The daily window in which the balancer may run (config server local time)."""
+
+    start: StrictStr = Field(description='Start time, "HH:MM".', examples=["23:00"])
+    stop: StrictStr = Field(description='Stop time, "HH:MM"; may be before start.')
+
+
+class BalancerModel(_Model):
+    """Cluster balancer settings; absent keys are left as they are."""
+
+    enabled: StrictBool | None = Field(None, description="Run the balancer (true) or stop it.")
+    activeWindow: ActiveWindowModel | None = Field(
+        None, description="Restrict balancing to a daily window; null removes the window."
+    )
+
+
+class RangeModel(_Model):
+    """[min, max) of the shard key belongs to `zone`."""
+
+    zone: StrictStr = Field(description="Zone name; must be assigned to a shard under shards.")
+    min: dict[StrictStr, Any] = _BOUND
+    max: dict[StrictStr, Any] = _BOUND
+
+
+class FirehoseModel(_Model):
+    """A rolling window: [boundary, MaxKey) -> hot, [MinKey, boundary) -> cold (if set)."""
+
+    field: StrictStr = Field(description="The first shard-key field, holding the time.")
+    type: Literal["date", "objectId", "epochSeconds", "epochMillis"] = Field(
+        description="How the field stores time."
+    )
+    schedule: StrictStr = Field(
+        description="Cron expression: the boundary moves at each tick.", examples=["0 0 * * *"]
+    )
+    timezone: StrictStr = Field("UTC", description="IANA time zone of the schedule.")
+    keep: StrictInt = Field(
+        1, ge=1, description="The boundary is the keep-th most recent tick at or before now."
+    )
+    hot: StrictStr = Field(description="Zone of the newest data, [boundary, MaxKey).")
+    cold: StrictStr | None = Field(None, description="Zone of older data, [MinKey, boundary).")
+
+
+class CollectionModel(_Model):
+    """What zonectl manages for one namespace."""
+
+    key: dict[StrictStr, Any] | None = Field(
+        None,
+        description='The expected shard key, e.g. {ts: 1, _id: 1} or {_id: "hashed"}.',
+        json_schema_extra={"additionalProperties": {"enum": [1, "hashed"]}},
+    )
+    ranges: list[RangeModel] = Field(default_factory=list, description="Explicit zone ranges.")
+    pin: StrictStr | None = Field(None, description="Zone owning the whole key space.")
+    firehose: FirehoseModel | None = Field(None, description="A rolling time window.")
+    balancing: StrictBool | None = Field(None, description="Per-collection balancing switch.")
+    migrate: Literal["eager", "balancer"] | None = Field(
+        None,
+        description="eager: apply moves out-of-zone chunks itself; balancer: leave it to it.",
+    )
+
+
+class PolicyFileModel(_Model):
+    """One zonectl policy document. Files are merged; each shard or namespace once."""
+
+    apiVersion: Literal["zonectl/v1"] = Field(description="Format version of this file.")
+    kind: Literal["ZonePolicy"] = Field(description="Always ZonePolicy.")
+    balancer: BalancerModel | None = Field(None, description="Balancer settings to manage.")
+    shards: dict[StrictStr, list[StrictStr]] = Field(
+        default_factory=dict,
+        description="shard -> zones; authoritative for every zone named here.",
+    )
+    collections: dict[StrictStr, CollectionModel] = Field(
+        default_factory=dict, description='Namespace "db.collection" -> its policy.'
+    )
+
+
+def policy_json_schema() -> dict[str, Any]:
+    """JSON Schema (2020-12) of a policy file."""
+    schema = PolicyFileModel.model_json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "urn:zonectl:policy:v1",
+        "title": "zonectl ZonePolicy (zonectl/v1)",
+        **{k: v for k, v in schema.items() if k != "title"},
+    }

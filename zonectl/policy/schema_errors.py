@@ -1,0 +1,126 @@
+"""Pydantic validation errors, mapped back to file:line:col with an operator's wording and
+a "did you mean" for unknown keys."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import types
+import typing
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import ErrorDetails
+
+from zonectl.diagnostics import Diagnostic, Severity
+from zonectl.policy.schema import API_VERSION, KIND, PolicyFileModel
+from zonectl.policy.tree import Document
+
+_EXPECTED = {
+    "bool_type": "expected true or false",
+    "string_type": "expected a string",
+    "int_type": "expected an integer",
+    "dict_type": "expected a mapping",
+    "model_type": "expected a mapping",
+    "list_type": "expected a list",
+}
+
+
+def schema_diagnostics(doc: Document, errors: Sequence[ErrorDetails]) -> list[Diagnostic]:
+    return [_one(doc, error) for error in errors]
+
+
+def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
+    loc = tuple(error["loc"])
+    kind = error["type"]
+    where = display_path(loc[:-1]) if loc else "the document"
+    if kind == "extra_forbidden":
+        name = str(loc[-1])
+        allowed = allowed_keys(loc[:-1])
+        close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+        hint = f'did you mean "{close[0]}"?' if close else None
+        allowed_text = ", ".join(allowed)
+        hint = f"{hint} allowed: {allowed_text}" if hint else f"allowed: {allowed_text}"
+        at = "at top level" if len(loc) == 1 else f"in {where}"
+        return _error("ZP110", doc.position(loc, key=True), f'unknown key "{name}" {at}', hint)
+    if kind == "missing":
+        name = str(loc[-1])
+        at = "at top level" if len(loc) == 1 else f"in {where}"
+        if loc == ("apiVersion",):
+            return _error("ZP113", doc.position(()), f"missing apiVersion: {API_VERSION}")
+        if loc == ("kind",):
+            return _error("ZP114", doc.position(()), f"missing kind: {KIND}")
+        return _error("ZP111", doc.position(loc[:-1]), f'missing required key "{name}" {at}')
+    got = describe(error.get("input"))
+    if loc == ("apiVersion",):
+        message = f"apiVersion {got} is not supported; this zonectl reads {API_VERSION}"
+        return _error("ZP113", doc.position(loc), message)
+    if loc == ("kind",):
+        message = f"kind {got} is not {KIND}; zonectl reads only {KIND} documents"
+        return _error("ZP114", doc.position(loc), message)
+    if kind == "literal_error":
+        expected = f"expected {error.get('ctx', {}).get('expected', '?')}"
+    elif kind == "greater_than_equal":
+        expected = f"must be at least {error.get('ctx', {}).get('ge')}"
+    else:
+        expected = _EXPECTED.get(kind) or error["msg"][0].lower() + error["msg"][1:]
+    return _error("ZP112", doc.position(loc), f"{display_path(loc)}: {expected}, got {got}")
+
+
+def display_path(loc: Sequence[str | int]) -> str:
+    """balancer.activeWindow, collections["app.events"].ranges[3].min"""
+    text = ""
+    for step in loc:
+        if isinstance(step, int):
+            text += f"[{step}]"
+        elif "." in step or not step.isidentifier():
+            text += f"[{json.dumps(step)}]"
+        else:
+            text += f".{step}" if text else step
+    return text
+
+
+def describe(value: Any) -> str:
+    """A short, YAML-ish rendering of an offending input."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value if len(value) <= 60 else value[:57] + "...")
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def allowed_keys(loc: Sequence[str | int]) -> list[str]:
+    """The keys the model at `loc` accepts (for "did you mean")."""
+    target: Any = PolicyFileModel
+    for step in loc:
+        target = _unwrap(target)
+        if isinstance(target, type) and issubclass(target, BaseModel):
+            field = target.model_fields.get(str(step))
+            target = field.annotation if field else None
+        elif typing.get_origin(target) in (dict, list):
+            target = typing.get_args(target)[-1]
+        else:
+            return []
+    target = _unwrap(target)
+    if isinstance(target, type) and issubclass(target, BaseModel):
+        return list(target.model_fields)
+    return []
+
+
+def _unwrap(annotation: Any) -> Any:
+    """`X | None` -> X."""
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return args[0] if len(args) == 1 else annotation
+    return annotation
+
+
+def _error(code: str, where: Any, message: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(code, Severity.ERROR, where, message, hint)

@@ -1,0 +1,106 @@
+"""Find policy files and read each into YAML documents, turning every reading failure
+(size, encoding, syntax, nesting) into a diagnostic instead of an exception."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.reader import ReaderError
+
+from zonectl.diagnostics import Diagnostic, Position, Severity
+from zonectl.policy.tree import Document, Limits
+
+SUFFIXES = (".yaml", ".yml")
+
+
+def find_policy_files(paths: Sequence[str | Path]) -> tuple[list[str], list[Diagnostic]]:
+    """Files named directly, plus `*.yaml`/`*.yml` under directories (recursive, sorted)."""
+    found: list[str] = []
+    seen: set[Path] = set()
+    diagnostics: list[Diagnostic] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            inside = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+            if not inside:
+                diagnostics.append(_error("ZP120", Position(str(raw)), "no *.yaml or *.yml files"))
+            candidates = inside
+        elif path.is_file():
+            candidates = [path]
+        else:
+            diagnostics.append(_error("ZP100", Position(str(raw)), "no such file or directory"))
+            continue
+        for candidate in candidates:
+            resolved = candidate.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                found.append(str(candidate))
+    return found, diagnostics
+
+
+def read_documents(file: str, limits: Limits) -> tuple[list[Document], list[Diagnostic]]:
+    """The YAML documents of one file, composed by ruamel (positions kept on every node)."""
+    try:
+        size = Path(file).stat().st_size
+        if size > limits.max_bytes:
+            message = (
+                f"file is {size:,} bytes, over the {limits.max_bytes:,}-byte limit for a "
+                "policy file"
+            )
+            return [], [_error("ZP103", Position(file), message, "split it into several files")]
+        data = Path(file).read_bytes()[: limits.max_bytes + 1]
+    except OSError as exc:
+        return [], [_error("ZP100", Position(file), f"cannot read: {exc.strerror or exc}")]
+    text, problem = _decode(file, data)
+    if problem is not None:
+        return [], [problem]
+    return compose_documents(file, text)
+
+
+def compose_documents(file: str, text: str) -> tuple[list[Document], list[Diagnostic]]:
+    try:
+        roots = list(YAML(typ="rt").compose_all(text))
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = Position(file, mark.line + 1, mark.column + 1) if mark else Position(file)
+        problem = " ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        return [], [_error("ZP101", where, f"YAML syntax error: {problem}")]
+    except ReaderError as exc:
+        where = _offset_position(file, text, exc.position)
+        return [], [_error("ZP102", where, f"character {exc.character!r} is not allowed in YAML")]
+    except RecursionError:
+        return [], [_error("ZP105", Position(file), "nesting is too deep to read")]
+    except YAMLError as exc:
+        return [], [_error("ZP101", Position(file), f"YAML error: {exc}")]
+    documents = [Document(file, root) for root in roots if root is not None]
+    if not documents:
+        return [], [_error("ZP108", Position(file, 1, 1), "empty file: no YAML document")]
+    return documents, []
+
+
+def _decode(file: str, data: bytes) -> tuple[str, Diagnostic | None]:
+    nul = data.find(b"\0")
+    if nul >= 0:
+        where = _offset_position(file, data, nul)
+        return "", _error("ZP102", where, "binary data (NUL byte): not a YAML text file")
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        where = _offset_position(file, data, exc.start)
+        byte = data[exc.start : exc.start + 1].hex()
+        return "", _error("ZP102", where, f"not UTF-8: byte 0x{byte} cannot be decoded")
+
+
+def _offset_position(file: str, data: str | bytes, offset: int) -> Position:
+    head = data[:offset]
+    newline: str | bytes = "\n" if isinstance(head, str) else b"\n"
+    line = head.count(newline) + 1  # type: ignore[arg-type]
+    col = offset - (head.rfind(newline) + 1) + 1  # type: ignore[arg-type]
+    return Position(file, line, col)
+
+
+def _error(code: str, where: Position, message: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(code, Severity.ERROR, where, message, hint)
