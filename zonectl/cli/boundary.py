@@ -31,6 +31,8 @@ def run_guarded(fn: Callable[[], int]) -> int:
     try:
         return fn()
     except ZonectlError as exc:
+        for diagnostic in getattr(exc, "diagnostics", ()):  # InvalidPolicyError: say where
+            stderr.print(redact(str(diagnostic)), markup=False)
         report_error(exc.message, exc.hint)
         return int(exc.exit_code)
     except KeyboardInterrupt:

@@ -6,11 +6,22 @@ import typer
 
 
 def register(app: typer.Typer) -> None:
-    from zonectl.cli import apply_cmd, export_cmd, plan_cmd, recover_cmd, sandbox_cmd, status_cmd
+    from zonectl.cli import (
+        apply_cmd,
+        export_cmd,
+        plan_cmd,
+        recover_cmd,
+        sandbox_cmd,
+        schema_cmd,
+        status_cmd,
+        validate_cmd,
+    )
 
+    app.command("validate")(validate_cmd.command)
     app.command("plan")(plan_cmd.command)
     app.command("apply")(apply_cmd.command)
     app.command("recover")(recover_cmd.command)
     app.command("sandbox")(sandbox_cmd.command)
     app.command("status")(status_cmd.command)
     app.command("export")(export_cmd.command)
+    app.command("schema")(schema_cmd.command)

@@ -1,0 +1,124 @@
+"""`zonectl validate`: check policy files offline and report every problem at file:line:col,
+as text (stderr), JSON or GitHub workflow annotations (stdout). Exit 0 valid, 3 invalid."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from zonectl.cli.boundary import guarded
+from zonectl.diagnostics import Diagnostic, Severity
+from zonectl.errors import ExitCode, InvalidPolicyError
+from zonectl.model.desired import DesiredState
+
+FORMAT_VERSION = 1
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+@guarded
+def command(
+    paths: Annotated[list[Path], typer.Argument(help="Policy files or directories.")],
+    fmt: Annotated[
+        Format,
+        typer.Option("--format", "-f", help="text (stderr), json or github (stdout)."),
+    ] = Format.text,
+) -> int:
+    """Validate policy files: schema, shard-key bounds, overlaps, zones, firehose, balancer.
+
+    Warnings do not fail validation. Exit 0 when valid, 3 when any error is found.
+    """
+    from zonectl.policy import load_policy
+
+    desired: DesiredState | None = None
+    try:
+        loaded = load_policy(list(paths))
+    except InvalidPolicyError as exc:
+        diagnostics = exc.diagnostics
+    else:
+        desired, diagnostics = loaded.desired, loaded.diagnostics
+    _emit(fmt, diagnostics, desired)
+    return int(ExitCode.OK if desired is not None else ExitCode.INVALID_POLICY)
+
+
+def _emit(fmt: Format, diagnostics: list[Diagnostic], desired: DesiredState | None) -> None:
+    if fmt is Format.json:
+        typer.echo(json.dumps(json_report(diagnostics, desired), indent=2))
+    elif fmt is Format.github:
+        for diagnostic in diagnostics:
+            typer.echo(github_annotation(diagnostic))
+    else:
+        for diagnostic in diagnostics:
+            typer.echo(str(diagnostic), err=True)
+    typer.echo(f"zonectl: {summary(diagnostics, desired)}", err=True)
+
+
+def summary(diagnostics: list[Diagnostic], desired: DesiredState | None) -> str:
+    errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    counts = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+    if desired is None:
+        return f"policy is invalid: {counts}"
+    ranges = sum(len(c.ranges) for c in desired.collections.values())
+    return (
+        f"policy is valid: {_plural(len(desired.sources), 'file')}, "
+        f"{_plural(len(desired.shards), 'shard')}, "
+        f"{_plural(len(desired.collections), 'collection')}, "
+        f"{_plural(ranges, 'range')}; {counts}"
+    )
+
+
+def json_report(diagnostics: list[Diagnostic], desired: DesiredState | None) -> dict[str, Any]:
+    errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+    return {
+        "format_version": FORMAT_VERSION,
+        "valid": desired is not None,
+        "errors": errors,
+        "warnings": len(diagnostics) - errors,
+        "files": list(desired.sources) if desired is not None else [],
+        "digest": desired.digest if desired is not None else None,
+        "diagnostics": [
+            {
+                "file": d.position.file,
+                "line": d.position.line,
+                "col": d.position.col,
+                "severity": str(d.severity),
+                "code": d.code,
+                "message": d.message,
+                "hint": d.hint,
+            }
+            for d in diagnostics
+        ],
+    }
+
+
+def github_annotation(d: Diagnostic) -> str:
+    """One workflow command: ::error file=...,line=...,col=...,title=ZP203::message"""
+    level = "error" if d.severity is Severity.ERROR else "warning"
+    props = [f"file={_prop(d.position.file)}"]
+    if d.position.line > 0:
+        props += [f"line={d.position.line}", f"col={d.position.col}"]
+    props.append(f"title={_prop(d.code)}")
+    text = d.message + (f"\nhint: {d.hint}" if d.hint else "")
+    return f"::{level} {','.join(props)}::{_data(text)}"
+
+
+def _data(text: str) -> str:
+    # GitHub's escaping for workflow command data and properties.
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _prop(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
