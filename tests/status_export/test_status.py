@@ -4,6 +4,7 @@ CLI reading them through pymongo over TCP, counts checked against a hand-made la
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
 from bson.max_key import MaxKey
@@ -153,7 +154,6 @@ def test_status_namespace_option_scans_only_those_and_warns_about_unknown_ones(
         "status", "--uri", sb.uri, "-n", "app.other", "-n", "app.nope", "--format", "json"
     )
     assert code == 0
-    import json
 
     doc = json.loads(out)
     assert [n["namespace"] for n in doc["namespaces"]] == ["app.other"]
@@ -206,6 +206,7 @@ def test_status_shows_a_held_lease_and_an_unfinished_apply(sandbox_server: Any) 
         "unrestored": ["collection app.t"],
     }
     code, out, _ = zonectl("status", "--uri", sb.uri)
+    assert code == 0
     assert "lease: held by cron@ops-3" in out
     assert "unfinished apply a1 (plan 3f2a, by cron@ops-3" in out
     assert "balancing not restored for collection app.t" in out
