@@ -74,6 +74,7 @@ class Tap:
     target: tuple[str, str, int] | None = None
     data: dict[str, Any] = field(default_factory=dict)
     fired: threading.Event = field(default_factory=threading.Event)
+    mode: str = "times"
 
     def __post_init__(self) -> None:
         points = self.sandbox.failpoints
@@ -82,21 +83,22 @@ class Tap:
         def evaluate(names: tuple[str, ...], namespace: str, app_name: str) -> Any:
             key = (names[0], namespace)
             self.seen.append(key)
-            if self.target is not None and key == self.target[:2]:
-                if self.seen.count(key) == self.target[2]:
-                    points.configure(
-                        "failCommand", "times", 1, {"failCommands": [names[0]], **self.data}
-                    )
-                    self.target = None
-                    trip = original(names, namespace, app_name)
-                    self.fired.set()
-                    return trip
+            target = self.target
+            if target is not None and key == target[:2] and self.seen.count(key) == target[2]:
+                data = {"failCommands": [names[0]], **self.data}
+                points.configure("failCommand", self.mode, 1, data)
+                self.target = None
+                trip = original(names, namespace, app_name)
+                self.fired.set()
+                return trip
             return original(names, namespace, app_name)
 
         points.evaluate = evaluate  # type: ignore[method-assign]
 
-    def arm(self, name: str, namespace: str, nth: int, **data: Any) -> None:
-        """Fail the nth (1-based, counted from now) `name` command on `namespace`."""
+    def arm(self, name: str, namespace: str, nth: int, mode: str = "times", **data: Any) -> None:
+        """Fail the nth (1-based, counted from now) `name` command on `namespace`: that one
+        only, or it and every later `name` command with mode="alwaysOn"."""
+        self.mode = mode
         self.seen.clear()
         self.fired.clear()
         self.target = (name, namespace, nth)

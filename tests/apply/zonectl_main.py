@@ -8,9 +8,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import policy_shim  # noqa: E402
+import policy_shim
 
-from zonectl.cli.app import _register, app  # noqa: E402
+from zonectl.cli.app import _register, app
 
 if __name__ == "__main__":
     _register()
