@@ -11,6 +11,7 @@ def register(app: typer.Typer) -> None:
         export_cmd,
         plan_cmd,
         recover_cmd,
+        rotate_cmd,
         sandbox_cmd,
         schema_cmd,
         status_cmd,
@@ -21,6 +22,7 @@ def register(app: typer.Typer) -> None:
     app.command("plan")(plan_cmd.command)
     app.command("apply")(apply_cmd.command)
     app.command("recover")(recover_cmd.command)
+    app.command("rotate")(rotate_cmd.command)
     app.command("sandbox")(sandbox_cmd.command)
     app.command("status")(status_cmd.command)
     app.command("export")(export_cmd.command)
