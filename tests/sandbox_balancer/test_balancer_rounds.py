@@ -206,3 +206,20 @@ def test_a_chunk_too_big_to_move_is_split_or_marked_jumbo(make_cluster: Any) -> 
     assert [ch.get("jumbo", False) for ch in c.chunks()] == [True, False]
     c.balancer.run_until_stable()
     assert all(ch.get("jumbo") for ch in c.chunks())
+
+
+@pytest.mark.parametrize("version", ["5.0", "7.0"])
+def test_remove_shard_completes_once_the_balancer_has_drained_it(
+    make_cluster: Any, version: str
+) -> None:
+    c = make_cluster(version, points=range(1, 6), placement=["shard1"] * 6)
+    assert c.admin.command("removeShard", "shard1")["state"] == "started"
+    assert c.admin.command("balancerCollectionStatus", "db.c")["firstComplianceViolation"] == (
+        "draining"
+    )
+    c.balancer.run_until_stable()
+    assert c.counts()["shard1"] == 0
+    remaining = c.admin.command("removeShard", "shard1")
+    assert remaining.get("remaining", {}).get("chunks", 0) == 0
+    c.admin.command("movePrimary", "db", to="shard0")  # db's primary is the drained shard
+    assert c.admin.command("removeShard", "shard1")["state"] == "completed"
