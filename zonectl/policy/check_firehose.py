@@ -78,7 +78,7 @@ def check_bound_types(coll: CollectionEntry, checked: list[CheckedRange]) -> lis
             value = bound.get(fh.field)
             if value is None and fh.field not in bound:
                 continue
-            if isinstance(value, MinKey | MaxKey | _FITS[fh.type]) and not isinstance(value, bool):
+            if isinstance(value, (MinKey, MaxKey, *_FITS[fh.type])) and not isinstance(value, bool):
                 continue
             what = "a string" if isinstance(value, str) else format_value(value)
             message = (
@@ -104,7 +104,7 @@ def check_coverage(coll: CollectionEntry, checked: list[CheckedRange]) -> list[D
             first = min(checked, key=lambda c: c.entry.position).entry.position
             message = (
                 f"pin of {coll.namespace} to zone {model.pin} covers the whole key space and "
-                f"overlaps all {len(checked)} ranges (first at {reference(first, here)})"
+                f"overlaps {_ranges(len(checked))} (first at {reference(first, here)})"
             )
             problems.append(_error("ZP203", here, message, "use either pin or ranges"))
         if model.firehose is not None:
@@ -118,7 +118,7 @@ def check_coverage(coll: CollectionEntry, checked: list[CheckedRange]) -> list[D
         first = min(checked, key=lambda c: c.entry.position).entry.position
         message = (
             f"firehose of {coll.namespace} (hot {fh.hot}, cold {fh.cold}) covers the whole key "
-            f"space and overlaps all {len(checked)} ranges (first at {reference(first, here)})"
+            f"space and overlaps {_ranges(len(checked))} (first at {reference(first, here)})"
         )
         problems.append(_error("ZP203", here, message, "drop cold:, or drop the ranges"))
         return problems
@@ -135,33 +135,24 @@ def check_coverage(coll: CollectionEntry, checked: list[CheckedRange]) -> list[D
 
 
 def _schedule(coll: CollectionEntry, fh: FirehoseModel) -> list[Diagnostic]:
+    from zonectl.windows import validate_schedule
+
     problems: list[Diagnostic] = []
-    try:
-        zone = zoneinfo.ZoneInfo(fh.timezone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    # A schedule that surely parses isolates the time zone's verdict, and UTC the cron's.
+    if validate_schedule("0 0 * * *", fh.timezone) is not None:
         close = difflib.get_close_matches(fh.timezone, sorted(_timezones()), n=1)
         hint = f'did you mean "{close[0]}"?' if close else 'use an IANA name such as "UTC"'
         message = f'timezone "{fh.timezone}" is not a known IANA time zone'
         problems.append(_error("ZP406", coll.at("firehose", "timezone"), message, hint))
-        zone = zoneinfo.ZoneInfo("UTC")
-    error = _validate_schedule(fh.schedule, zone)
-    if error is not None:
-        code, message = error
-        problems.append(_error(code, coll.at("firehose", "schedule"), message))
+    problem = validate_schedule(fh.schedule, "UTC")
+    if problem is not None:
+        code = "ZP405" if "never fires" in problem else "ZP404"
+        problems.append(_error(code, coll.at("firehose", "schedule"), f"schedule: {problem}"))
     return problems
 
 
-def _validate_schedule(expr: str, zone: dt.tzinfo) -> tuple[str, str] | None:
-    # move to zonectl.windows.validate_schedule when it lands
-    from croniter import croniter
-
-    if not croniter.is_valid(expr):
-        return "ZP404", f'schedule "{expr}" is not a valid cron expression'
-    try:
-        croniter(expr, dt.datetime(2026, 1, 1, tzinfo=zone)).get_next(dt.datetime)
-    except Exception:  # croniter signals "no next tick" with its own error classes
-        return "ZP405", f'schedule "{expr}" never fires'
-    return None
+def _ranges(n: int) -> str:
+    return "its range" if n == 1 else f"all {n} of its ranges"
 
 
 def _timezones() -> set[str]:
