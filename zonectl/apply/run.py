@@ -27,6 +27,7 @@ from zonectl.apply.safeguards import (
     whoami,
 )
 from zonectl.errors import ClusterError, ZonectlError
+from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import sort_key
 from zonectl.plan.ops import (
     AddShardToZone,
@@ -85,14 +86,31 @@ class ApplyResult:
     changed: bool = False
 
 
-def preview_migration(ports: Ports, ns: str, force_jumbo: bool) -> Preview:
+def preview_migration(
+    ports: Ports, ns: str, force_jumbo: bool, plan: Plan | None = None
+) -> Preview:
+    """Splits and moves eager migration would make for `ns`, once `plan` (if given) has
+    run: its range and membership ops are applied to what is read, nothing is sent."""
     chunks = ports.chunks.read_chunks(ns)
     ranges = ports.chunks.read_ranges(ns)
+    state = ports.read_state([ns])
+    zones = {s.id: set(s.zones) for s in state.shards if not s.draining}
+    for op in plan.ops if plan is not None else ():
+        if isinstance(op, RemoveZoneRange) and op.ns == ns:
+            gone = (sort_key(op.min), sort_key(op.max))
+            ranges = [r for r in ranges if (sort_key(r.min), sort_key(r.max)) != gone]
+        elif isinstance(op, AssignZoneRange) and op.ns == ns:
+            ranges.append(LiveRange(ns, op.zone, dict(op.min), dict(op.max)))
+        elif isinstance(op, AddShardToZone) and op.shard in zones:
+            zones[op.shard].add(op.zone)
+        elif isinstance(op, RemoveShardFromZone) and op.shard in zones:
+            zones[op.shard].discard(op.zone)
     splits = migrate.make_splits(ns, chunks, ranges)
     after = migrate.split_locally(chunks, splits)
-    state = ports.read_state([ns])
-    zones = {s.id: tuple(s.zones) for s in state.shards if not s.draining}
-    moves = migrate.make_moves(ns, after, ranges, zones, major=ports.major, force_jumbo=force_jumbo)
+    shard_zones = {shard: tuple(sorted(z)) for shard, z in zones.items()}
+    moves = migrate.make_moves(
+        ns, after, ranges, shard_zones, major=ports.major, force_jumbo=force_jumbo
+    )
     return Preview(ns, tuple(splits), moves)
 
 
@@ -130,7 +148,7 @@ def _run_leased(
     plan = prepared.plan
     result.plan_id, result.ops_total = plan.plan_id, len(plan.ops)
     lease.set_plan(plan.plan_id)
-    previews = [preview_migration(ports, ns, options.force_jumbo) for ns in prepared.migrate]
+    previews = [preview_migration(ports, ns, options.force_jumbo, plan) for ns in prepared.migrate]
     previews = [p for p in previews if p.splits or p.moves.violating]
     if not plan.ops and not previews:
         return

@@ -197,7 +197,9 @@ def _check_fresh(saved: Plan, desired: DesiredState, *, actual_fp: str, now: dt.
 
 
 def _dry_run(ports: Ports, options: ApplyOptions, prepared: Prepared) -> int:
-    previews = [preview_migration(ports, ns, options.force_jumbo) for ns in prepared.migrate]
+    previews = [
+        preview_migration(ports, ns, options.force_jumbo, prepared.plan) for ns in prepared.migrate
+    ]
     previews = [p for p in previews if p.splits or p.moves.violating]
     plan = prepared.plan
     nss = {getattr(op, "ns", None) for op in plan.ops} | {p.ns for p in previews}
