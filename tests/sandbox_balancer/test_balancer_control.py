@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -161,3 +162,44 @@ def test_balancer_commands_are_admin_only_and_refuse_write_concern(
     with pytest.raises(OperationFailure) as err:
         c.admin.command(name, writeConcern={"w": 1})
     assert err.value.code == 72
+
+
+@pytest.mark.parametrize(("version", "fails"), [("5.0", True), ("6.0", True), ("7.0", False)])
+def test_an_unknown_mode_is_bad_value_before_7_0_and_off_from_7_0(
+    make_cluster: Any, version: str, fails: bool
+) -> None:
+    c = make_cluster(version, points=[10, 20])
+    c.set_setting("balancer", mode="sometimes", stopped=False)
+    result = c.balancer.run_round()
+    if fails:
+        assert result.skipped.endswith("Invalid balancer mode")
+    else:
+        assert result.skipped == "off"
+    assert c.admin.command("balancerStatus")["numBalancerRounds"] == 1
+
+
+def test_status_ignores_a_settings_refresh_error(make_cluster: Any) -> None:
+    c = make_cluster()
+    c.set_setting("balancer", activeWindow={"start": "bad", "stop": "worse"})
+    assert c.admin.command("balancerStatus")["mode"] == "full"
+
+
+def test_round_actionlog_entries_for_start_and_stop_from_7_0(make_cluster: Any) -> None:
+    c = make_cluster("7.0")
+    c.admin.command("balancerStop")
+    c.admin.command("balancerStart")
+    whats = [e["what"] for e in c.client.config.actionlog.find({}).sort("time", 1)]
+    assert whats[-2:] == ["balancer.stop", "balancer.start"]
+
+
+def test_the_timer_runs_rounds_and_stops(make_cluster: Any) -> None:
+    c = make_cluster("5.0", points=[10, 20])
+    c.sandbox.clock.set(None)  # real time, as `zonectl sandbox` runs
+    c.balancer.start(0.01)
+    try:
+        # A bounded wait for progress, not a timing assertion.
+        assert c.balancer.wait_for(lambda: c.balancer.num_rounds >= 3, time.monotonic() + 60)
+    finally:
+        c.balancer.stop()
+    rounds = c.balancer.num_rounds
+    assert c.admin.command("balancerStatus")["numBalancerRounds"] == rounds
