@@ -4,8 +4,9 @@ updates), and run the zonectl CLI in-process."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pymongo
@@ -13,6 +14,8 @@ from typer.testing import CliRunner
 
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
+from zonectl.sandbox.launch import serve
+from zonectl.sandbox.state import Sandbox
 
 if not app.registered_commands:
     register(app)
@@ -85,3 +88,16 @@ def add_range(
 
 def set_balancing(client: Client, ns: str, enabled: bool) -> None:
     client.config.collections.update_one({"_id": ns}, {"$set": {"noBalance": not enabled}})
+
+
+@contextlib.contextmanager
+def fresh_sandbox(version: str = "7.0") -> Iterator[tuple[str, Client]]:
+    """An empty sandbox served over TCP and a client, for tests that make many clusters
+    (hypothesis examples cannot share a function-scoped fixture)."""
+    server = serve(Sandbox(version))
+    client: Client = pymongo.MongoClient(server.uri, serverSelectionTimeoutMS=5000)
+    try:
+        yield server.uri, client
+    finally:
+        client.close()
+        server.close()

@@ -23,6 +23,7 @@ from zonectl.model.keys import bson_equal, global_max, global_min, sort_key
 
 # MongoDB's own sharded collections: not the operator's to manage.
 _INTERNAL_DBS = ("config.", "admin.")
+_COMMENT_COLUMN = 36
 
 
 def to_extended_json(value: Any) -> Any:
@@ -82,6 +83,11 @@ def _plain_json(value: Any) -> Any:
     if isinstance(value, str):
         return DoubleQuotedScalarString(value)
     return value
+
+
+def _note(parent: CommentedMap, comment: str, key: str) -> None:
+    """An end-of-line comment, aligned with its neighbours where the line is short enough."""
+    parent.yaml_add_eol_comment(comment, key, column=_COMMENT_COLUMN)
 
 
 def _flow(items: Mapping[str, Any]) -> CommentedMap:
@@ -168,7 +174,7 @@ def _balancer(state: ClusterState) -> CommentedMap:
     section = CommentedMap()
     section["enabled"] = live.enabled
     found = f"found: mode {live.mode}" + (", stopped" if live.stopped else "")
-    section.yaml_add_eol_comment(found, "enabled")
+    _note(section, found, "enabled")
     window = live.active_window
     section["activeWindow"] = (
         _flow({"start": DoubleQuotedScalarString(window["start"]),
@@ -176,7 +182,8 @@ def _balancer(state: ClusterState) -> CommentedMap:
         if window
         else None
     )  # fmt: skip
-    section.yaml_add_eol_comment(
+    _note(
+        section,
         "found: config server local time" if window else "found: none (always active)",
         "activeWindow",
     )
@@ -193,7 +200,7 @@ def _shards(state: ClusterState, zones: set[str] | None) -> CommentedMap:
         seq.fa.set_flow_style()
         shards[shard.id] = seq
         if shard.draining:
-            shards.yaml_add_eol_comment("found: draining (removeShard in progress)", shard.id)
+            _note(shards, "found: draining (removeShard in progress)", shard.id)
     return shards
 
 
@@ -205,7 +212,8 @@ def _collection(
     section = CommentedMap()
     n = len(ranges)
     if live is None:
-        parent.yaml_add_eol_comment(
+        _note(
+            parent,
             f"found: not sharded, {n} range{'s' if n != 1 else ''} "
             "(they pre-split it when it is sharded)",
             ns,
@@ -214,7 +222,7 @@ def _collection(
         section["key"] = _key_pattern(live.key)
     if live is not None and len(ranges) == 1 and _covers_all(ranges[0], live.key):
         section["pin"] = ranges[0].zone
-        section.yaml_add_eol_comment("found: one range over the whole key space", "pin")
+        _note(section, "found: one range over the whole key space", "pin")
     elif ranges:
         seq = CommentedSeq()
         for r in ranges:
@@ -224,7 +232,7 @@ def _collection(
             item["max"] = to_extended_json(dict(r.max))
             seq.append(item)
         section["ranges"] = seq
-        section.yaml_add_eol_comment(f"found: {n} range{'s' if n != 1 else ''}", "ranges")
+        _note(section, f"found: {n} range{'s' if n != 1 else ''}", "ranges")
     for zone in sorted({r.zone for r in ranges} - carried):
         warnings.append(
             f"{ns}: zone {zone} has ranges but no shard carries it; "
@@ -233,7 +241,7 @@ def _collection(
     if live is not None:
         section["balancing"] = not live.no_balance
         if live.no_balance:
-            section.yaml_add_eol_comment("found: noBalance set", "balancing")
+            _note(section, "found: noBalance set", "balancing")
     return section
 
 
