@@ -68,13 +68,13 @@ class Firehose:
     sandbox: Sandbox
     uri: str
     client: Any
-    sent: list[str] = field(default_factory=list)
+    sent: list[tuple[str, str]] = field(default_factory=list)  # (command, namespace)
 
     def rotate(self, *args: str, policy: Path = POLICY) -> Result:
         return zonectl("rotate", str(policy), "--uri", self.uri, *args)
 
     def writes(self) -> list[str]:
-        return [name for name in self.sent if name in WRITES]
+        return [name for name, _ in self.sent if name in WRITES]
 
     def chunks(self, ns: str) -> list[dict[str, Any]]:
         """config.chunks of `ns` in key order, read through pymongo like any client."""
@@ -86,12 +86,12 @@ class Firehose:
         return [(d["min"], d["max"], d["tag"]) for d in docs]
 
 
-def tap(sandbox: Sandbox, sent: list[str]) -> None:
+def tap(sandbox: Sandbox, sent: list[tuple[str, str]]) -> None:
     points = sandbox.failpoints
     original = points.evaluate
 
     def evaluate(names: tuple[str, ...], namespace: str, app_name: str) -> Any:
-        sent.append(names[0])
+        sent.append((names[0], namespace))
         return original(names, namespace, app_name)
 
     points.evaluate = evaluate  # type: ignore[method-assign]
