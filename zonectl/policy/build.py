@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bson import json_util
+from bson.binary import UuidRepresentation
 from bson.json_util import CANONICAL_JSON_OPTIONS
 
 from zonectl.model.desired import (
@@ -20,6 +21,8 @@ from zonectl.model.desired import (
 )
 from zonectl.policy.check_ranges import CheckedRange
 from zonectl.policy.merge import Merged
+
+_DIGEST_JSON = CANONICAL_JSON_OPTIONS.with_options(uuid_representation=UuidRepresentation.STANDARD)
 
 
 def build_desired(
@@ -100,7 +103,7 @@ def digest_of(state: DesiredState) -> str:
             "manageWindow": b.manage_window,
             "activeWindow": [window.start, window.stop] if window else None,
         }
-    text = json_util.dumps(normal, json_options=CANONICAL_JSON_OPTIONS, sort_keys=False)
+    text = json_util.dumps(normal, json_options=_DIGEST_JSON, sort_keys=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

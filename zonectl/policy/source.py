@@ -72,9 +72,12 @@ def compose_documents(file: str, text: str) -> tuple[list[Document], list[Diagno
         where = _offset_position(file, text, exc.position)
         return [], [_error("ZP102", where, f"character {exc.character!r} is not allowed in YAML")]
     except RecursionError:
-        return [], [_error("ZP105", Position(file), "nesting is too deep to read")]
+        return [], [_error("ZP105", Position(file, 1, 1), "nesting is too deep to read")]
     except YAMLError as exc:
-        return [], [_error("ZP101", Position(file), f"YAML error: {exc}")]
+        return [], [_error("ZP101", Position(file, 1, 1), f"YAML error: {exc}")]
+    except Exception as exc:  # ruamel can fail outside YAMLError on pathological input
+        message = f"YAML could not be read: {type(exc).__name__}: {exc}"
+        return [], [_error("ZP101", Position(file, 1, 1), message)]
     documents = [Document(file, root) for root in roots if root is not None]
     if not documents:
         return [], [_error("ZP108", Position(file, 1, 1), "empty file: no YAML document")]
@@ -82,6 +85,9 @@ def compose_documents(file: str, text: str) -> tuple[list[Document], list[Diagno
 
 
 def _decode(file: str, data: bytes) -> tuple[str, Diagnostic | None]:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        message = "UTF-16 text: policy files must be UTF-8"
+        return "", _error("ZP102", Position(file, 1, 1), message, "save the file as UTF-8")
     nul = data.find(b"\0")
     if nul >= 0:
         where = _offset_position(file, data, nul)

@@ -183,11 +183,11 @@ def _logical_size(
 def _build(doc: Document, node: Node) -> Any:
     if isinstance(node, MappingNode):
         if node.tag not in (_CORE + "map", _CORE + "omap"):
-            doc._error("ZP107", node, f"unsupported YAML tag {node.tag}")
+            doc._error("ZP107", node, f"unsupported YAML tag {_short(node.tag)}")
         return {name: _build(doc, value) for name, (_key, value) in doc.pairs(node).items()}
     if isinstance(node, SequenceNode):
         if node.tag != _CORE + "seq":
-            doc._error("ZP107", node, f"unsupported YAML tag {node.tag}")
+            doc._error("ZP107", node, f"unsupported YAML tag {_short(node.tag)}")
         return [_build(doc, item) for item in node.value]
     return _scalar(doc, node)
 
@@ -198,7 +198,7 @@ def _scalar(doc: Document, node: Node) -> Any:
         doc._error(
             "ZP107",
             node,
-            f"unsupported YAML tag {tag}; write BSON values as Extended JSON, e.g. "
+            f"unsupported YAML tag {_short(tag)}; write BSON values as Extended JSON, e.g. "
             '{$binary: {base64: "...", subType: "00"}}',
         )
         return text
@@ -207,7 +207,8 @@ def _scalar(doc: Document, node: Node) -> Any:
         if kind == "null":
             return None
         if kind == "bool":
-            return text.lower() == "true"
+            # YAML 1.1 (a %YAML 1.1 directive) also resolves yes/on/y as true.
+            return text.lower() in ("true", "yes", "on", "y")
         if kind == "int":
             return _to_int(text)
         if kind == "float":
@@ -216,6 +217,11 @@ def _scalar(doc: Document, node: Node) -> Any:
         doc._error("ZP101", node, f"cannot read {kind} {text!r}")
     # str, and timestamp: YAML dates stay the text the operator wrote (no guessing).
     return text
+
+
+def _short(tag: str | None) -> str:
+    text = str(tag)
+    return "!!" + text[len(_CORE) :] if text.startswith(_CORE) else text
 
 
 def _to_int(text: str) -> int:
