@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from zonectl.apply.run import ApplyOptions, Preview
+from zonectl.apply.preview import Preview
+from zonectl.apply.run import ApplyOptions
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from zonectl.apply import migrate
-from zonectl.apply.migrate import MigrationProgress, MigrationResult, MoveSet
+from zonectl.apply.migrate import MigrationProgress, MigrationResult
 from zonectl.apply.ports import Ports
+from zonectl.apply.preview import Preview as Preview  # re-exported for callers of run
+from zonectl.apply.preview import preview_migration as preview_migration
 from zonectl.apply.recover import recover_open
 from zonectl.apply.safeguards import (
     Lease,
@@ -27,7 +29,6 @@ from zonectl.apply.safeguards import (
     whoami,
 )
 from zonectl.errors import ClusterError, ZonectlError
-from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import sort_key
 from zonectl.plan.ops import (
     AddShardToZone,
@@ -58,15 +59,6 @@ class Prepared:
     migrate: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Preview:
-    """What eager migration would do to one namespace, computed without changing it."""
-
-    ns: str
-    splits: tuple[SplitChunk, ...]
-    moves: MoveSet
-
-
 class Events(MigrationProgress, Protocol):
     def info(self, text: str) -> None: ...
     def op(self, op: Op, status: str) -> None: ...
@@ -84,34 +76,6 @@ class ApplyResult:
     range_s: dict[str, float] = field(default_factory=dict)  # time of its range commands
     warnings: list[str] = field(default_factory=list)
     changed: bool = False
-
-
-def preview_migration(
-    ports: Ports, ns: str, force_jumbo: bool, plan: Plan | None = None
-) -> Preview:
-    """Splits and moves eager migration would make for `ns`, once `plan` (if given) has
-    run: its range and membership ops are applied to what is read, nothing is sent."""
-    chunks = ports.chunks.read_chunks(ns)
-    ranges = ports.chunks.read_ranges(ns)
-    state = ports.read_state([ns])
-    zones = {s.id: set(s.zones) for s in state.shards if not s.draining}
-    for op in plan.ops if plan is not None else ():
-        if isinstance(op, RemoveZoneRange) and op.ns == ns:
-            gone = (sort_key(op.min), sort_key(op.max))
-            ranges = [r for r in ranges if (sort_key(r.min), sort_key(r.max)) != gone]
-        elif isinstance(op, AssignZoneRange) and op.ns == ns:
-            ranges.append(LiveRange(ns, op.zone, dict(op.min), dict(op.max)))
-        elif isinstance(op, AddShardToZone) and op.shard in zones:
-            zones[op.shard].add(op.zone)
-        elif isinstance(op, RemoveShardFromZone) and op.shard in zones:
-            zones[op.shard].discard(op.zone)
-    splits = migrate.make_splits(ns, chunks, ranges)
-    after = migrate.split_locally(chunks, splits)
-    shard_zones = {shard: tuple(sorted(z)) for shard, z in zones.items()}
-    moves = migrate.make_moves(
-        ns, after, ranges, shard_zones, major=ports.major, force_jumbo=force_jumbo
-    )
-    return Preview(ns, tuple(splits), moves)
 
 
 def run_apply(

@@ -1,0 +1,57 @@
+"""What eager migration would do to a namespace once a plan has run: the plan's range
+and membership ops applied to the chunks, ranges and shards read now. Sends nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zonectl.apply import migrate
+from zonectl.apply.migrate import MoveSet
+from zonectl.apply.ports import Ports
+from zonectl.model.cluster import LiveRange
+from zonectl.model.keys import sort_key
+from zonectl.plan.ops import (
+    AddShardToZone,
+    AssignZoneRange,
+    RemoveShardFromZone,
+    RemoveZoneRange,
+    SplitChunk,
+)
+from zonectl.plan.value import Plan
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What eager migration would do to one namespace, computed without changing it."""
+
+    ns: str
+    splits: tuple[SplitChunk, ...]
+    moves: MoveSet
+
+
+def preview_migration(
+    ports: Ports, ns: str, force_jumbo: bool, plan: Plan | None = None
+) -> Preview:
+    """Splits and moves eager migration would make for `ns`, once `plan` (if given) has
+    run: its range and membership ops are applied to what is read, nothing is sent."""
+    chunks = ports.chunks.read_chunks(ns)
+    ranges = ports.chunks.read_ranges(ns)
+    state = ports.read_state([ns])
+    zones = {s.id: set(s.zones) for s in state.shards if not s.draining}
+    for op in plan.ops if plan is not None else ():
+        if isinstance(op, RemoveZoneRange) and op.ns == ns:
+            gone = (sort_key(op.min), sort_key(op.max))
+            ranges = [r for r in ranges if (sort_key(r.min), sort_key(r.max)) != gone]
+        elif isinstance(op, AssignZoneRange) and op.ns == ns:
+            ranges.append(LiveRange(ns, op.zone, dict(op.min), dict(op.max)))
+        elif isinstance(op, AddShardToZone) and op.shard in zones:
+            zones[op.shard].add(op.zone)
+        elif isinstance(op, RemoveShardFromZone) and op.shard in zones:
+            zones[op.shard].discard(op.zone)
+    splits = migrate.make_splits(ns, chunks, ranges)
+    after = migrate.split_locally(chunks, splits)
+    shard_zones = {shard: tuple(sorted(z)) for shard, z in zones.items()}
+    moves = migrate.make_moves(
+        ns, after, ranges, shard_zones, major=ports.major, force_jumbo=force_jumbo
+    )
+    return Preview(ns, tuple(splits), moves)
