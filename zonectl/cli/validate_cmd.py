@@ -14,6 +14,7 @@ from zonectl.cli.boundary import guarded
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.errors import ExitCode, InvalidPolicyError
 from zonectl.model.desired import DesiredState
+from zonectl.render.summary import plural
 
 FORMAT_VERSION = 1
 
@@ -64,15 +65,15 @@ def _emit(fmt: Format, diagnostics: list[Diagnostic], desired: DesiredState | No
 def summary(diagnostics: list[Diagnostic], desired: DesiredState | None) -> str:
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
     warnings = len(diagnostics) - errors
-    counts = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+    counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
     if desired is None:
         return f"policy is invalid: {counts}"
     ranges = sum(len(c.ranges) for c in desired.collections.values())
     return (
-        f"policy is valid: {_plural(len(desired.sources), 'file')}, "
-        f"{_plural(len(desired.shards), 'shard')}, "
-        f"{_plural(len(desired.collections), 'collection')}, "
-        f"{_plural(ranges, 'range')}; {counts}"
+        f"policy is valid: {plural(len(desired.sources), 'file')}, "
+        f"{plural(len(desired.shards), 'shard')}, "
+        f"{plural(len(desired.collections), 'collection')}, "
+        f"{plural(ranges, 'range')}; {counts}"
     )
 
 
@@ -118,7 +119,3 @@ def _data(text: str) -> str:
 
 def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

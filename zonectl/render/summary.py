@@ -18,7 +18,7 @@ def format_bytes(n: int) -> str:
     raise AssertionError("unreachable")
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
@@ -29,12 +29,12 @@ def summary_line(plan: Plan) -> str:
     s: Summary = plan.summary()
     text = (
         f"{s.to_add} to add, {s.to_remove} to remove, "
-        f"{_plural(s.shards_rezoned, 'shard')} to re-zone"
+        f"{plural(s.shards_rezoned, 'shard')} to re-zone"
     )
     if s.settings:
-        text += f", {_plural(s.settings, 'setting')} to change"
+        text += f", {plural(s.settings, 'setting')} to change"
     if s.to_add and s.impact_known:
-        text += f"; ~{_plural(s.chunks, 'chunk')} (~{format_bytes(s.bytes)}) will migrate"
+        text += f"; ~{plural(s.chunks, 'chunk')} (~{format_bytes(s.bytes)}) will migrate"
     elif s.to_add:
         text += "; migration impact not estimated"
     return text + "."

@@ -22,7 +22,7 @@ from zonectl.plan.ops import (
     format_range,
 )
 from zonectl.plan.value import Plan
-from zonectl.render.summary import format_bytes, grouped, summary_line
+from zonectl.render.summary import format_bytes, grouped, plural, summary_line
 
 _COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "~": "\x1b[33m"}
 _RESET = "\x1b[0m"
@@ -36,8 +36,9 @@ def _impact(impact: Impact | None, *, adding: bool) -> str:
     if impact is None:
         return ""
     if adding:
-        return f"  (~{impact.migrating} chunks, ~{format_bytes(impact.bytes)} to migrate)"
-    return f"  ({impact.chunks} chunks leave the zone)"
+        return f"  (~{plural(impact.migrating, 'chunk')}, ~{format_bytes(impact.bytes)} to migrate)"
+    verb = "leaves" if impact.chunks == 1 else "leave"
+    return f"  ({plural(impact.chunks, 'chunk')} {verb} the zone)"
 
 
 def _add_shard(op: AddShardToZone) -> tuple[str, str]:
