@@ -19,9 +19,9 @@ def out_of_zone(cluster: Cluster, ns: str) -> list[Any]:
     bad = []
     for chunk in c.config.chunks.find({"uuid": coll["uuid"]}):
         for r in ranges:
-            if compare(r["min"], chunk["min"]) <= 0 and compare(chunk["max"], r["max"]) <= 0:
-                if r["tag"] not in zones[chunk["shard"]]:
-                    bad.append(chunk)
+            inside = compare(r["min"], chunk["min"]) <= 0 and compare(chunk["max"], r["max"]) <= 0
+            if inside and r["tag"] not in zones[chunk["shard"]]:
+                bad.append(chunk)
     return bad
 
 
