@@ -18,9 +18,6 @@ from typer.testing import CliRunner
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-
-import policy_shim  # noqa: E402
-
 from zonectl.cli.app import app  # noqa: E402
 from zonectl.cli.commands import register  # noqa: E402
 from zonectl.sandbox import seed  # noqa: E402
@@ -34,7 +31,6 @@ MIGRATE = FIXTURES / "migrate"
 
 if not app.registered_commands:
     register(app)
-policy_shim.install()
 
 
 @dataclass
