@@ -14,8 +14,6 @@ from typer.testing import CliRunner
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import rotate_policy_shim  # noqa: E402
-
 from zonectl.cli.app import app  # noqa: E402
 from zonectl.cli.commands import register  # noqa: E402
 from zonectl.sandbox import seed  # noqa: E402
@@ -46,9 +44,10 @@ WRITES = frozenset(
     }
 )
 
+HANDSHAKE = frozenset({"hello", "isMaster", "ismaster", "endSessions"})
+
 if not app.registered_commands:
     register(app)
-rotate_policy_shim.install()
 
 
 @dataclass
@@ -72,6 +71,10 @@ class Firehose:
 
     def rotate(self, *args: str, policy: Path = POLICY) -> Result:
         return zonectl("rotate", str(policy), "--uri", self.uri, *args)
+
+    def commands(self) -> list[str]:
+        """What was sent, without the handshakes and heartbeats of any client's monitor."""
+        return [name for name, _ in self.sent if name not in HANDSHAKE]
 
     def writes(self) -> list[str]:
         return [name for name, _ in self.sent if name in WRITES]

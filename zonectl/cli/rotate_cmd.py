@@ -187,7 +187,8 @@ def _preflight(
             continue  # unsharded, or a key the planner reports with its position
         problem = key_type_problem(ns, fh, read_top_key_value(conn, actual, ns, fh.field))
         if problem is not None:
-            problems.append(problem)
+            where = fh.position or desired.collections[ns].position
+            problems.append(f"{where}: {problem}" if where else problem)
     if problems:
         raise PlanError(_listing("cannot rotate", problems))
     try:

@@ -177,9 +177,8 @@ def key_type_problem(ns: str, fh: Firehose, sample: Any) -> str | None:
     }
     if expected.get(fh.type, False):
         return None
-    hint = _type_hint(sample)
     if fh.type in ("epochSeconds", "epochMillis") and _is_number(sample):
-        found = f"numbers like {sample!r}, which look like {hint}"
+        found = f"numbers like {sample!r}, which look like {_type_hint(sample)}"
     else:
         found = f"{found} values (e.g. {format_value(sample)})"
     return (
