@@ -22,6 +22,7 @@ class Session:
 
     connection_id: int
     peer: str = ""
+    local: str = ""  # host:port the client connected to (the server's own address)
     user: str | None = None
     user_db: str | None = None
     roles: tuple[str, ...] = ()

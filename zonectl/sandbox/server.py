@@ -23,6 +23,7 @@ import bson
 from zonectl.sandbox import wire
 from zonectl.sandbox.dispatch import Dispatcher
 from zonectl.sandbox.registry import Session
+from zonectl.sandbox.uptime import UptimeReporter
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox
@@ -48,6 +49,8 @@ class SandboxServer:
         self._ids = itertools.count(1)
         self._request_ids = itertools.count(1)
         self._closed = False
+        # A mongos reports itself in config.mongos (sharding_uptime_reporter.cpp); see uptime.py.
+        self._uptime = UptimeReporter(sandbox, int(self.port))
         self._acceptor = threading.Thread(
             target=self._accept_loop, name=f"sandbox-accept-{self.port}", daemon=True
         )
@@ -82,6 +85,7 @@ class SandboxServer:
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
         self._acceptor.join()
+        self._uptime.close()
         with self._lock:
             threads = list(self._threads)
         for thread in threads:
@@ -107,7 +111,10 @@ class SandboxServer:
             thread.start()
 
     def _serve(self, conn: socket.socket, conn_id: int, addr: Any) -> None:
-        session = Session(connection_id=conn_id, peer=f"{addr[0]}:{addr[1]}")
+        local = conn.getsockname()
+        session = Session(
+            connection_id=conn_id, peer=f"{addr[0]}:{addr[1]}", local=f"{local[0]}:{local[1]}"
+        )
         stream = conn.makefile("rb", buffering=65536)
         try:
             while self._serve_one(conn, stream, session):

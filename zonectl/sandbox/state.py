@@ -1,14 +1,14 @@
 """The whole simulated cluster as one object: what every sandbox command handler can reach.
 
-    sandbox.version    VersionProfile of the mongos being imitated
-    sandbox.clock      Clock (settable in tests)
-    sandbox.lock       RLock held while any command runs (commands are atomic)
-    sandbox.catalog    namespace -> Collection (config.* documents and users' databases)
-    sandbox.cluster    the sharding model over the catalog (shards, collections, chunks, zones)
-    sandbox.balancer   the balancer simulation (rounds, migrations in flight)
-    sandbox.failpoints the failCommand fail point state
-    sandbox.cursors    open cursors
-    sandbox.auth       users and roles when authentication is on, else None
+sandbox.version    VersionProfile of the mongos being imitated
+sandbox.clock      Clock (settable in tests)
+sandbox.lock       RLock held while any command runs (commands are atomic)
+sandbox.catalog    namespace -> Collection (config.* documents and users' databases)
+sandbox.cluster    the sharding model over the catalog (shards, collections, chunks, zones)
+sandbox.balancer   the balancer simulation (rounds, migrations in flight)
+sandbox.failpoints the failCommand fail point state
+sandbox.cursors    open cursors
+sandbox.auth       users and roles when authentication is on, else None
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from zonectl.sandbox.cluster import Cluster
     from zonectl.sandbox.cursors import CursorManager
     from zonectl.sandbox.failpoints import FailPoints
+
+TOPOLOGIES = ("mongos", "standalone", "replicaSet")
 
 
 class Catalog:
@@ -67,6 +69,7 @@ class Sandbox:
         *,
         clock: Clock | None = None,
         auth: AuthConfig | None = None,
+        topology: str = "mongos",
     ) -> None:
         from zonectl.sandbox.balancer import Balancer
         from zonectl.sandbox.cluster import Cluster
@@ -78,6 +81,13 @@ class Sandbox:
         self.lock = threading.RLock()
         self.catalog = Catalog()
         self.auth = auth
+        if topology not in TOPOLOGIES:
+            raise ValueError(
+                f"unknown topology {topology!r}; choose one of {', '.join(TOPOLOGIES)}"
+            )
+        # What the handshake claims to be. Only `mongos` is a faithful simulation; the other
+        # two exist so clients' "is this a mongos?" checks can be tested (see handshake.py).
+        self.topology = topology
         self.cluster: Cluster = Cluster(self)
         self.balancer: Balancer = Balancer(self)
         self.failpoints: FailPoints = FailPoints()

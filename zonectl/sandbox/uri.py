@@ -4,6 +4,7 @@
     sandbox:PATH                           a cluster file
     sandbox:PATH?version=6.0&state=FILE    ...as server version 6.0, state loaded/saved
     sandbox:?balancer=2                    ...with balancer rounds every 2 s
+    sandbox:?topology=standalone           ...posing as a standalone (or replicaSet)
 
 zonectl's mongo layer connects to `handle.uri` with pymongo like any cluster, so the
 sandbox path and the real path are the same code.
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox
 
 SCHEME = "sandbox:"
-_PARAMS = {"version", "state", "balancer", "auth"}
+_PARAMS = {"version", "state", "balancer", "auth", "topology"}
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class SandboxOptions:
     state: Path | None = None
     balancer_interval: float | None = None
     auth: bool = False
+    topology: str = "mongos"  # or standalone / replicaSet: pose as a wrong target
 
 
 def is_sandbox_uri(uri: str) -> bool:
@@ -69,6 +71,7 @@ def parse(uri: str) -> SandboxOptions:
         state=Path(state) if (state := one("state")) else None,
         balancer_interval=balancer_interval,
         auth=(one("auth") or "").lower() in ("1", "true", "yes"),
+        topology=one("topology") or "mongos",
     )
 
 
@@ -88,7 +91,10 @@ def build_sandbox(options: SandboxOptions) -> Sandbox:
     auth = seed.auth_config(spec) if options.auth else None
     if options.auth and auth is None:
         raise UsageError("--auth needs a 'users:' section in the cluster file")
-    sandbox = Sandbox(version, auth=auth)
+    try:
+        sandbox = Sandbox(version, auth=auth, topology=options.topology)
+    except ValueError as exc:
+        raise UsageError(f"sandbox URI: {exc}") from None
     if saved_version is not None and options.state is not None:
         persist.load(sandbox, options.state)
     else:

@@ -36,7 +36,7 @@ def _hello(request: Request, primary_field: str) -> dict[str, Any]:
     session.scratch["handshake_done"] = True
     reply: dict[str, Any] = {
         primary_field: True,
-        "msg": "isdbgrid",
+        **_topology_fields(request),
         "maxBsonObjectSize": MAX_BSON_OBJECT_SIZE,
         "maxMessageSizeBytes": MAX_MESSAGE_SIZE_BYTES,
         "maxWriteBatchSize": MAX_WRITE_BATCH_SIZE,
@@ -52,6 +52,27 @@ def _hello(request: Request, primary_field: str) -> dict[str, Any]:
     if request.sandbox.auth is not None:
         reply.update(authcmds.hello_fields(request))
     return reply
+
+
+def _topology_fields(request: Request) -> dict[str, Any]:
+    """What makes a driver classify the server (pymongo hello.py, reference §6.3): a mongos
+    says `msg: "isdbgrid"`; a replica-set member names its set; a standalone says neither.
+    Posing as a standalone or replica set changes only this reply: the other commands still
+    behave as a mongos's, which is enough for testing that clients refuse a wrong target."""
+    topology = request.sandbox.topology
+    if topology == "mongos":
+        return {"msg": "isdbgrid"}
+    if topology == "replicaSet":
+        me = request.session.local
+        return {
+            "setName": "rs0",
+            "setVersion": 1,
+            "hosts": [me],
+            "primary": me,
+            "me": me,
+            "secondary": False,
+        }
+    return {}
 
 
 @command("hello", requires_auth=False)
