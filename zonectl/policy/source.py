@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,6 +15,11 @@ from zonectl.diagnostics import Diagnostic, Position, Severity
 from zonectl.policy.tree import Document, Limits
 
 SUFFIXES = (".yaml", ".yml")
+# Quoted scalars and comments (skipped: brackets inside them do not nest), and brackets.
+_QUOTED_OR_COMMENT = re.compile(r""""[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\n]*(?:''[^'\n]*)*'|#[^\n]*""")
+_FLOW_TOKENS = re.compile(_QUOTED_OR_COMMENT.pattern + r"|[\[\]{}]")
+_AS_PARENS = bytes.maketrans(b"[{]}", b"(())")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 
 
 def find_policy_files(paths: Sequence[str | Path]) -> tuple[list[str], list[Diagnostic]]:
@@ -57,10 +63,16 @@ def read_documents(file: str, limits: Limits) -> tuple[list[Document], list[Diag
     text, problem = _decode(file, data)
     if problem is not None:
         return [], [problem]
-    return compose_documents(file, text)
+    return compose_documents(file, text, limits.max_depth)
 
 
-def compose_documents(file: str, text: str) -> tuple[list[Document], list[Diagnostic]]:
+def compose_documents(
+    file: str, text: str, max_depth: int = Limits.max_depth
+) -> tuple[list[Document], list[Diagnostic]]:
+    too_deep = _flow_too_deep(text, max_depth)
+    if too_deep is not None:
+        where = _offset_position(file, text, too_deep)
+        return [], [_error("ZP105", where, f"nesting is deeper than {max_depth} levels")]
     try:
         roots = list(YAML(typ="rt").compose_all(text))
     except MarkedYAMLError as exc:
@@ -82,6 +94,33 @@ def compose_documents(file: str, text: str) -> tuple[list[Document], list[Diagno
     if not documents:
         return [], [_error("ZP108", Position(file, 1, 1), "empty file: no YAML document")]
     return documents, []
+
+
+def _flow_too_deep(text: str, max_depth: int) -> int | None:
+    """Offset where [ and { nest deeper than allowed: ruamel's scanner is quadratic in flow
+    depth, so a wall of brackets must not reach it. C-speed string passes decide; the
+    token walk that finds the offset runs only on a file already known to be too deep."""
+    if text.count("[") + text.count("{") <= max_depth:
+        return None
+    stripped = _QUOTED_OR_COMMENT.sub("", text).encode()
+    brackets = stripped.translate(_AS_PARENS, _NOT_BRACKETS)
+    for _ in range(max_depth):  # each round removes the innermost pairs: one level
+        shorter = brackets.replace(b"()", b"")
+        if shorter == brackets:
+            break
+        brackets = shorter
+    if b"()" not in brackets and brackets.count(b"(") <= max_depth:
+        return None
+    depth = 0
+    for match in _FLOW_TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > max_depth:
+                return match.start()
+        elif token in "]}":
+            depth = max(0, depth - 1)
+    return 0
 
 
 def _decode(file: str, data: bytes) -> tuple[str, Diagnostic | None]:
