@@ -45,7 +45,7 @@ RANK_CODE = 60
 RANK_CODE_W_SCOPE = 65
 RANK_MAXKEY = 127
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 SortKey = tuple[Any, ...]
 
@@ -58,7 +58,7 @@ def type_rank(value: Any) -> int:
 def datetime_to_millis(value: dt.datetime) -> int:
     """Milliseconds since the epoch; naive datetimes are UTC, as bson decodes them."""
     if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.timezone.utc)
+        value = value.replace(tzinfo=dt.UTC)
     return (value - _EPOCH) // dt.timedelta(milliseconds=1)
 
 

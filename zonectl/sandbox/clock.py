@@ -19,16 +19,16 @@ class Clock:
         with self._lock:
             if self._fixed is not None:
                 return self._fixed
-        return dt.datetime.now(dt.timezone.utc)
+        return dt.datetime.now(dt.UTC)
 
     def set(self, instant: dt.datetime | None) -> None:
         """Freeze the clock at `instant` (aware), or None to follow real time again."""
         if instant is not None and instant.tzinfo is None:
-            instant = instant.replace(tzinfo=dt.timezone.utc)
+            instant = instant.replace(tzinfo=dt.UTC)
         with self._lock:
             self._fixed = instant
 
     def advance(self, delta: dt.timedelta) -> None:
         with self._lock:
-            base = self._fixed or dt.datetime.now(dt.timezone.utc)
+            base = self._fixed or dt.datetime.now(dt.UTC)
             self._fixed = base + delta

@@ -36,7 +36,7 @@ class VersionProfile:
     @property
     def version_array(self) -> list[int]:
         parts = [int(p) for p in self.version.split(".")]
-        return (parts + [0, 0, 0, 0])[:4]
+        return [*parts, 0, 0, 0, 0][:4]
 
 
 PROFILES: dict[str, VersionProfile] = {
