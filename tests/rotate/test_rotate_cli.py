@@ -144,3 +144,29 @@ def _max_key() -> object:
     from bson.max_key import MaxKey
 
     return MaxKey()
+
+
+def test_balancing_that_cannot_be_restored_exits_5_and_the_next_run_recovers_it(
+    firehose: Firehose,
+) -> None:
+    admin = firehose.client.admin
+    # Let the pause through, then fail every later noBalance write: the restore too.
+    admin.command(
+        "configureFailPoint",
+        "failCommand",
+        mode={"skip": 1},
+        data={"failCommands": ["update"], "namespace": "config.collections", "errorCode": 96},
+    )
+    r = firehose.rotate(*AT, "--yes")
+    assert r.code == 5, r.err
+    assert "could not restore balancing of app.clicks" in r.err
+    assert "noBalance: false" in r.err  # the exact mongosh command to run
+    assert firehose.client.config.collections.find_one({"_id": "app.clicks"})["noBalance"]
+    admin.command("configureFailPoint", "failCommand", mode="off")
+    # The cluster is fixed; the next cron run restores balancing, then finishes the rotation.
+    r = firehose.rotate("--at", "2026-03-02T00:15:00Z", "--yes")
+    assert r.code == 0, r.err
+    assert "restored noBalance: False on app.clicks" in r.err
+    assert "app.events: window" in r.out and "app.clicks" not in r.out
+    docs = firehose.client.config.collections.find({}, {"noBalance": 1})
+    assert all(d.get("noBalance") is False for d in docs)
