@@ -163,9 +163,11 @@ TEXT_CASES: dict[str, str] = {
     + "0" * 30
     + "}}]}\n",
     "overlap": OK + "  app.x:\n    key: {a: 1}\n    ranges:\n"
-    "      - {zone: hot, min: {a: 0}, max: {a: 10}}\n      - {zone: cold, min: {a: 5}, max: {a: 20}}\n",
+    "      - {zone: hot, min: {a: 0}, max: {a: 10}}\n"
+    "      - {zone: cold, min: {a: 5}, max: {a: 20}}\n",
     "contained": OK + "  app.x:\n    key: {a: 1}\n    ranges:\n"
-    "      - {zone: hot, min: {a: 0}, max: {a: 10}}\n      - {zone: hot, min: {a: 2}, max: {a: 3}}\n",
+    "      - {zone: hot, min: {a: 0}, max: {a: 10}}\n"
+    "      - {zone: hot, min: {a: 2}, max: {a: 3}}\n",
     "pin_and_range": OK + "  app.x:\n    key: {a: 1}\n    pin: hot\n"
     "    ranges: [{zone: cold, min: {a: 0}, max: {a: 1}}]\n",
     "pin_and_firehose": OK + "  app.x:\n    key: {a: 1}\n    pin: hot\n"
