@@ -15,9 +15,11 @@ src/mongo/bson/bsonelement.cpp):
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import math
 import re
+import uuid
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -228,6 +230,13 @@ def format_value(value: Any) -> str:
     if isinstance(value, dt.datetime):
         text = value.replace(tzinfo=None).isoformat(timespec="milliseconds")
         return f'ISODate("{text}Z")'
+    if isinstance(value, Binary | bytes):
+        subtype = value.subtype if isinstance(value, Binary) else 0
+        return f'BinData({subtype}, "{base64.b64encode(bytes(value)).decode()}")'
+    if isinstance(value, uuid.UUID):
+        return f'UUID("{value}")'
+    if isinstance(value, Timestamp):
+        return f"Timestamp({value.time}, {value.inc})"
     if isinstance(value, Mapping):
         inner = ", ".join(f"{name}: {format_value(v)}" for name, v in value.items())
         return "{ " + inner + " }" if inner else "{}"
