@@ -302,7 +302,7 @@ def _collection(c: CollectionStatus, color: bool) -> RenderableType:
             ranges.add_column(name)
         for r in c.ranges:
             ranges.add_row(r.zone, format_value(r.min), format_value(r.max))
-        rows.append(Padding(ranges, (0, 0, 0, 2)))
+        rows.append(Padding(ranges, (0, 0, 0, 2), expand=False))
     else:
         rows.append(Text("  no zone ranges"))
     if c.sharded:
