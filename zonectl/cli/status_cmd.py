@@ -16,7 +16,8 @@ from zonectl.cli.common import uri_option, warn
 from zonectl.errors import ExitCode
 from zonectl.mongo import connect
 from zonectl.mongo.status import read_status
-from zonectl.render.status import render_status_json, render_status_text
+from zonectl.render.status import render_status_json
+from zonectl.render.status_text import render_status_text
 from zonectl.settings import Settings
 
 

@@ -1,0 +1,202 @@
+"""The text view of `zonectl status`: rich tables and a per-shard bar chart on a TTY,
+plain aligned columns and `#` bars otherwise."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from zonectl.model.keys import format_value
+from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, StatusReport
+
+
+def render_status_text(report: StatusReport, *, color: bool = False, width: int = 100) -> str:
+    """Rich tables with colour and block bars when `color` (a TTY); plain columns and `#`
+    bars otherwise, so logs and tests see stable text."""
+    out = io.StringIO()
+    console = Console(
+        file=out,
+        width=width if color else 160,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        highlight=False,
+        emoji=False,
+    )
+    for part in _parts(report, color):
+        console.print(part)
+    return out.getvalue()
+
+
+def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
+    style = box.ROUNDED if color else None
+    parts: list[RenderableType] = [
+        Text(f"cluster {report.uri} (MongoDB {report.version})", style="bold" if color else ""),
+        Text(_balancer_line(report.balancer)),
+        Text(_lease_line(report)),
+    ]
+    parts.extend(Text(_journal_line(j), style="yellow" if color else "") for j in report.journals)
+    parts.extend(Text(f"note: {n}", style="dim" if color else "") for n in report.notes)
+    shards = Table(title=None, box=style, show_edge=color, pad_edge=False, title_justify="left")
+    for name, justify in (("shard", "left"), ("zones", "left"), ("chunks", "right"),
+                          ("bytes", "right"), ("state", "left")):  # fmt: skip
+        shards.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for s in report.shards:
+        shards.add_row(
+            s.id,
+            ", ".join(s.zones) or "-",
+            f"{s.chunks:,}",
+            _bytes(s.bytes),
+            "draining" if s.draining else "",
+        )
+    parts += [Text(""), Text("shards", style="bold" if color else ""), shards]
+    for c in report.collections:
+        parts += [Text(""), _collection(c, color)]
+    parts += [Text(""), Text(_summary(report), style=_verdict_style(report.compliant, color))]
+    return parts
+
+
+def _balancer_line(b: BalancerState) -> str:
+    state = "on" if b.enabled else "off"
+    window = (
+        f"window {b.active_window['start']}-{b.active_window['stop']} (config server local time)"
+        if b.active_window
+        else "no window (always active)"
+    )
+    rounds = f", {b.rounds} rounds" if b.rounds is not None else ""
+    in_round = "in a round" if b.in_round else "not in a round"
+    return f"balancer: {state} (mode {b.mode}), {window}, {in_round}{rounds}"
+
+
+def _lease_line(report: StatusReport) -> str:
+    lease = report.lease
+    if lease is None:
+        text = "lease: free"
+    else:
+        text = f"lease: {'EXPIRED, ' if lease.expired else ''}held by {lease.holder}"
+    if not report.journals:
+        text += "; no unfinished apply"
+    return text
+
+
+def _journal_line(j: OpenJournal) -> str:
+    started = j.started.strftime("%Y-%m-%d %H:%M:%SZ") if j.started else "?"
+    unrestored = f"; balancing not restored for {', '.join(j.unrestored)}" if j.unrestored else ""
+    return (
+        f"unfinished apply {j.apply_id} (plan {j.plan_id or '?'}, by {j.owner or '?'}, "
+        f"started {started}): {j.steps_done} of {j.ops} steps done{unrestored}; "
+        "run 'zonectl recover' or the next 'zonectl apply' to finish it"
+    )
+
+
+def _collection(c: CollectionStatus, color: bool) -> RenderableType:
+    head = f"{c.namespace}  "
+    if c.sharded:
+        balancing = "on" if c.balancing else "off"
+        head += f"key {format_value(c.key)}  balancing {balancing}  {c.chunks:,} chunks"
+    else:
+        head += "not sharded (ranges apply once it is sharded)"
+    rows: list[RenderableType] = [Text(head, style="bold" if color else "")]
+    if c.ranges:
+        ranges = Table(box=box.SIMPLE if color else None, show_header=True, pad_edge=False)
+        for name in ("zone", "min", "max"):
+            ranges.add_column(name)
+        for r in c.ranges:
+            ranges.add_row(r.zone, format_value(r.min), format_value(r.max))
+        rows.append(Padding(ranges, (0, 0, 0, 2), expand=False))
+    else:
+        rows.append(Text("  no zone ranges"))
+    if c.sharded:
+        rows.append(Text(_compliance_line(c), style=_verdict_style(c.compliant, color)))
+        rows.extend(Text(line) for line in _examples(c))
+        rows.append(Text(f"  balancerCollectionStatus: {_server_text(c)}"))
+        rows.append(_bars(c.per_shard, c.chunks, color))
+    return Group(*rows)
+
+
+def _compliance_line(c: CollectionStatus) -> str:
+    text = (
+        f"  compliance (zonectl): {c.outside_zone:,} chunk{_s(c.outside_zone)} outside their "
+        f"zone, {c.straddling:,} straddling a zone boundary"
+    )
+    if c.jumbo:
+        text += f", {c.jumbo:,} jumbo"
+    if c.zones_without_shard:
+        text += f"; zone(s) with ranges but no shard: {', '.join(c.zones_without_shard)}"
+    return text
+
+
+def _examples(c: CollectionStatus) -> list[str]:
+    lines = []
+    if c.first_outside is not None:
+        ref = c.first_outside
+        lines.append(
+            f"    first outside: [{format_value(ref.min)}, {format_value(ref.max)}) on "
+            f"{ref.shard}, belongs to zone {ref.zone}"
+        )
+    if c.first_straddling is not None:
+        ref = c.first_straddling
+        lines.append(
+            f"    first straddling: [{format_value(ref.min)}, {format_value(ref.max)}) "
+            f"on {ref.shard}"
+        )
+    return lines
+
+
+def _server_text(c: CollectionStatus) -> str:
+    if c.server is None:
+        return c.server_note or "not available"
+    if c.server.get("balancerCompliant"):
+        return "compliant"
+    return f"not compliant ({c.server.get('firstComplianceViolation', '?')})"
+
+
+def _bars(per_shard: Mapping[str, int], total: int, color: bool) -> RenderableType:
+    """One bar per shard, scaled to the largest count, with the share of all chunks."""
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column("shard")
+    table.add_column("bar")
+    table.add_column("chunks", justify="right")
+    table.add_column("share", justify="right")
+    most = max(per_shard.values(), default=0)
+    full, empty = ("█", "░") if color else ("#", ".")
+    for shard, n in sorted(per_shard.items()):
+        filled = round(24 * n / most) if most else 0
+        bar = Text(full * filled, style="cyan" if color else "")
+        bar.append(empty * (24 - filled), style="dim" if color else "")
+        share = f"{100 * n / total:.0f}%" if total else "-"
+        table.add_row(f"  {shard}", bar, f"{n:,}", share)
+    return table
+
+
+def _summary(report: StatusReport) -> str:
+    bad = [c.namespace for c in report.collections if not c.compliant]
+    if not bad:
+        return "all scanned namespaces comply with their zones"
+    return f"{len(bad)} namespace{_s(len(bad))} not compliant: {', '.join(bad)}"
+
+
+def _verdict_style(ok: bool, color: bool) -> str:
+    if not color:
+        return ""
+    return "green" if ok else "red"
+
+
+def _bytes(value: int | None) -> str:
+    if value is None:
+        return "n/a"
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if size < 1024 or unit == "TiB":
+            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
+        size /= 1024
+    return str(value)
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
