@@ -8,8 +8,8 @@ the planner, which keeps the planner free of clocks and croniter.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
