@@ -152,7 +152,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
         "  app.e:\n    pin: warm\n  app.f:\n    pin: warm\n",
         [
             "p.yaml:7:10: error ZP301 zone warm is not assigned to any shard in the policy "
-            "(and 1 more uses)\n"
+            "(and 1 more use)\n"
             "  hint: add it under shards:, e.g. <shard>: [warm]; MongoDB answers ZoneNotFound"
         ],
     ),

@@ -69,7 +69,8 @@ def check_zone_references(
     problems = []
     for zone, places in uses.items():
         first = min(places)
-        more = f" (and {len(places) - 1} more uses)" if len(places) > 1 else ""
+        others = len(places) - 1
+        more = f" (and {others} more {'use' if others == 1 else 'uses'})" if others else ""
         message = f"zone {zone} is not assigned to any shard in the policy{more}"
         hint = f"add it under shards:, e.g. <shard>: [{zone}]; MongoDB answers ZoneNotFound"
         problems.append(_error("ZP301", first, message, hint))

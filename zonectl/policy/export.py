@@ -19,7 +19,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from zonectl.model.cluster import ClusterState, LiveRange
-from zonectl.model.keys import bson_equal, global_max, global_min, sort_key
+from zonectl.model.keys import bson_equal, format_value, global_max, global_min, sort_key
 
 # MongoDB's own sharded collections: not the operator's to manage.
 _INTERNAL_DBS = ("config.", "admin.")
@@ -232,7 +232,11 @@ def _collection(
             item["max"] = to_extended_json(dict(r.max))
             seq.append(item)
         section["ranges"] = seq
-        _note(section, f"found: {n} range{'s' if n != 1 else ''}", "ranges")
+        found = f"found: {n} range{'s' if n != 1 else ''}"
+        split = _window_split(ranges, live.key) if live is not None else None
+        if split is not None:
+            found += f"; a time split at {split}: a firehose window? (docs/policy.md)"
+        _note(section, found, "ranges")
     for zone in sorted({r.zone for r in ranges} - carried):
         warnings.append(
             f"{ns}: zone {zone} has ranges but no shard carries it; "
@@ -243,6 +247,20 @@ def _collection(
         if live.no_balance:
             _note(section, "found: noBalance set", "balancing")
     return section
+
+
+def _window_split(ranges: list[LiveRange], key: Mapping[str, Any]) -> str | None:
+    """The split value when two ranges cover the key space and meet at a date or ObjectId
+    of the first key field: what a firehose window leaves in config.tags."""
+    if len(ranges) != 2 or not bson_equal(dict(ranges[0].max), dict(ranges[1].min)):
+        return None
+    if not _covers_all(LiveRange("", "", ranges[0].min, ranges[1].max), key):
+        return None
+    first = next(iter(key))
+    value = ranges[0].max.get(first)
+    if not isinstance(value, dt.datetime | ObjectId):
+        return None
+    return f"{first} = {format_value(value)}"
 
 
 def _covers_all(r: LiveRange, key: Mapping[str, Any]) -> bool:

@@ -27,6 +27,8 @@ def find_policy_files(paths: Sequence[str | Path]) -> tuple[list[str], list[Diag
     found: list[str] = []
     seen: set[Path] = set()
     diagnostics: list[Diagnostic] = []
+    if not paths:
+        diagnostics.append(_error("ZP120", Position("<arguments>"), "no policy paths given"))
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
