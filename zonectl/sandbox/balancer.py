@@ -18,17 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zonectl.sandbox import balancer_view as view
-from zonectl.sandbox.balancer_policy import Migration, PolicyParams, select_migrations, split_points
+from zonectl.sandbox import balancer_round as rounds
+from zonectl.sandbox.balancer_policy import PolicyParams
 from zonectl.sandbox.balancer_settings import BalancerSettings, parse_settings
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.migrations import (
     ActiveMigrations,
     InFlight,
     commit_move,
-    log_move,
-    migration_duration,
-    too_big_error,
 )
 
 if TYPE_CHECKING:
@@ -45,11 +42,11 @@ class RoundResult:
     skipped: str | None = None  # why the round did nothing: "off", "window", or an errmsg
     splits: int = 0
     migrations: list[InFlight] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # ChunkTooBig: split or marked jumbo
 
     @property
     def changed(self) -> bool:
-        return bool(self.splits or self.migrations or self.errors)
+        return bool(self.splits or self.migrations or self.failures)
 
 
 class Balancer:
@@ -122,9 +119,16 @@ class Balancer:
                 result.skipped = "off" if settings.mode != "full" else "window"
                 self._end_round()
                 return result
-            self._finish_defragmentation()
-            result.splits = self._split_at_zone_boundaries(settings)
-            self._start_migrations(settings, result)
+            rounds.finish_defragmentation(self.cluster)
+            result.splits = rounds.split_at_zone_boundaries(self.cluster, settings)
+            for flight, failure in rounds.start_migrations(
+                self.sandbox, settings, self.params(settings), self.active.busy()
+            ):
+                if flight is not None:
+                    self.active.register(flight)
+                    result.migrations.append(flight)
+                if failure is not None:
+                    result.failures.append(failure)
             if not any(m.by_balancer for m in self.active):
                 self._end_round()
             return result
@@ -173,124 +177,16 @@ class Balancer:
             elapsed = self.sandbox.clock.now() - started
             details: dict[str, Any] = {
                 "executionTimeMillis": int(elapsed.total_seconds() * 1000),
-                "errorOccurred": bool(result.errors),
+                "errorOccurred": False,
+                "candidateChunks": len(result.migrations) + len(result.failures),
+                "chunksMoved": len(result.migrations),
             }
-            if result.errors:
-                details["errmsg"] = "; ".join(result.errors)
-            else:
-                details["candidateChunks"] = len(result.migrations)
-                details["chunksMoved"] = len(result.migrations)
             self.cluster.log_action("balancer.round", details)
         self._cond.notify_all()
 
-    def _finish_defragmentation(self) -> None:
-        """6.0+ defragmentation is not simulated: a requested one completes at the next
-        round, clearing `defragmentCollection` as the real one does when it ends."""
-        cluster = self.cluster
-        for ns in cluster.sharded_namespaces():
-            doc = cluster.collection_doc(ns) or {}
-            if doc.get("defragmentCollection"):
-                cluster.set_collection_field(ns, "defragmentCollection", None)
-                cluster.set_collection_field(ns, "defragmentationPhase", None)
-
-    def _split_at_zone_boundaries(self, settings: BalancerSettings) -> int:
-        """§5.1 step 2, for every sharded collection whatever its noBalance."""
-        cluster, splits = self.cluster, 0
-        for ns in cluster.sharded_namespaces():
-            coll = view.collection_view(cluster, ns, settings)
-            store = cluster.chunks(ns)
-            if coll is None or store is None:
-                continue
-            # Split from the highest chunk down, so earlier indices stay valid.
-            for chunk, points in reversed(split_points(coll)):
-                i = store.index_of_min(chunk.min)
-                if i is None:
-                    continue
-                self.split_chunk(ns, i, points)
-                splits += 1
-        return splits
-
     def split_chunk(self, ns: str, i: int, points: list[Any]) -> list[int]:
-        """Split chunk i of ns and log `split`/`multi-split` as the config server does."""
-        store = self.cluster.chunks(ns)
-        assert store is not None
-        before = store.chunk(i)
-        pieces = store.split(i, points, self.cluster.now_ts())
-        docs = [store.chunk(p) for p in pieces]
-        before_doc: dict[str, Any] = {
-            "min": before.min,
-            "max": before.max,
-            "lastmod": before.lastmod,
-        }
-        if len(docs) == 2:
-            left, right = ({"min": d.min, "max": d.max, "lastmod": d.lastmod} for d in docs)
-            details: dict[str, Any] = {"before": before_doc, "left": left, "right": right}
-            self.cluster.log_change("split", ns, details)
-        else:
-            for n, d in enumerate(docs, 1):
-                piece = {"min": d.min, "max": d.max, "lastmod": d.lastmod}
-                details = {"before": before_doc, "number": n, "of": len(docs), "chunk": piece}
-                self.cluster.log_change("multi-split", ns, details)
-        return pieces
-
-    def _start_migrations(self, settings: BalancerSettings, result: RoundResult) -> None:
-        cluster = self.cluster
-        shards = view.shard_views(cluster)
-        colls = [view.collection_view(cluster, ns, settings) for ns in cluster.sharded_namespaces()]
-        available = {s.id for s in shards} - self.active.busy()
-        chosen = select_migrations(
-            [c for c in colls if c is not None], shards, available, self.params(settings)
-        )
-        for mig in chosen:
-            self._start_one(mig, settings, result)
-
-    def _start_one(self, mig: Migration, settings: BalancerSettings, result: RoundResult) -> None:
-        cluster = self.cluster
-        store = cluster.chunks(mig.ns)
-        i = store.index_of_min(mig.chunk.min) if store is not None else None
-        if store is None or i is None:
-            return
-        max_bytes = view.max_chunk_size_bytes(cluster, mig.ns, settings)
-        if self.sandbox.version.imbalance_by_data_size:
-            # 6.0+ balancer migrations are moveRange(min only): the donor moves at most one
-            # chunk size and splits off the rest first (MigrateInfo with max = none).
-            points = view.split_keys_for_size(store, i, max_bytes)
-            if points:
-                self.split_chunk(mig.ns, i, points[:1])
-        force = mig.reason == "draining" or settings.attempt_to_balance_jumbo_chunks
-        error = too_big_error(
-            mig.ns, store.min_at(i), store.max_at(i), store.size_at(i), store.count_at(i), max_bytes
-        )
-        if error is not None and not force:
-            self._split_or_mark_jumbo(mig.ns, i, max_bytes, error, result)
-            return
-        now = self.sandbox.clock.now()
-        flight = InFlight(
-            ns=mig.ns,
-            min=store.min_at(i),
-            max=store.max_at(i),
-            donor=store.shard_at(i),
-            recipient=mig.to,
-            reason=mig.reason,
-            started=now,
-            due=now + migration_duration(store.size_at(i)),
-        )
-        self.active.register(flight)
-        log_move(cluster, "moveChunk.start", flight, {})
-        result.migrations.append(flight)
-
-    def _split_or_mark_jumbo(
-        self, ns: str, i: int, max_bytes: int, error: CommandError, result: RoundResult
-    ) -> None:
-        """§5.1 step 5 / `Balancer::_splitOrMarkJumbo`: split the chunk, else flag it jumbo."""
-        store = self.cluster.chunks(ns)
-        assert store is not None
-        result.errors.append(error.message)
-        points = view.split_keys_for_size(store, i, max_bytes)
-        if points:
-            self.split_chunk(ns, i, points)
-        else:
-            store.set_jumbo(i, True)
+        """Split chunk i of ns at `points`, logging as the config server does."""
+        return rounds.split_chunk(self.cluster, ns, i, points)
 
     # ------------------------------------------------------------------ waiting
     def wait_for(self, done: Callable[[], bool], deadline: float | None) -> bool:

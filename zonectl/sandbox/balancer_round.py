@@ -1,0 +1,122 @@
+"""The steps of one balancer round that change the cluster: zone splits and migration starts.
+
+`Balancer._doBalanceRound` (mongo:src/mongo/db/s/balancer/balancer.cpp): split chunks at
+zone boundaries for every collection (noBalance does not matter, reference §5.1 step 2),
+then ask the policy for migrations and start them; a chunk the donor refuses as too big
+is split, or marked jumbo when it cannot be (`_splitOrMarkJumbo`, §5.1 step 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from zonectl.sandbox import balancer_view as view
+from zonectl.sandbox.balancer_policy import Migration, PolicyParams, select_migrations, split_points
+from zonectl.sandbox.balancer_settings import BalancerSettings
+from zonectl.sandbox.migrations import InFlight, log_move, migration_duration, too_big_error
+
+if TYPE_CHECKING:
+    from zonectl.sandbox.cluster import Cluster
+    from zonectl.sandbox.state import Sandbox
+
+
+def finish_defragmentation(cluster: Cluster) -> None:
+    """6.0+ defragmentation is not simulated: a requested one completes at the next round,
+    clearing `defragmentCollection` as the real one does when it ends."""
+    for ns in cluster.sharded_namespaces():
+        doc = cluster.collection_doc(ns) or {}
+        if doc.get("defragmentCollection"):
+            cluster.set_collection_field(ns, "defragmentCollection", None)
+            cluster.set_collection_field(ns, "defragmentationPhase", None)
+
+
+def split_at_zone_boundaries(cluster: Cluster, settings: BalancerSettings) -> int:
+    """§5.1 step 2 for every sharded collection; the number of chunks split."""
+    splits = 0
+    for ns in cluster.sharded_namespaces():
+        coll = view.collection_view(cluster, ns, settings)
+        store = cluster.chunks(ns)
+        if coll is None or store is None:
+            continue
+        # Split from the highest chunk down, so earlier indices stay valid.
+        for chunk, points in reversed(split_points(coll)):
+            i = store.index_of_min(chunk.min)
+            if i is not None:
+                split_chunk(cluster, ns, i, points)
+                splits += 1
+    return splits
+
+
+def split_chunk(cluster: Cluster, ns: str, i: int, points: list[Any]) -> list[int]:
+    """Split chunk i of ns and log `split` (two pieces) or `multi-split` (one per piece)."""
+    store = cluster.chunks(ns)
+    assert store is not None
+    before = store.chunk(i)
+    pieces = store.split(i, points, cluster.now_ts())
+    docs = [store.chunk(p) for p in pieces]
+    before_doc: dict[str, Any] = {"min": before.min, "max": before.max, "lastmod": before.lastmod}
+    if len(docs) == 2:
+        left, right = ({"min": d.min, "max": d.max, "lastmod": d.lastmod} for d in docs)
+        details: dict[str, Any] = {"before": before_doc, "left": left, "right": right}
+        cluster.log_change("split", ns, details)
+    else:
+        for n, d in enumerate(docs, 1):
+            piece = {"min": d.min, "max": d.max, "lastmod": d.lastmod}
+            details = {"before": before_doc, "number": n, "of": len(docs), "chunk": piece}
+            cluster.log_change("multi-split", ns, details)
+    return pieces
+
+
+def start_migrations(
+    sandbox: Sandbox, settings: BalancerSettings, params: PolicyParams, busy: set[str]
+) -> Iterator[tuple[InFlight | None, str | None]]:
+    """Pick this round's migrations and start each: (in-flight migration, failure)."""
+    cluster = sandbox.cluster
+    shards = view.shard_views(cluster)
+    colls = [view.collection_view(cluster, ns, settings) for ns in cluster.sharded_namespaces()]
+    available = {s.id for s in shards} - busy
+    chosen = select_migrations([c for c in colls if c is not None], shards, available, params)
+    for mig in chosen:
+        yield _start_one(sandbox, mig, settings)
+
+
+def _start_one(
+    sandbox: Sandbox, mig: Migration, settings: BalancerSettings
+) -> tuple[InFlight | None, str | None]:
+    cluster = sandbox.cluster
+    store = cluster.chunks(mig.ns)
+    i = store.index_of_min(mig.chunk.min) if store is not None else None
+    if store is None or i is None:
+        return None, None
+    max_bytes = view.max_chunk_size_bytes(cluster, mig.ns, settings)
+    if sandbox.version.imbalance_by_data_size:
+        # 6.0+ balancer migrations are moveRange with min only: the donor moves at most one
+        # chunk size and splits the rest off first (MigrateInfo with max = none).
+        points = view.split_keys_for_size(store, i, max_bytes)
+        if points:
+            split_chunk(cluster, mig.ns, i, points[:1])
+    # Draining moves always force jumbo (kForceBalancer); others only with the setting.
+    force = mig.reason == "draining" or settings.attempt_to_balance_jumbo_chunks
+    lo, hi = store.min_at(i), store.max_at(i)
+    error = too_big_error(mig.ns, lo, hi, store.size_at(i), store.count_at(i), max_bytes)
+    if error is not None and not force:
+        points = view.split_keys_for_size(store, i, max_bytes)
+        if points:
+            split_chunk(cluster, mig.ns, i, points)
+        else:
+            store.set_jumbo(i, True)
+        return None, error.message
+    now = sandbox.clock.now()
+    flight = InFlight(
+        ns=mig.ns,
+        min=lo,
+        max=hi,
+        donor=store.shard_at(i),
+        recipient=mig.to,
+        reason=mig.reason,
+        started=now,
+        due=now + migration_duration(store.size_at(i)),
+    )
+    log_move(cluster, "moveChunk.start", flight, {})
+    return flight, None
