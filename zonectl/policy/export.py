@@ -8,6 +8,7 @@ import datetime as dt
 import io
 import json
 import math
+import uuid
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -51,6 +52,8 @@ def to_extended_json(value: Any) -> Any:
         return _flow({"$date": _date(value)})
     if isinstance(value, ObjectId):
         return _flow({"$oid": DoubleQuotedScalarString(str(value))})
+    if isinstance(value, uuid.UUID):
+        return _flow({"$uuid": DoubleQuotedScalarString(str(value))})
     if isinstance(value, Decimal128):
         return _flow({"$numberDecimal": DoubleQuotedScalarString(str(value))})
     if isinstance(value, Mapping):
