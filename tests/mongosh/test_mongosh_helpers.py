@@ -163,6 +163,15 @@ def test_handshake_ping_version_and_status(sandbox_server: Any, mongosh: Runner,
     assert status["shardingVersion"]["_id"] == 1
     assert status["balancer"]["Currently enabled"] == "yes"
     assert status["balancer"]["Currently running"] == "no"
+    # config.mongos, from the sandbox's uptime report (zonectl/sandbox/uptime.py)
+    assert status["active mongoses"] == [{sb.version.version: 1}]
+    # $shardedDataDistribution exists from 6.0.3; mongosh shows undefined before
+    if version == "5.0":
+        assert status.get("shardedDataDistribution") is None
+    else:
+        assert [d["ns"] for d in status["shardedDataDistribution"]] == [
+            "app.audit", "app.events", "app.reports", "app.sessions", "app.users",
+        ]  # fmt: skip
     (app,) = [d for d in status["databases"] if d["database"]["_id"] == "app"]
     events = app["collections"]["app.events"]
     assert events["shardKey"] == {"ts": 1, "_id": 1}

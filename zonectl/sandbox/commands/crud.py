@@ -19,6 +19,7 @@ from bson import Int64
 from bson.raw_bson import RawBSONDocument
 
 from zonectl.model.keys import bson_equal
+from zonectl.sandbox import data_distribution
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
 from zonectl.sandbox.cursors import encode_cursor
 from zonectl.sandbox.errors import CommandError
@@ -261,11 +262,26 @@ def aggregate(request: Request) -> dict[str, Any]:
     cursor_opts = body.get("cursor") or {}
     if not isinstance(cursor_opts, Mapping):
         raise CommandError.of("TypeMismatch", "cursor field must be missing or an object")
+    pipeline = body.get("pipeline")
+    first = pipeline[0] if isinstance(pipeline, list) and pipeline else {}
+    if isinstance(first, Mapping) and list(first) == [data_distribution.STAGE]:
+        # mongosh's sh.status() runs it (see data_distribution.py for the server's rules);
+        # before 6.0.3 the stage does not exist and parsing the pipeline fails first.
+        if not data_distribution.supported(request.sandbox):
+            raise CommandError.assertion(
+                40324, f"Unrecognized pipeline stage name: '{data_distribution.STAGE}'"
+            )
+        data_distribution.validate(first[data_distribution.STAGE], request.db, request.arg == 1)
+        docs = data_distribution.documents(request.sandbox)
+        rest = pipeline[1:] if isinstance(pipeline, list) else []
+        results = list(run_pipeline(docs, rest, lambda coll: []))
+        batch = _non_negative(cursor_opts, "batchSize", "BatchSize")
+        return cursor_reply(
+            request, "admin.$cmd.aggregate", (encode(d) for d in results), batch_size=batch
+        )
     if request.arg == 1:
         raise CommandError.of("InvalidNamespace", "{aggregate: 1} is not supported by the sandbox")
     namespace = namespace_of(request)
-    pipeline = body.get("pipeline")
-    first = pipeline[0] if isinstance(pipeline, list) and pipeline else {}
     query = first.get("$match", {}) if isinstance(first, Mapping) else {}
     scan = scan_docs(request, namespace, query if isinstance(query, Mapping) else {})
     source = (decoded(d) for d in scan.docs)
