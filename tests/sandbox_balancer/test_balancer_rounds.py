@@ -223,3 +223,20 @@ def test_remove_shard_completes_once_the_balancer_has_drained_it(
     assert remaining.get("remaining", {}).get("chunks", 0) == 0
     c.admin.command("movePrimary", "db", to="shard0")  # db's primary is the drained shard
     assert c.admin.command("removeShard", "shard1")["state"] == "completed"
+
+
+@pytest.mark.parametrize(("version", "documents"), [("5.0", True), ("6.0", True), ("7.0", False)])
+def test_config_migrations_lists_balancer_migrations_in_flight_through_6_0(
+    make_cluster: Any, version: str, documents: bool
+) -> None:
+    c = make_cluster(version, points=[10, 20, 30], chunk_mb=1)
+    flight = c.balancer.run_round().migrations[0]
+    docs = list(c.client.config.migrations.find({}))
+    if documents:
+        assert [(d["ns"], d["min"], d["fromShard"], d["toShard"]) for d in docs] == [
+            ("db.c", flight.min, flight.donor, flight.recipient)
+        ]
+    else:
+        assert docs == []
+    c.balancer.complete_migrations()
+    assert list(c.client.config.migrations.find({})) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from typing import Any
 
 import pytest
@@ -139,10 +140,15 @@ def test_a_move_conflicting_with_an_in_flight_migration_fails(
 def test_an_identical_move_joins_the_in_flight_migration(make_cluster: Any) -> None:
     c = make_cluster("5.0", points=[10, 20, 30])
     flight = c.balancer.run_round().migrations[0]
-    c.sandbox.clock.advance(dt.timedelta(minutes=1))
-    c.admin.command(
-        "moveChunk", "db.c", bounds=[flight.min, flight.max], to=flight.recipient, maxTimeMS=30000
-    )
+    cmd = {"moveChunk": "db.c", "bounds": [flight.min, flight.max], "to": flight.recipient}
+    assert _fail(c, {**cmd, "maxTimeMS": 50}).code == 50  # joined and waited, no conflict
+    outcome: dict[str, Any] = {}
+    thread = threading.Thread(target=lambda: outcome.update(c.admin.command(cmd)), daemon=True)
+    thread.start()
+    assert c.balancer.wait_for(lambda: c.balancer.waiters > 1, None)  # the join is waiting
+    c.sandbox.clock.advance(dt.timedelta(minutes=1))  # the migration's simulated time passes
+    thread.join(timeout=30)
+    assert outcome["ok"] == 1.0
     chunk = c.client.config.chunks.find_one({"min": flight.min})
     assert chunk["shard"] == flight.recipient
 

@@ -26,6 +26,8 @@ from zonectl.sandbox.migrations import (
     ActiveMigrations,
     InFlight,
     commit_move,
+    forget_migration,
+    record_migration,
 )
 
 if TYPE_CHECKING:
@@ -56,6 +58,7 @@ class Balancer:
         self.num_rounds = 0
         self.in_round = False
         self.term = 1
+        self.waiters = 0  # commands parked in wait_for (balancerStop, a joined moveChunk)
         self.settings = BalancerSettings(
             max_chunk_size_bytes=sandbox.version.default_chunk_size_mb * 1024 * 1024
         )
@@ -126,6 +129,7 @@ class Balancer:
             ):
                 if flight is not None:
                     self.active.register(flight)
+                    record_migration(self.cluster, flight, settings.attempt_to_balance_jumbo_chunks)
                     result.migrations.append(flight)
                 if failure is not None:
                     result.failures.append(failure)
@@ -165,6 +169,7 @@ class Balancer:
 
     def _finish(self, mig: InFlight) -> None:
         self.active.release(mig)
+        forget_migration(self.cluster, mig)
         commit_move(self.cluster, mig)
         self._cond.notify_all()
 
@@ -195,6 +200,14 @@ class Balancer:
         The sandbox clock is re-read while waiting, so a test or the timer advancing it
         completes migrations and wakes the waiter.
         """
+        with self._cond:
+            self.waiters += 1
+            try:
+                return self._wait(done, deadline)
+            finally:
+                self.waiters -= 1
+
+    def _wait(self, done: Callable[[], bool], deadline: float | None) -> bool:
         with self._cond:
             while not done():
                 remaining = None if deadline is None else deadline - time.monotonic()

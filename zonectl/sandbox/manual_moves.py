@@ -43,6 +43,7 @@ def move_chunk(
 ) -> None:
     """Migrate chunk i of ns to shard `to` now; raise the donor's or registry's error."""
     cluster, balancer = sandbox.cluster, sandbox.balancer
+    balancer.poll()  # migrations whose simulated time has passed are done by now
     store = cluster.chunks(ns)
     assert store is not None
     lo, hi, donor = store.min_at(i), store.max_at(i), store.shard_at(i)

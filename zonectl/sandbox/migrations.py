@@ -175,3 +175,38 @@ def log_move(cluster: Cluster, what: str, mig: InFlight, extra: Mapping[str, Any
     details = {"min": mig.min, "max": mig.max, "from": mig.donor, "to": mig.recipient}
     details.update(extra)
     cluster.log_change(what, mig.ns, details)
+
+
+def _migration_id(mig: InFlight) -> str:
+    # MigrateInfo::getName: "<ns>-" then "<field>_<value>" for each field of the min.
+    return mig.ns + "-" + "".join(f"{k}_{format_value(v)}" for k, v in mig.min.items())
+
+
+def record_migration(cluster: Cluster, mig: InFlight, force_jumbo: bool) -> None:
+    """4.4-6.x keep one `config.migrations` document per balancer migration in flight
+    (mongo:src/mongo/s/catalog/type_migration.cpp; field forms inferred, reference §2.6)."""
+    if cluster.sandbox.version.version_array[0] > 6:
+        return
+    store = cluster.chunks(mig.ns)
+    i = store.index_of_min(mig.min) if store is not None else None
+    if store is None or i is None:
+        return
+    cluster.coll("config.migrations").put(
+        {
+            "_id": _migration_id(mig),
+            "ns": mig.ns,
+            "min": mig.min,
+            "max": mig.max,
+            "fromShard": mig.donor,
+            "toShard": mig.recipient,
+            "chunkVersion": [store.chunk(i).lastmod, store.epoch],
+            "waitForDelete": False,
+            "forceJumbo": "forceBalancer" if force_jumbo else "doNotForceJumbo",
+        }
+    )
+
+
+def forget_migration(cluster: Cluster, mig: InFlight) -> None:
+    coll = cluster.sandbox.catalog.get("config.migrations")
+    if coll is not None:
+        coll.remove(_migration_id(mig))
