@@ -221,3 +221,63 @@ def test_yaml_1_1_directive_booleans(workdir: Path) -> None:
     write(workdir, "p.yaml", "%YAML 1.1\n---\n" + HEAD + "balancer: {enabled: yes}\n")
     balancer = load_policy(["p.yaml"]).desired.balancer
     assert balancer is not None and balancer.enabled is True
+
+
+READING_CASES: dict[str, tuple[bytes, str]] = {
+    "syntax_error": (
+        (HEAD + "shards: {s0: [a]\n").encode(),
+        "p.yaml:4:1: error ZP101 YAML syntax error: while parsing a flow mapping expected "
+        "',' or '}', but got '<stream end>'",
+    ),
+    "not_utf8": (
+        (HEAD + "# caf\xe9\n").encode("latin-1"),
+        "p.yaml:3:6: error ZP102 not UTF-8: byte 0xe9 cannot be decoded",
+    ),
+    "binary": (
+        b"\x89PNG\r\n\x1a\n\x00\x00",
+        "p.yaml:3:1: error ZP102 binary data (NUL byte): not a YAML text file",
+    ),
+    "utf16": (
+        HEAD.encode("utf-16"),
+        "p.yaml:1:1: error ZP102 UTF-16 text: policy files must be UTF-8",
+    ),
+    "control_character": (
+        (HEAD + "x: a\x07\n").encode(),
+        "p.yaml:3:5: error ZP102 character '\\x07' is not allowed in YAML",
+    ),
+    "unsupported_tag": (
+        (HEAD + "shards: !!set {a: null}\n").encode(),
+        "p.yaml:3:9: error ZP107 unsupported YAML tag !!set",
+    ),
+    "non_string_key": (
+        (HEAD + "? [a]\n: 1\n").encode(),
+        "p.yaml:3:3: error ZP107 mapping keys must be plain strings",
+    ),
+    "empty_file": (b"# only a comment\n", "p.yaml:1:1: error ZP108 empty file: no YAML document"),
+    "list_document": (
+        b"- 1\n",
+        "p.yaml:1:1: error ZP108 a policy document must be a mapping (apiVersion, kind, ...), "
+        "got a list",
+    ),
+    "wall_of_brackets": (
+        (HEAD + "x: " + "[" * 5000).encode(),
+        "p.yaml:3:68: error ZP105 nesting is deeper than 64 levels",
+    ),
+    "recursive_alias": (
+        (HEAD + "x: &a [*a]\n").encode(),
+        "p.yaml:3:4: error ZP104 recursive alias",
+    ),
+}
+
+
+@pytest.mark.parametrize("data,expected", READING_CASES.values(), ids=READING_CASES.keys())
+def test_reading_problem_has_an_exact_diagnostic(workdir: Path, data: bytes, expected: str) -> None:
+    (workdir / "p.yaml").write_bytes(data)
+    assert errors_of(["p.yaml"])[0] == expected
+
+
+def test_every_diagnostic_code_is_exercised_by_a_test() -> None:
+    from zonectl.policy.codes import CODES
+
+    text = "".join(p.read_text() for p in Path(__file__).parent.glob("*.py"))
+    assert [code for code in CODES if code not in text] == []

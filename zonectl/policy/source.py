@@ -84,7 +84,8 @@ def compose_documents(
         return [], [_error("ZP101", where, f"YAML syntax error: {problem}")]
     except ReaderError as exc:
         where = _offset_position(file, text, exc.position)
-        return [], [_error("ZP102", where, f"character {exc.character!r} is not allowed in YAML")]
+        char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
+        return [], [_error("ZP102", where, f"character {char!r} is not allowed in YAML")]
     except RecursionError:
         return [], [_error("ZP105", Position(file, 1, 1), "nesting is too deep to read")]
     except YAMLError as exc:
