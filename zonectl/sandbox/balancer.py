@@ -123,7 +123,7 @@ class Balancer:
                 self._end_round()
                 return result
             rounds.finish_defragmentation(self.cluster)
-            result.splits = rounds.split_at_zone_boundaries(self.cluster, settings)
+            result.splits = rounds.split_at_zone_boundaries(self.cluster)
             for flight, failure in rounds.start_migrations(
                 self.sandbox, settings, self.params(settings), self.active.busy()
             ):

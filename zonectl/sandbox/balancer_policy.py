@@ -1,43 +1,35 @@
-"""Which splits and migrations a balancer round picks: pure functions over plain values.
+"""Which migrations a balancer round picks: `BalancerPolicy::balance`, as pure functions.
 
-A transcription of `BalancerPolicy::balance` and the zone split step of
-`BalancerChunkSelectionPolicyImpl` (mongo:src/mongo/db/s/balancer/balancer_policy.cpp,
-balancer_chunk_selection_policy_impl.cpp; reference §5.1-§5.3). No I/O, no clock: the
-balancer builds the views, these functions decide.
+A transcription of mongo:src/mongo/db/s/balancer/balancer_policy.cpp (5.0 chunk counts,
+6.0+ data sizes; reference §5.2-§5.3) over plain per-chunk columns, so a round over a
+million chunks touches no chunk document except the ones it moves. The balancer builds
+the views (`balancer_view`); these functions only decide.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
-
-from zonectl.model.keys import SortKey, compare, sort_key
-
-Key = Mapping[str, Any]
 
 DRAINING = "draining"
 ZONE_VIOLATION = "zoneViolation"
 CHUNKS_IMBALANCE = "chunksImbalance"
 NO_ZONE = ""  # ZoneInfo::kNoZoneName
 
+Key = Mapping[str, Any]
+
 
 @dataclass(frozen=True)
 class ChunkView:
+    """One chunk, materialized only when a migration names it."""
+
+    index: int
     min: Key
     max: Key
     shard: str
-    jumbo: bool = False
     size_bytes: int = 0
-
-
-@dataclass(frozen=True)
-class ZoneRange:
-    min: Key  # filled in to the full shard key (createCollectionZoneInfo extends the bounds)
-    max: Key
-    zone: str
 
 
 @dataclass(frozen=True)
@@ -49,23 +41,19 @@ class ShardView:
 
 @dataclass(frozen=True)
 class CollectionView:
+    """One collection as columns: chunk i is on `shards[i]`, holds `sizes[i]` bytes and
+    belongs to zone `zones[i]` (the range wholly containing it, §5.2, else NO_ZONE)."""
+
     ns: str
-    chunks: Sequence[ChunkView]  # sorted by min, contiguous
-    ranges: Sequence[ZoneRange]  # sorted by min, non-overlapping
+    shards: Sequence[str]
+    sizes: Sequence[int]
+    zones: Sequence[str]
+    range_zones: frozenset[str]  # zones that have ranges in this collection
     max_chunk_size_bytes: int
+    chunk: Callable[[int], ChunkView]
+    is_jumbo: Callable[[int], bool]
+    straddling: bool = False  # a chunk still straddles a zone boundary (§5.1 step 3)
     balanceable: bool = True  # False: noBalance, allowMigrations/permitMigrations false
-    _range_mins: list[SortKey] = field(default_factory=list, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self._range_mins.extend(sort_key(r.min) for r in self.ranges)
-
-    def zone_of(self, chunk: ChunkView) -> str:
-        """§5.2: the zone whose range wholly contains the chunk, else no zone."""
-        i = bisect.bisect_right(self._range_mins, sort_key(chunk.min)) - 1
-        if i < 0:
-            return NO_ZONE
-        rng = self.ranges[i]
-        return rng.zone if compare(chunk.max, rng.max) <= 0 else NO_ZONE
 
 
 @dataclass(frozen=True)
@@ -87,82 +75,58 @@ class Migration:
         return self.chunk.shard
 
 
-def split_points(coll: CollectionView) -> list[tuple[ChunkView, list[Key]]]:
-    """§5.1 step 2: every zone boundary strictly inside a chunk, grouped per chunk.
-
-    The global max is never strictly inside a chunk, so it is never a split point.
-    """
-    mins = [sort_key(c.min) for c in coll.chunks]
-    found: dict[int, dict[SortKey, Key]] = {}
-    for rng in coll.ranges:
-        for bound in (rng.min, rng.max):
-            key = sort_key(bound)
-            i = bisect.bisect_right(mins, key) - 1
-            if i < 0:
-                continue
-            chunk = coll.chunks[i]
-            if mins[i] < key < sort_key(chunk.max):
-                found.setdefault(i, {})[key] = bound
-    return [
-        (coll.chunks[i], [points[k] for k in sorted(points)]) for i, points in sorted(found.items())
-    ]
-
-
-def _chunks_by_shard(coll: CollectionView) -> dict[str, list[ChunkView]]:
-    by_shard: dict[str, list[ChunkView]] = {}
-    for chunk in coll.chunks:
-        by_shard.setdefault(chunk.shard, []).append(chunk)
-    return by_shard
-
-
 def _suitable(shard: ShardView, zone: str) -> bool:
     """`isShardSuitableReceiver`: not draining, and carries the zone if there is one."""
     return not shard.draining and (zone == NO_ZONE or zone in shard.zones)
 
 
 class _Distribution:
-    """`DistributionStatus` plus the per-shard data sizes of one collection."""
+    """`DistributionStatus`: per shard its chunk indices (by zone) and its data size."""
 
     def __init__(self, coll: CollectionView, shards: Sequence[ShardView]) -> None:
         self.coll = coll
         self.shards = shards
-        self.by_shard = _chunks_by_shard(coll)
-        self.zone = {id(c): coll.zone_of(c) for c in coll.chunks}
-        self.size = {s.id: sum(c.size_bytes for c in self.by_shard.get(s.id, ())) for s in shards}
+        self.by_shard: dict[str, list[int]] = {s.id: [] for s in shards}
+        self.by_shard_zone: dict[tuple[str, str], list[int]] = {}
+        self.size = {s.id: 0 for s in shards}
+        self.zone_total: dict[str, int] = {}
+        for i, (shard, size, zone) in enumerate(
+            zip(coll.shards, coll.sizes, coll.zones, strict=True)
+        ):
+            self.by_shard.setdefault(shard, []).append(i)
+            self.by_shard_zone.setdefault((shard, zone), []).append(i)
+            self.size[shard] = self.size.get(shard, 0) + size
+            self.zone_total[zone] = self.zone_total.get(zone, 0) + 1
 
-    def chunks_in_zone(self, shard: str, zone: str) -> list[ChunkView]:
-        return [c for c in self.by_shard.get(shard, ()) if self.zone[id(c)] == zone]
-
-    def count(self, shard: str) -> int:
-        return len(self.by_shard.get(shard, ()))
+    def in_zone(self, shard: str, zone: str) -> list[int]:
+        return self.by_shard_zone.get((shard, zone), [])
 
     def least_loaded(self, zone: str, params: PolicyParams, available: set[str]) -> str | None:
         best, best_load = None, math.inf
         for shard in self.shards:
             if shard.id not in available or not _suitable(shard, zone):
                 continue
-            load = self.size[shard.id] if params.by_data_size else self.count(shard.id)
+            load = self.size[shard.id] if params.by_data_size else len(self.by_shard[shard.id])
             if load < best_load:
                 best, best_load = shard.id, load
         return best
 
     def most_overloaded(self, zone: str, params: PolicyParams, available: set[str]) -> str | None:
-        # Data size ignores the zone when choosing the donor (6.x `_getMostOverloadedShard`).
+        # By data size the donor is chosen whatever its zones (6.x `_getMostOverloadedShard`).
         worst, worst_load = None, -math.inf
         for shard in self.shards:
             if shard.id not in available:
                 continue
-            if params.by_data_size:
-                load = float(self.size[shard.id])
-            else:
-                load = float(len(self.chunks_in_zone(shard.id, zone)))
+            load = self.size[shard.id] if params.by_data_size else len(self.in_zone(shard.id, zone))
             if load > worst_load:
                 worst, worst_load = shard.id, load
         return worst
 
+    def movable(self, indices: Iterable[int], force_jumbo: bool) -> int | None:
+        return next((i for i in indices if force_jumbo or not self.coll.is_jumbo(i)), None)
 
-def _movable(chunks: Iterable[ChunkView], force_jumbo: bool) -> ChunkView | None:
-    return next((c for c in chunks if force_jumbo or not c.jumbo), None)
+    def migration(self, i: int, to: str, reason: str) -> Migration:
+        return Migration(self.coll.ns, self.coll.chunk(i), to, reason)
 
 
 def _zone_balance_step(
@@ -184,30 +148,21 @@ def _zone_balance_step(
         if from_size - to_size < 3 * dist.coll.max_chunk_size_bytes:
             return None
     else:
-        total = (
-            len(dist.coll.chunks)
-            if zone == NO_ZONE
-            else sum(1 for c in dist.coll.chunks if dist.zone[id(c)] == zone)
-        )
+        # The no-zone group's ideal counts every chunk of the collection (5.0 source).
+        total = len(dist.coll.shards) if zone == NO_ZONE else dist.zone_total.get(zone, 0)
         ideal = math.floor(total / n_shards + 0.5)  # std::roundf
-        most = len(dist.chunks_in_zone(donor, zone))
+        most = len(dist.in_zone(donor, zone))
         if most <= ideal:
             return None
         recipient = dist.least_loaded(zone, params, available)
-        if recipient is None or len(dist.chunks_in_zone(recipient, zone)) >= ideal:
+        if recipient is None or len(dist.in_zone(recipient, zone)) >= ideal:
             return None
         if most - ideal < params.imbalance_threshold:
             return None
-    # Imbalance moves never force jumbo chunks (only `attemptToBalanceJumboChunks` does).
-    chunk = _movable(dist.chunks_in_zone(donor, zone), params.force_jumbo)
-    if chunk is None:
-        return None
-    return Migration(dist.coll.ns, chunk, recipient, CHUNKS_IMBALANCE)
-
-
-def _take(available: set[str], *shards: str) -> None:
-    for shard in shards:
-        available.discard(shard)
+    i = dist.movable(dist.in_zone(donor, zone), params.force_jumbo)
+    if i is None:
+        return None  # warning 21894: only jumbo chunks for this zone
+    return dist.migration(i, recipient, CHUNKS_IMBALANCE)
 
 
 def balance_collection(
@@ -223,48 +178,44 @@ def balance_collection(
     for shard in shards:
         if not shard.draining or shard.id not in available:
             continue
-        for chunk in dist.by_shard.get(shard.id, ()):
-            if chunk.jumbo:
+        for i in dist.by_shard[shard.id]:
+            if coll.is_jumbo(i):
                 continue
-            to = dist.least_loaded(dist.zone[id(chunk)], params, available)
+            to = dist.least_loaded(coll.zones[i], params, available)
             if to is None:
                 continue  # warning 21889: no appropriate recipient
-            migrations.append(Migration(coll.ns, chunk, to, DRAINING))
-            _take(available, shard.id, to)
+            migrations.append(dist.migration(i, to, DRAINING))
+            available -= {shard.id, to}
             break
         if len(available) < 2:
             return migrations
     # 2) Chunks on a shard outside their zone.
-    if coll.ranges:
+    if coll.range_zones:
         for shard in shards:
             if shard.id not in available:
                 continue
-            for chunk in dist.by_shard.get(shard.id, ()):
-                zone = dist.zone[id(chunk)]
+            for i in dist.by_shard[shard.id]:
+                zone = coll.zones[i]
                 if zone == NO_ZONE or zone in shard.zones:
                     continue
-                if chunk.jumbo and not params.force_jumbo:
-                    continue  # warning 21891: violates zone but is jumbo
+                if not params.force_jumbo and coll.is_jumbo(i):
+                    continue  # warning 21891: violates its zone but is jumbo
                 to = dist.least_loaded(zone, params, available)
                 if to is None:
                     continue  # warning 21892: no appropriate recipient; nothing fails
-                migrations.append(Migration(coll.ns, chunk, to, ZONE_VIOLATION))
-                _take(available, shard.id, to)
+                migrations.append(dist.migration(i, to, ZONE_VIOLATION))
+                available -= {shard.id, to}
                 break
             if len(available) < 2:
                 return migrations
     # 3) Balance each zone among its shards, then the no-zone chunks among all shards.
-    zones = [*sorted({r.zone for r in coll.ranges}), NO_ZONE]
-    for zone in zones:
+    for zone in [*sorted(coll.range_zones), NO_ZONE]:
         n_shards = sum(1 for s in shards if zone == NO_ZONE or zone in s.zones)
         if n_shards == 0:
             continue  # warning 21893: the zone has no shards; its chunks stay put
-        while True:
-            step = _zone_balance_step(dist, zone, n_shards, params, available)
-            if step is None:
-                break
+        while (step := _zone_balance_step(dist, zone, n_shards, params, available)) is not None:
             migrations.append(step)
-            _take(available, step.donor, step.to)
+            available -= {step.donor, step.to}
     return migrations
 
 
@@ -283,9 +234,8 @@ def select_migrations(
     for coll in colls:
         if len(available) < 2:
             break
-        if not coll.balanceable or split_points(coll):
-            continue
-        chosen.extend(balance_collection(coll, shards, available, params))
+        if coll.balanceable and not coll.straddling:
+            chosen.extend(balance_collection(coll, shards, available, params))
     return chosen
 
 
@@ -297,7 +247,7 @@ def compliance(
     A pending zone split is a zoneViolation; otherwise the reason of the first migration
     the policy would schedule now, whether or not the balancer is enabled.
     """
-    if split_points(coll):
+    if coll.straddling:
         return ZONE_VIOLATION
     migrations = balance_collection(coll, shards, {s.id for s in shards}, params)
     return migrations[0].reason if migrations else None

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from zonectl.sandbox import balancer_view as view
-from zonectl.sandbox.balancer_policy import Migration, PolicyParams, select_migrations, split_points
+from zonectl.sandbox.balancer_policy import Migration, PolicyParams, select_migrations
 from zonectl.sandbox.balancer_settings import BalancerSettings
 from zonectl.sandbox.migrations import InFlight, log_move, migration_duration, too_big_error
 
@@ -31,20 +31,18 @@ def finish_defragmentation(cluster: Cluster) -> None:
             cluster.set_collection_field(ns, "defragmentationPhase", None)
 
 
-def split_at_zone_boundaries(cluster: Cluster, settings: BalancerSettings) -> int:
+def split_at_zone_boundaries(cluster: Cluster) -> int:
     """§5.1 step 2 for every sharded collection; the number of chunks split."""
     splits = 0
     for ns in cluster.sharded_namespaces():
-        coll = view.collection_view(cluster, ns, settings)
-        store = cluster.chunks(ns)
-        if coll is None or store is None:
+        store, key = cluster.chunks(ns), cluster.key_pattern(ns)
+        if store is None or key is None:
             continue
+        ranges = view.zone_ranges(cluster, ns, key)
         # Split from the highest chunk down, so earlier indices stay valid.
-        for chunk, points in reversed(split_points(coll)):
-            i = store.index_of_min(chunk.min)
-            if i is not None:
-                split_chunk(cluster, ns, i, points)
-                splits += 1
+        for i, points in reversed(view.split_points(store, ranges)):
+            split_chunk(cluster, ns, i, points)
+            splits += 1
     return splits
 
 

@@ -9,20 +9,28 @@ sandbox has to make; it only decides whether a large chunk ends up split or jumb
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from bson import Decimal128, Int64
 from bson.min_key import MinKey
 
-from zonectl.model.keys import compare, is_prefix_of, pad_bound
-from zonectl.sandbox.balancer_policy import ChunkView, CollectionView, ShardView, ZoneRange
+from zonectl.model.keys import compare, is_prefix_of, pad_bound, sort_key
+from zonectl.sandbox.balancer_policy import NO_ZONE, ChunkView, CollectionView, ShardView
 from zonectl.sandbox.balancer_settings import BalancerSettings
 
 if TYPE_CHECKING:
     from zonectl.sandbox.chunks import ChunkStore
     from zonectl.sandbox.cluster import Cluster
+
+
+@dataclass(frozen=True)
+class ZoneRange:
+    min: dict[str, Any]  # filled in to the full shard key
+    max: dict[str, Any]
+    zone: str
 
 
 def shard_views(cluster: Cluster) -> list[ShardView]:
@@ -51,23 +59,68 @@ def balanceable(doc: Mapping[str, Any], has_defragmentation: bool) -> bool:
     return not (has_defragmentation and doc.get("defragmentCollection"))
 
 
+def zone_ranges(cluster: Cluster, ns: str, key: Mapping[str, Any]) -> list[ZoneRange]:
+    """The collection's ranges with bounds extended to the full key with MinKey
+    (`createCollectionZoneInfo`), sorted by min."""
+    out = []
+    for zr in cluster.zone_ranges(ns):
+        if is_prefix_of(zr.min, key) and is_prefix_of(zr.max, key):
+            out.append(ZoneRange(pad_bound(zr.min, key), pad_bound(zr.max, key), zr.zone))
+    return out
+
+
+def split_points(store: ChunkStore, ranges: Sequence[ZoneRange]) -> list[tuple[int, list[Any]]]:
+    """§5.1 step 2: zone boundaries strictly inside a chunk, per chunk index (ascending).
+
+    The global max is never strictly inside a chunk, so it is never a split point.
+    """
+    found: dict[int, list[Any]] = {}
+    for rng in ranges:
+        for bound in (rng.min, rng.max):
+            i = store.find(bound)
+            if compare(store.min_at(i), bound) < 0 and compare(bound, store.max_at(i)) < 0:
+                points = found.setdefault(i, [])
+                if all(compare(p, bound) != 0 for p in points):
+                    points.append(bound)
+    return [(i, sorted(found[i], key=sort_key)) for i in sorted(found)]
+
+
+def chunk_zones(store: ChunkStore, ranges: Sequence[ZoneRange]) -> list[str]:
+    """§5.2 per chunk: the zone of the range wholly containing it, else NO_ZONE.
+
+    Found by bisecting each range's bounds, so only the chunk at a range's end is read.
+    """
+    zones = [NO_ZONE] * len(store)
+    for rng in ranges:
+        first = store.bisect_min(rng.min)  # first chunk whose min >= range min
+        end = store.bisect_min(rng.max)  # chunks before `end` start below range max
+        if end <= first:
+            continue
+        last = end if compare(store.max_at(end - 1), rng.max) <= 0 else end - 1
+        zones[first:last] = [rng.zone] * (last - first)
+    return zones
+
+
 def collection_view(cluster: Cluster, ns: str, settings: BalancerSettings) -> CollectionView | None:
     store = cluster.chunks(ns)
     doc = cluster.collection_doc(ns)
     if store is None or doc is None:
         return None
-    key = doc["key"]
-    chunks = [ChunkView(c.min, c.max, c.shard, c.jumbo, c.size) for c in store]
-    ranges = []
-    for zr in cluster.zone_ranges(ns):
-        # createCollectionZoneInfo extends each stored bound to the full key with MinKey.
-        if is_prefix_of(zr.min, key) and is_prefix_of(zr.max, key):
-            ranges.append(ZoneRange(pad_bound(zr.min, key), pad_bound(zr.max, key), zr.zone))
+    ranges = zone_ranges(cluster, ns, doc["key"])
+
+    def chunk(i: int) -> ChunkView:
+        return ChunkView(i, store.min_at(i), store.max_at(i), store.shard_at(i), store.size_at(i))
+
     return CollectionView(
         ns=ns,
-        chunks=chunks,
-        ranges=ranges,
+        shards=store.shards(),
+        sizes=store.sizes()[0],
+        zones=chunk_zones(store, ranges),
+        range_zones=frozenset(r.zone for r in ranges),
         max_chunk_size_bytes=max_chunk_size_bytes(cluster, ns, settings),
+        chunk=chunk,
+        is_jumbo=store.jumbo_at,
+        straddling=bool(split_points(store, ranges)),
         balanceable=balanceable(doc, cluster.sandbox.version.has_defragmentation),
     )
 
