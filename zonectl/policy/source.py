@@ -39,7 +39,8 @@ def find_policy_files(paths: Sequence[str | Path]) -> tuple[list[str], list[Diag
         elif path.is_file():
             candidates = [path]
         else:
-            diagnostics.append(_error("ZP100", Position(str(raw)), "no such file or directory"))
+            what = "not a regular file" if path.exists() else "no such file or directory"
+            diagnostics.append(_error("ZP100", Position(str(raw)), what))
             continue
         for candidate in candidates:
             resolved = candidate.resolve()
@@ -53,15 +54,17 @@ def read_documents(file: str, limits: Limits) -> tuple[list[Document], list[Diag
     """The YAML documents of one file, composed by ruamel (positions kept on every node)."""
     try:
         size = Path(file).stat().st_size
-        if size > limits.max_bytes:
-            message = (
-                f"file is {size:,} bytes, over the {limits.max_bytes:,}-byte limit for a "
-                "policy file"
-            )
-            return [], [_error("ZP103", Position(file), message, "split it into several files")]
-        data = Path(file).read_bytes()[: limits.max_bytes + 1]
+        with open(file, "rb") as stream:
+            # Never more than the limit in memory, even if the file grows after stat.
+            data = stream.read(limits.max_bytes + 1) if size <= limits.max_bytes else b""
     except OSError as exc:
         return [], [_error("ZP100", Position(file), f"cannot read: {exc.strerror or exc}")]
+    if size > limits.max_bytes or len(data) > limits.max_bytes:
+        size = max(size, len(data))
+        message = (
+            f"file is {size:,} bytes, over the {limits.max_bytes:,}-byte limit for a policy file"
+        )
+        return [], [_error("ZP103", Position(file), message, "split it into several files")]
     text, problem = _decode(file, data)
     if problem is not None:
         return [], [problem]
