@@ -11,6 +11,7 @@ from bson.int64 import Int64
 from pymongo.errors import OperationFailure
 
 from zonectl.sandbox import seed
+from zonectl.sandbox.auth import AuthConfig, User
 from zonectl.sandbox.clock import Clock
 from zonectl.sandbox.state import Sandbox
 
@@ -128,3 +129,28 @@ def test_uptime_reporter_ints_are_longs(sandbox_server: Any):
     h = _demo(sandbox_server)
     doc = h.sandbox.catalog.get("config.mongos").get(f"{h.server._uptime.instance_id}")
     assert isinstance(doc["up"], Int64)
+
+
+def test_sharded_data_distribution_needs_its_cluster_action(sandbox_server: Any):
+    """clusterMonitor carries the shardedDataDistribution action (SERVER-95999);
+    clusterManager and read on config do not, so mongosh shows it as undefined for them."""
+    users = AuthConfig(
+        users=[
+            User(name="monitor", db="admin", password="pw", roles=("clusterMonitor",)),
+            User(name="manager", db="admin", password="pw", roles=("clusterManager",)),
+            User(name="reader", db="admin", password="pw", roles=(("read", "config"),)),
+        ]
+    )
+    sb = Sandbox("7.0", auth=users)
+    seed.seed(sb, seed.load(None))
+    h = sandbox_server(sandbox=sb)
+    stage = [{"$shardedDataDistribution": {}}]
+    monitor = h.new_client(username="monitor", password="pw")
+    assert len(list(monitor.admin.aggregate(stage))) == 5
+    for name in ("manager", "reader"):
+        client = h.new_client(username=name, password="pw")
+        with pytest.raises(OperationFailure) as err:
+            list(client.admin.aggregate(stage))
+        assert err.value.code == 13
+        # an ordinary aggregate still follows `find` on the namespace
+        assert list(client.config.shards.aggregate([{"$count": "n"}])) == [{"n": 6}]

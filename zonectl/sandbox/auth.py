@@ -77,6 +77,8 @@ MONITOR_CLUSTER = frozenset(
     {
         "serverStatus", "listShards", "getParameter", "hostInfo", "getCmdLineOpts", "getLog",
         "listDatabases", "connPoolStats", "inprog", "netstat", "top", "getShardMap",
+        # 6.0.3+: $shardedDataDistribution's own action, in clusterMonitor (SERVER-95999)
+        "shardedDataDistribution",
     }
 )  # fmt: skip
 MANAGER_CLUSTER = frozenset(

@@ -19,7 +19,7 @@ from bson import Int64
 from bson.raw_bson import RawBSONDocument
 
 from zonectl.model.keys import bson_equal
-from zonectl.sandbox import data_distribution
+from zonectl.sandbox import auth, data_distribution
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
 from zonectl.sandbox.cursors import encode_cursor
 from zonectl.sandbox.errors import CommandError
@@ -251,7 +251,21 @@ def distinct(request: Request) -> dict[str, Any]:
     return {"values": values}
 
 
-@command("aggregate")
+def _authorize_aggregate(request: Request) -> bool:
+    """`find` on the namespace (the table's rule for aggregate), except that a collectionless
+    `$shardedDataDistribution` needs only its own cluster action (LiteParsed privileges)."""
+    roles = request.session.roles
+    if _starts_with_data_distribution(request.body.get("pipeline")):
+        return auth.is_allowed(roles, "cluster", "shardedDataDistribution")
+    return auth.is_allowed(roles, auth.command_namespace(request), "find")
+
+
+def _starts_with_data_distribution(pipeline: Any) -> bool:
+    first = pipeline[0] if isinstance(pipeline, list) and pipeline else None
+    return isinstance(first, Mapping) and list(first) == [data_distribution.STAGE]
+
+
+@command("aggregate", authorize=_authorize_aggregate)
 def aggregate(request: Request) -> dict[str, Any]:
     body = request.body
     if "cursor" not in body and not body.get("explain"):
@@ -264,7 +278,7 @@ def aggregate(request: Request) -> dict[str, Any]:
         raise CommandError.of("TypeMismatch", "cursor field must be missing or an object")
     pipeline = body.get("pipeline")
     first = pipeline[0] if isinstance(pipeline, list) and pipeline else {}
-    if isinstance(first, Mapping) and list(first) == [data_distribution.STAGE]:
+    if _starts_with_data_distribution(pipeline):
         # mongosh's sh.status() runs it (see data_distribution.py for the server's rules);
         # before 6.0.3 the stage does not exist and parsing the pipeline fails first.
         if not data_distribution.supported(request.sandbox):
