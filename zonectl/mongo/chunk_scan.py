@@ -147,6 +147,8 @@ def scan_compliance(
             result.jumbo += 1
         if m == 0:
             continue
+        # Python's == agrees with BSON equality here except bool vs number (True == 1),
+        # which can only matter after a skipped chunk; the server's bounds are the same bytes.
         if prev_max is not None and cmin == prev_max:
             at_or_below_min = below + equal
         else:
