@@ -220,3 +220,17 @@ def test_status_of_an_unreachable_cluster_exits_1_with_one_line(tmp_path: Any) -
     assert out == ""
     assert "zonectl: error:" in err
     assert "hunter2" not in err
+
+
+def test_status_shows_bytes_per_shard_where_the_server_reports_data_distribution(
+    sandbox_server: Any, server_version: str
+) -> None:
+    sb = sandbox_server(server_version)
+    build_layout(sb.client)
+    doc = status_json(sb.uri)
+    bytes_by_shard = {s["id"]: s["bytes"] for s in doc["shards"]}
+    if server_version == "5.0":  # $shardedDataDistribution is 6.0.3+
+        assert set(bytes_by_shard.values()) == {None}
+        assert any("$shardedDataDistribution" in note for note in doc["notes"])
+    else:
+        assert all(isinstance(b, int) and b >= 0 for b in bytes_by_shard.values())

@@ -77,7 +77,7 @@ def read_status(
                 s.zones,
                 s.draining,
                 totals.get(s.id, 0),
-                owned.get(s.id) if owned is not None else None,
+                owned.get(s.id, 0) if owned is not None else None,
             )
             for s in state.shards
         ),
