@@ -140,14 +140,18 @@ class Cluster:
         return doc
 
     def set_shard_field(self, name: str, field: str, value: Any) -> None:
-        doc = self.shard_doc(name)
-        if doc is not None:
-            doc = dict(doc)
-            if value is None:
-                doc.pop(field, None)
-            else:
-                doc[field] = value
-            self.coll(SHARDS).put(doc)
+        self._set_field(SHARDS, self.shard_doc(name), field, value)
+
+    def _set_field(self, coll: str, doc: Document | None, field: str, value: Any) -> None:
+        """Set `field` (None removes it) on a copy of `doc` and store it; no doc, no-op."""
+        if doc is None:
+            return
+        doc = dict(doc)
+        if value is None:
+            doc.pop(field, None)
+        else:
+            doc[field] = value
+        self.coll(coll).put(doc)
 
     # --------------------------------------------------------------- databases
     def database_doc(self, name: str) -> Document | None:
@@ -232,14 +236,7 @@ class Cluster:
         self._stores[store.ns] = store
 
     def set_collection_field(self, ns: str, field: str, value: Any) -> None:
-        doc = self.collection_doc(ns)
-        if doc is not None:
-            doc = dict(doc)
-            if value is None:
-                doc.pop(field, None)
-            else:
-                doc[field] = value
-            self.coll(COLLECTIONS).put(doc)
+        self._set_field(COLLECTIONS, self.collection_doc(ns), field, value)
 
     def drop_collection(self, ns: str) -> bool:
         """Drop a sharded collection: its entry, chunks and zone ranges (reference §1.7: the
