@@ -110,3 +110,26 @@ def test_targeted_impact_equals_counting_every_chunk(
             assert op.impact == estimate_impact(op, every, zones[op.zone], size)
     hot = next(op for op in plan.ops if isinstance(op, AssignZoneRange) and op.zone == "hot")
     assert hot.impact is not None and hot.impact.chunks == 8 and hot.impact.migrating == 8
+
+
+def test_a_tracked_unsharded_collection_on_8_0_is_not_read_as_sharded(
+    sandbox_server: Any,
+) -> None:
+    # 8.0 lists some unsharded collections in config.collections with `unsplittable: true`
+    # (reference §2.4); they have no shard key a plan could pad bounds with.
+    sb = served(sandbox_server, "8.0")
+    sb.client.config.collections.insert_one(
+        {"_id": "app.tracked", "key": {"_id": 1}, "unsplittable": True, "noBalance": False}
+    )
+    with connect(sb.uri) as conn:
+        state = read_cluster_state(conn, ["app.audit", "app.tracked"])
+    tracked = CollectionPolicy(
+        "app.tracked",
+        ranges=(ZoneRange("archive", {"_id": 0}, {"_id": 10}),),
+    )
+    desired = DesiredState(
+        shards={"shard-std-0": frozenset({"archive"})}, collections={"app.tracked": tracked}
+    )
+    plan = build_plan(sb.uri, desired, {}, AT, None)
+    assert sorted(state.collections) == ["app.audit"]
+    assert any("app.tracked is not sharded" in w for w in plan.warnings)

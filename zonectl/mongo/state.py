@@ -4,6 +4,7 @@ the managed namespaces, the balancer settings and balancerStatus. Never config.c
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pymongo.errors import OperationFailure, PyMongoError
@@ -41,7 +42,6 @@ def build_cluster_state(
             )
             for d in sorted(shards, key=lambda d: str(d["_id"]))
         ),
-        # 4.4 keeps dropped collections' entries with dropped: true (§2.4).
         collections={
             str(d["_id"]): LiveCollection(
                 namespace=str(d["_id"]),
@@ -51,7 +51,7 @@ def build_cluster_state(
                 no_balance=bool(d.get("noBalance", False)),
             )
             for d in collections
-            if not d.get("dropped")
+            if is_sharded_entry(d)
         },
         ranges=tuple(
             LiveRange(str(d["ns"]), str(d["tag"]), dict(d["min"]), dict(d["max"])) for d in tags
@@ -69,30 +69,61 @@ def build_cluster_state(
     )
 
 
-def read_cluster_state(conn: Connection, namespaces: Collection[str]) -> ClusterState:
-    """Seven small reads whatever the cluster's size: shards, all zone ranges (few, and the
-    unmanaged report needs them), the collection entries of `namespaces`, balancer settings
-    and status."""
+def is_sharded_entry(doc: Doc) -> bool:
+    """A config.collections entry of a sharded collection: 4.4 keeps dropped collections'
+    entries with `dropped: true`, 8.0 lists tracked unsharded ones as `unsplittable` (§2.4)."""
+    return not doc.get("dropped") and not doc.get("unsplittable")
+
+
+@dataclass(frozen=True)
+class ConfigDocuments:
+    """The config documents zonectl reads, as the server stores them."""
+
+    shards: list[dict[str, Any]]
+    tags: list[dict[str, Any]]
+    collections: list[dict[str, Any]]  # sharded collections only
+    balancer: dict[str, Any] | None
+    status: dict[str, Any] | None  # balancerStatus; None when the server refused it
+    status_error: str | None = None
+
+    def cluster_state(self, conn: Connection) -> ClusterState:
+        return build_cluster_state(
+            version=conn.version,
+            fcv=conn.fcv,
+            shards=self.shards,
+            tags=self.tags,
+            collections=self.collections,
+            balancer=self.balancer,
+            status=self.status,
+        )
+
+
+def read_config_documents(
+    conn: Connection, namespaces: Collection[str] | None = None
+) -> ConfigDocuments:
+    """Small reads whatever the cluster's size: shards, all zone ranges (few, and the
+    unmanaged report needs them), the collection entries of `namespaces` (None: all),
+    the balancer settings and status."""
     config = conn.client.config
+    wanted = {} if namespaces is None else {"_id": {"$in": sorted(namespaces)}}
     try:
         shards = list(config.shards.find({}))
         tags = list(config.tags.find({}, {"_id": 0, "ns": 1, "min": 1, "max": 1, "tag": 1}))
-        collections = list(config.collections.find({"_id": {"$in": sorted(namespaces)}}))
+        collections = [d for d in config.collections.find(wanted) if is_sharded_entry(d)]
         balancer = config.settings.find_one({"_id": "balancer"})
+        status: dict[str, Any] | None = None
+        status_error = None
         try:
-            status: Doc | None = conn.client.admin.command({"balancerStatus": 1})
-        except OperationFailure:
-            status = None
+            status = dict(conn.client.admin.command({"balancerStatus": 1}))
+        except OperationFailure as exc:
+            status_error = redact(str(exc.details or exc))
     except PyMongoError as exc:
         raise ClusterError(
             f"{conn.uri}: reading config metadata failed: {redact(str(exc))}"
         ) from None
-    return build_cluster_state(
-        version=conn.version,
-        fcv=conn.fcv,
-        shards=shards,
-        tags=tags,
-        collections=collections,
-        balancer=balancer,
-        status=status,
-    )
+    return ConfigDocuments(shards, tags, collections, balancer, status, status_error)
+
+
+def read_cluster_state(conn: Connection, namespaces: Collection[str]) -> ClusterState:
+    """What a plan needs: the config documents of the managed `namespaces`, as a value."""
+    return read_config_documents(conn, namespaces).cluster_state(conn)

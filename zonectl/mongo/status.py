@@ -16,7 +16,7 @@ from zonectl.mongo.chunk_scan import ChunkCompliance, Example, read_chunk_compli
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
-from zonectl.mongo.state import build_cluster_state
+from zonectl.mongo.state import read_config_documents
 from zonectl.render.status import (
     BalancerState,
     ChunkRef,
@@ -96,32 +96,10 @@ def read_full_state(conn: Connection) -> ClusterState:
 def _read_config(
     conn: Connection, notes: list[str]
 ) -> tuple[ClusterState, list[dict[str, Any]], dict[str, Any] | None]:
-    config = conn.client.config
-    try:
-        shards = list(config.shards.find({}))
-        tags = list(config.tags.find({}, {"_id": 0, "ns": 1, "min": 1, "max": 1, "tag": 1}))
-        # 8.0 tracks some unsharded collections (`unsplittable`); they are not sharded (§2.4).
-        colls = [
-            d
-            for d in config.collections.find({})
-            if not d.get("dropped") and not d.get("unsplittable")
-        ]
-        settings = config.settings.find_one({"_id": "balancer"})
-    except PyMongoError as exc:
-        raise ClusterError(
-            f"{conn.uri}: reading config metadata failed: {redact(str(exc))}"
-        ) from None
-    balancer_status = _command(conn, {"balancerStatus": 1}, notes)
-    state = build_cluster_state(
-        version=conn.version,
-        fcv=conn.fcv,
-        shards=shards,
-        tags=tags,
-        collections=colls,
-        balancer=settings,
-        status=balancer_status,
-    )
-    return state, colls, balancer_status
+    docs = read_config_documents(conn)
+    if docs.status_error is not None:
+        notes.append(f"balancerStatus failed: {docs.status_error}")
+    return docs.cluster_state(conn), docs.collections, docs.status
 
 
 def _collection(
