@@ -36,8 +36,10 @@ def command(
         Path | None, typer.Option("-o", "--out", help="Write the policy to FILE, not stdout.")
     ] = None,
 ) -> int:
-    """Write the cluster's zones, ranges, per-collection balancing and balancer
-    settings as a policy file, so the first `zonectl plan` of it is empty.
+    """Write the live zones, ranges and balancer settings as a policy file.
+
+    Covers shard zones, zone ranges, per-collection balancing and the balancer
+    settings, so the first `zonectl plan` of the exported file is empty.
 
     Bounds are MongoDB Extended JSON exactly as config.tags stores them;
     comments mark what was found. Firehose windows cannot be recognised from

@@ -39,7 +39,9 @@ def command(
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
 ) -> int:
-    """Show shards and their zones, each sharded namespace's ranges, balancing and
+    """Show where data sits and whether each namespace complies with its zones.
+
+    Shards and their zones, each sharded namespace's ranges, balancing and
     compliance, the balancer, and any lease or unfinished apply.
 
     Compliance is zonectl's own count from one streaming pass over each
