@@ -26,6 +26,7 @@ from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.query.aggregate import run_pipeline
 from zonectl.sandbox.query.matcher import matches, validate
 from zonectl.sandbox.query.paths import MISSING, lookup
+from zonectl.sandbox.query.raw_projection import raw_projector
 from zonectl.sandbox.query.shape import project, sort_documents, validate_projection, validate_sort
 from zonectl.sandbox.registry import Request, command
 from zonectl.sandbox.store import Scan
@@ -35,6 +36,8 @@ DEFAULT_FIRST_BATCH = 101  # find's and aggregate's default first batch (find_co
 
 
 def encode(doc: Any) -> bytes:
+    if isinstance(doc, bytes):  # already projected from raw bytes
+        return doc
     if isinstance(doc, RawBSONDocument):
         raw = doc.raw
         return raw if isinstance(raw, bytes) else bytes(raw)
@@ -143,7 +146,7 @@ def find(request: Request) -> dict[str, Any]:
         docs = itertools.islice(docs, skip, None)
     if projection is not None:
         inclusion, fields = projection
-        docs = (project(decoded(d), inclusion, fields) for d in docs)
+        docs = _projected(docs, inclusion, fields)
     single = bool(body.get("singleBatch"))
     if limit is not None and batch_size is None:
         batch_size = min(limit, DEFAULT_FIRST_BATCH)
@@ -155,6 +158,16 @@ def find(request: Request) -> dict[str, Any]:
         limit=limit,
         single_batch=single,
     )
+
+
+def _projected(docs: Iterable[Any], inclusion: bool, fields: dict[str, bool]) -> Iterator[Any]:
+    """Projected documents; raw ones keep raw bytes when whole top-level fields are kept."""
+    fast = raw_projector(inclusion, fields)
+    for doc in docs:
+        if fast is not None and type(doc) is RawBSONDocument:
+            yield fast(bytes(doc.raw))
+        else:
+            yield project(decoded(doc), inclusion, fields)
 
 
 @command("getMore")

@@ -80,12 +80,21 @@ def validate_projection(spec: Any) -> tuple[bool, dict[str, bool]]:
 
 def project(doc: Mapping[str, Any], inclusion: bool, fields: dict[str, bool]) -> Document:
     if inclusion:
-        out: Document = {}
-        if fields.get("_id", True) and "_id" in doc:
-            out["_id"] = doc["_id"]
+        # Fields come out in the document's order, not the projection's, as MongoDB's
+        # inclusion projection returns them ({b: 1, a: 1} on {_id, a, b} gives {_id, a, b}).
+        paths: dict[str, list[list[str]]] = {}
         for field, include in fields.items():
             if include and field != "_id":
-                _copy_path(doc, out, field.split("."))
+                parts = field.split(".")
+                paths.setdefault(parts[0], []).append(parts)
+        out: Document = {}
+        for name in doc:
+            if name == "_id":
+                if fields.get("_id", True):
+                    out["_id"] = doc["_id"]
+                continue
+            for parts in paths.get(name, ()):
+                _copy_path(doc, out, parts)
         return out
     result: Document = copy.deepcopy(dict(doc))
     for field, include in fields.items():
