@@ -164,7 +164,7 @@ def _projected(docs: Iterable[Any], inclusion: bool, fields: dict[str, bool]) ->
     """Projected documents; raw ones keep raw bytes when whole top-level fields are kept."""
     fast = raw_projector(inclusion, fields)
     for doc in docs:
-        if fast is not None and type(doc) is RawBSONDocument:
+        if fast is not None and isinstance(doc, RawBSONDocument):
             yield fast(bytes(doc.raw))
         else:
             yield project(decoded(doc), inclusion, fields)
