@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ from bson import Int64, ObjectId
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
+from zonectl.model.bsontypes import type_name
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
 from zonectl.model.keys import compare, format_value, sort_key
@@ -168,7 +169,7 @@ def key_type_problem(ns: str, fh: Firehose, sample: Any) -> str | None:
     collection would fall into the hot zone: refused, never sent."""
     if sample is None or isinstance(sample, MinKey | MaxKey):
         return None  # one chunk only: nothing to compare with
-    found = bson_type_name(sample)
+    found = type_name(sample)
     expected = {
         "date": isinstance(sample, dt.datetime),
         "objectId": isinstance(sample, ObjectId),
@@ -203,19 +204,3 @@ def _suggest(value: Any) -> str:
 
 def _type_hint(value: Any) -> str:
     return "epoch seconds" if abs(value) < _SECONDS_LIMIT else "epoch milliseconds"
-
-
-def bson_type_name(value: Any) -> str:
-    names: Sequence[tuple[type | tuple[type, ...], str]] = (
-        (bool, "bool"),
-        (Int64, "long"),
-        (int, "int"),
-        (float, "double"),
-        (str, "string"),
-        (ObjectId, "objectId"),
-        (dt.datetime, "date"),
-    )
-    for kind, name in names:
-        if isinstance(value, kind):
-            return name
-    return type(value).__name__

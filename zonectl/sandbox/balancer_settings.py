@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bson import Int64
-
+from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import format_value
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.versions import VersionProfile
@@ -63,26 +62,6 @@ def _wrap(context: str, err: CommandError) -> CommandError:
     return CommandError(err.code, f"{context} :: caused by :: {err.message}", err.code_name)
 
 
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, Int64):
-        return "long"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if value is None:
-        return "null"
-    return type(value).__name__
-
-
 def _bool_field(doc: Mapping[str, Any], name: str, default: bool | None) -> bool:
     """bsonExtractBooleanField(WithDefault): booleans and numbers are accepted."""
     if name not in doc:
@@ -94,7 +73,7 @@ def _bool_field(doc: Mapping[str, Any], name: str, default: bool | None) -> bool
         return bool(value)
     raise CommandError.of(
         "TypeMismatch",
-        f'"{name}" had the wrong type. Expected boolean or number, found {_type_name(value)}',
+        f'"{name}" had the wrong type. Expected boolean or number, found {type_name(value)}',
     )
 
 
@@ -116,7 +95,7 @@ def parse_window(doc: Mapping[str, Any]) -> tuple[int, int] | None:
     if not isinstance(window, Mapping):
         raise CommandError.of(
             "TypeMismatch",
-            f'"activeWindow" had the wrong type. Expected object, found {_type_name(window)}',
+            f'"activeWindow" had the wrong type. Expected object, found {type_name(window)}',
         )
     if not window:
         raise CommandError.of("BadValue", "activeWindow not specified")
@@ -145,7 +124,7 @@ def _parse_mode(doc: Mapping[str, Any], version: VersionProfile) -> str:
     if not isinstance(mode, str):
         raise CommandError.of(
             "TypeMismatch",
-            f'"mode" had the wrong type. Expected string, found {_type_name(mode)}',
+            f'"mode" had the wrong type. Expected string, found {type_name(mode)}',
         )
     modes = ("full", "autoSplitOnly", "off") if version.has_autosplit_only_mode else ("full", "off")
     if mode in modes:
@@ -173,7 +152,7 @@ def _parse_chunk_size(doc: Mapping[str, Any] | None, version: VersionProfile) ->
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CommandError.of(
             "TypeMismatch",
-            f'"value" had the wrong type. Expected number, found {_type_name(value)}',
+            f'"value" had the wrong type. Expected number, found {type_name(value)}',
         )
     megabytes = int(value)
     if not 1 <= megabytes <= 1024:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from zonectl.model.bsontypes import type_name
 from zonectl.sandbox import zone_rules as rules
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.registry import Request
@@ -28,7 +29,7 @@ def typed_namespace(request: Request) -> str:
         raise CommandError.of(
             "TypeMismatch",
             f"BSON field '{request.name}.{request.name}' is the wrong type "
-            f"'{rules.type_name(value)}', expected type 'string'",
+            f"'{type_name(value)}', expected type 'string'",
         )
     if not rules.is_valid_namespace(value):
         raise CommandError.of("InvalidNamespace", f"Invalid namespace specified '{value}'")
@@ -39,9 +40,7 @@ def fully_qualified_namespace(request: Request) -> str:
     """`CommandHelpers::parseNsFullyQualified` (errmsg-style split / moveChunk 5.0)."""
     value = request.arg
     if not isinstance(value, str):
-        raise CommandError.of(
-            "BadValue", f"collection name has invalid type {rules.type_name(value)}"
-        )
+        raise CommandError.of("BadValue", f"collection name has invalid type {type_name(value)}")
     if not rules.is_valid_namespace(value):
         raise CommandError.of("InvalidNamespace", f"Invalid namespace specified '{value}'")
     return value

@@ -16,6 +16,7 @@ from bson import Int64
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
+from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import format_value, sort_key
 from zonectl.sandbox import zone_rules as rules
 from zonectl.sandbox.cluster import Cluster, ZoneRange
@@ -81,7 +82,7 @@ def _parse_key(body: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(key, Mapping):
         raise CommandError.of(
             "TypeMismatch",
-            f"BSON field 'shardCollection.key' is the wrong type '{rules.type_name(key)}', "
+            f"BSON field 'shardCollection.key' is the wrong type '{type_name(key)}', "
             "expected type 'object'",
         )
     key = dict(key)

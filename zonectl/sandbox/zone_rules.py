@@ -6,58 +6,19 @@ code and message of the source it cites (reference §1.4, §1.5).
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from bson import Binary, Code, Decimal128, Int64, ObjectId, Regex, Timestamp
+from bson import Int64, Regex
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
+from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import compare, format_value, is_prefix_of, pad_bound
 from zonectl.sandbox.errors import CommandError
 
 _INVALID_DB_CHARS = set('/\\. "$*<>:|?\x00')
-
-
-def type_name(value: Any) -> str:
-    """MongoDB's `typeName()` of a decoded value, as error messages spell it."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, Int64):
-        return "long"
-    if isinstance(value, int):
-        return "int" if -(2**31) <= value < 2**31 else "long"
-    if isinstance(value, float):
-        return "double"
-    if isinstance(value, Decimal128):
-        return "decimal"
-    if isinstance(value, Code):
-        return "javascript"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, Binary | bytes):
-        return "binData"
-    if isinstance(value, ObjectId):
-        return "objectId"
-    if isinstance(value, dt.datetime):
-        return "date"
-    if value is None:
-        return "null"
-    if isinstance(value, Regex | re.Pattern):
-        return "regex"
-    if isinstance(value, Timestamp):
-        return "timestamp"
-    if isinstance(value, MinKey):
-        return "minKey"
-    if isinstance(value, MaxKey):
-        return "maxKey"
-    return type(value).__name__
 
 
 def wrong_type(field: str, expected: str, value: Any) -> CommandError:

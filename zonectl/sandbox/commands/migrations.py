@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import compare, format_value
 from zonectl.sandbox import balancer_view as view
 from zonectl.sandbox import move_rules
@@ -19,7 +20,6 @@ from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.manual_moves import check_move_allowed, move_chunk
 from zonectl.sandbox.registry import Request, command
 from zonectl.sandbox.state import Sandbox
-from zonectl.sandbox.zone_rules import type_name
 
 
 def _errmsg(message: str) -> CommandError:
