@@ -91,6 +91,8 @@ class DesiredState:
     balancer: BalancerPolicy | None = None
     sources: tuple[str, ...] = ()  # the files it was read from
     digest: str = ""  # sha256 of the normalized policy, for plans and audit
+    # Where each shard entry stands in the policy files, for plan-time errors.
+    shard_positions: Mapping[str, Position] = dataclasses.field(default_factory=dict, compare=False)
 
     @property
     def managed_zones(self) -> frozenset[str]:

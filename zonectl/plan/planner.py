@@ -134,7 +134,8 @@ def _memberships_after(
     known = {s.id for s in actual.shards}
     for shard in sorted(set(desired.shards) - known):
         problems.error(
-            None, f"unknown shard {shard!r} under `shards`; the cluster has {sorted(known)}"
+            desired.shard_positions.get(shard),
+            f"unknown shard {shard!r} under `shards`; the cluster has {sorted(known)}",
         )
     after = {zone: set(holders) for zone, holders in live.items()}
     for zone in desired.managed_zones:

@@ -37,8 +37,9 @@ def build_desired(
     }
     shards = {name: frozenset(merged.shards[name].zones) for name in sorted(merged.shards)}
     balancer = _balancer(merged)
+    positions = {name: merged.shards[name].at(key=True) for name in shards}
     state = DesiredState(shards, collections, balancer, tuple(sources), "")
-    return DesiredState(shards, collections, balancer, tuple(sources), digest_of(state))
+    return DesiredState(shards, collections, balancer, tuple(sources), digest_of(state), positions)
 
 
 def _collection(
