@@ -84,7 +84,7 @@ class Dispatcher:
             raise CommandError.of("CommandNotFound", "no such command: ''")
         name = next(iter(body))
         spec = registry.lookup(name)
-        if spec is None:
+        if spec is None or not spec.exists_in_version(self.sandbox.version):
             raise CommandError.of("CommandNotFound", f"no such command: '{name}'")
         db = body.get("$db")
         if not isinstance(db, str):

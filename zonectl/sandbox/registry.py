@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox
+    from zonectl.sandbox.versions import VersionProfile
 
 
 @dataclass
@@ -56,6 +57,12 @@ class CommandSpec:
     requires_auth: bool = True  # False for hello, ping, saslStart, ... when --auth is on
     # Authorization: a callable deciding whether the session's roles allow this request.
     authorize: Callable[[Request], bool] | None = None
+    # Whether the imitated server version has this command at all; without it the command
+    # is unknown there and answers CommandNotFound before any other check.
+    exists_in: Callable[[VersionProfile], bool] | None = None
+
+    def exists_in_version(self, version: VersionProfile) -> bool:
+        return self.exists_in is None or self.exists_in(version)
 
 
 COMMANDS: dict[str, CommandSpec] = {}
@@ -69,6 +76,7 @@ def command(
     supports_write_concern: bool = True,
     requires_auth: bool = True,
     authorize: Callable[[Request], bool] | None = None,
+    exists_in: Callable[[VersionProfile], bool] | None = None,
 ) -> Callable[[Handler], Handler]:
     """Register a handler under `name` and its aliases (command lookup is case-sensitive)."""
 
@@ -81,6 +89,7 @@ def command(
             supports_write_concern=supports_write_concern,
             requires_auth=requires_auth,
             authorize=authorize,
+            exists_in=exists_in,
         )
         for key in (name, *aliases):
             if key in COMMANDS:

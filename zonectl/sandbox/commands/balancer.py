@@ -125,12 +125,14 @@ def _typed(request: Request, name: str, expected: str, ok: bool) -> None:
         )
 
 
-@command("configureCollectionBalancing", admin_only=True)
+@command(
+    "configureCollectionBalancing",
+    admin_only=True,
+    exists_in=lambda version: version.has_configure_collection_balancing,
+)
 def configure_collection_balancing(request: Request) -> dict[str, Any]:
     sandbox = request.sandbox
     version = sandbox.version
-    if not version.has_configure_collection_balancing:
-        raise CommandError.of("CommandNotFound", f"no such command: '{request.name}'")
     allowed = {"chunkSize", "defragmentCollection"}
     allowed.add("enableAutoMerger" if version.balancer_toggles_automerge else "enableAutoSplitter")
     _check_fields(request, allowed)

@@ -166,12 +166,10 @@ def _range_bound(request: Request, name: str, key: dict[str, Any]) -> dict[str, 
     return move_rules.normalize(value, key)
 
 
-@command("moveRange", admin_only=True)
+@command("moveRange", admin_only=True, exists_in=lambda version: version.has_move_range)
 def move_range_cmd(request: Request) -> dict[str, Any]:
     sandbox = request.sandbox
     version = sandbox.version
-    if not version.has_move_range:
-        raise CommandError.of("CommandNotFound", f"no such command: '{request.name}'")
     ns = move_rules.typed_namespace(request)
     to = request.body.get("toShard")
     if not isinstance(to, str):
