@@ -27,8 +27,8 @@ from zonectl.cli.apply_wiring import build_ports
 from zonectl.mongo import connect, read_cluster_state
 from zonectl.plan.planner import make_plan
 from zonectl.policy import load_policy
-from zonectl.sandbox import seed
 from zonectl.sandbox.launch import serve
+from zonectl.sandbox.seed import build as seed
 from zonectl.sandbox.state import Sandbox
 
 CLUSTER_COMMANDS = {

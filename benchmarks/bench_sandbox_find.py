@@ -47,7 +47,7 @@ class _RawCollection:
         self._docs = docs
 
     def scan(self, filter: Any) -> Any:
-        from zonectl.sandbox.store import Scan
+        from zonectl.sandbox.catalog.store import Scan
 
         return Scan(self._docs, exact=True)
 

@@ -19,8 +19,8 @@ import pymongo
 import pytest
 
 from zonectl.sandbox.launch import serve
-from zonectl.sandbox.server import SandboxServer
 from zonectl.sandbox.state import Sandbox
+from zonectl.sandbox.wire.server import SandboxServer
 
 VERSIONS = ("5.0", "6.0", "7.0", "8.0")
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from conftest import CLUSTER, MATRIX, Cluster, Make, Tap, spawn, zonectl
 
-from zonectl.sandbox import seed
 from zonectl.sandbox.launch import serve
+from zonectl.sandbox.seed import build as seed
 from zonectl.sandbox.state import Sandbox
 
 STATE_CHANGING = {

@@ -26,8 +26,8 @@ from bson import json_util
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.sandbox import seed
 from zonectl.sandbox.clock import Clock
+from zonectl.sandbox.seed import build as seed
 from zonectl.sandbox.state import Sandbox
 
 

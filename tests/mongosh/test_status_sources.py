@@ -10,9 +10,9 @@ import pytest
 from bson.int64 import Int64
 from pymongo.errors import OperationFailure
 
-from zonectl.sandbox import seed
-from zonectl.sandbox.auth import AuthConfig, User
+from zonectl.sandbox.auth.users import AuthConfig, User
 from zonectl.sandbox.clock import Clock
+from zonectl.sandbox.seed import build as seed
 from zonectl.sandbox.state import Sandbox
 
 NOON = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)

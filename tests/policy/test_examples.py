@@ -43,7 +43,7 @@ def test_the_whole_policies_tree_validates_through_the_cli(zonectl: Run) -> None
 def test_demo_policy_fits_the_sandbox_demo_cluster() -> None:
     desired = load_policy([POLICIES / "demo"]).desired
     cluster = YAML(typ="safe").load(
-        (Path(__file__).resolve().parents[2] / "zonectl/sandbox/data/demo.yaml").read_text()
+        (Path(__file__).resolve().parents[2] / "zonectl/sandbox/seed/data/demo.yaml").read_text()
     )
     assert set(desired.shards) == {s["name"] for s in cluster["shards"]}
     live_keys = {c["ns"]: c["key"] for c in cluster["collections"]}

@@ -16,7 +16,7 @@ sys.path.insert(0, str(HERE))
 
 from zonectl.cli.app import app  # noqa: E402
 from zonectl.cli.commands import register  # noqa: E402
-from zonectl.sandbox import seed  # noqa: E402
+from zonectl.sandbox.seed import build as seed  # noqa: E402
 from zonectl.sandbox.state import Sandbox  # noqa: E402
 
 FIXTURES = HERE / "fixtures"

@@ -90,7 +90,7 @@ def test_nothing_due_exits_0_even_without_yes(firehose: Firehose) -> None:
 def test_migrate_moves_the_chunks_that_left_the_window_off_the_hot_shard_now(
     firehose: Firehose,
 ) -> None:
-    from zonectl.sandbox.growth import grow, instants
+    from zonectl.sandbox.seed.growth import grow, instants
 
     start = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
     grow(firehose.sandbox, "app.events", instants(start, DAY2, dt.timedelta(hours=6)))

@@ -13,7 +13,7 @@ from typing import Any
 from bson.min_key import MinKey
 from rotate_kit import HOT, WRITES, Firehose, Result
 
-from zonectl.sandbox.growth import grow, instants
+from zonectl.sandbox.seed.growth import grow, instants
 
 NAMESPACES = ("app.events", "app.clicks")
 START = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)  # the seeded boundary

@@ -15,8 +15,9 @@ from bson import MinKey
 from pymongo import MongoClient
 from pymongo.errors import OperationFailure
 
-from zonectl.sandbox import persist, seed
-from zonectl.sandbox.seed_schema import SeedError, load_cluster_file
+from zonectl.sandbox.seed import build as seed
+from zonectl.sandbox.seed import persist
+from zonectl.sandbox.seed.schema import SeedError, load_cluster_file
 from zonectl.sandbox.state import Sandbox
 
 

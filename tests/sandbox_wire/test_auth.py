@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pymongo.errors import OperationFailure
 
-from zonectl.sandbox.auth import AuthConfig, User
+from zonectl.sandbox.auth.users import AuthConfig, User
 
 USERS = AuthConfig(
     users=[

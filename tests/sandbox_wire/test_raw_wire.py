@@ -10,7 +10,7 @@ from typing import Any
 import bson
 import pytest
 
-from zonectl.sandbox.wire import crc32c
+from zonectl.sandbox.wire.framing import crc32c
 
 
 @pytest.fixture(scope="module")

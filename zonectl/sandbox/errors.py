@@ -99,3 +99,8 @@ class CommandError(Exception):
                 doc["codeName"] = self.code_name
         doc.update(self.extra)
         return doc
+
+
+def max_time_expired() -> CommandError:
+    """What a command answers when its `maxTimeMS` runs out while it waits."""
+    return CommandError.of("MaxTimeMSExpired", "operation exceeded time limit")

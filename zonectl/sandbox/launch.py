@@ -7,7 +7,7 @@ import socket
 from typing import TYPE_CHECKING
 
 from zonectl.errors import ZonectlError
-from zonectl.sandbox.server import SandboxServer
+from zonectl.sandbox.wire.server import SandboxServer
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox

@@ -14,52 +14,18 @@ sandbox.auth       users and roles when authentication is on, else None
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
+from zonectl.sandbox.auth.users import AuthConfig
+from zonectl.sandbox.balancer.balancer import Balancer
+from zonectl.sandbox.catalog.cluster import CHUNKS, Cluster
+from zonectl.sandbox.catalog.config_views import ChunksView
+from zonectl.sandbox.catalog.namespaces import Catalog
 from zonectl.sandbox.clock import Clock
-from zonectl.sandbox.store import Collection, MemoryCollection
+from zonectl.sandbox.failpoints import FailPoints
+from zonectl.sandbox.query.cursors import CursorManager
 from zonectl.sandbox.versions import DEFAULT_VERSION, VersionProfile, profile
 
-if TYPE_CHECKING:
-    from zonectl.sandbox.auth import AuthConfig
-    from zonectl.sandbox.balancer import Balancer
-    from zonectl.sandbox.cluster import Cluster
-    from zonectl.sandbox.cursors import CursorManager
-    from zonectl.sandbox.failpoints import FailPoints
-
 TOPOLOGIES = ("mongos", "standalone", "replicaSet")
-
-
-class Catalog:
-    """Every collection the sandbox knows, by full namespace."""
-
-    def __init__(self) -> None:
-        self._collections: dict[str, Collection] = {}
-
-    def get(self, namespace: str) -> Collection | None:
-        return self._collections.get(namespace)
-
-    def ensure(self, namespace: str) -> Collection:
-        """The collection, created empty on first write (MongoDB creates on insert)."""
-        coll = self._collections.get(namespace)
-        if coll is None:
-            coll = MemoryCollection(namespace)
-            self._collections[namespace] = coll
-        return coll
-
-    def mount(self, namespace: str, collection: Collection) -> None:
-        """Serve a special collection (a view such as config.chunks) at `namespace`."""
-        self._collections[namespace] = collection
-
-    def drop(self, namespace: str) -> bool:
-        return self._collections.pop(namespace, None) is not None
-
-    def namespaces(self) -> Iterator[str]:
-        return iter(sorted(self._collections))
-
-    def databases(self) -> list[str]:
-        return sorted({ns.split(".", 1)[0] for ns in self._collections})
 
 
 class Sandbox:
@@ -71,11 +37,6 @@ class Sandbox:
         auth: AuthConfig | None = None,
         topology: str = "mongos",
     ) -> None:
-        from zonectl.sandbox.balancer import Balancer
-        from zonectl.sandbox.cluster import Cluster
-        from zonectl.sandbox.cursors import CursorManager
-        from zonectl.sandbox.failpoints import FailPoints
-
         self.version = profile(version) if isinstance(version, str) else version
         self.clock = clock or Clock()
         self.lock = threading.RLock()
@@ -88,7 +49,10 @@ class Sandbox:
         # What the handshake claims to be. Only `mongos` is a faithful simulation; the other
         # two exist so clients' "is this a mongos?" checks can be tested (see handshake.py).
         self.topology = topology
-        self.cluster: Cluster = Cluster(self)
-        self.balancer: Balancer = Balancer(self)
-        self.failpoints: FailPoints = FailPoints()
-        self.cursors: CursorManager = CursorManager()
+        # Each part gets only what it uses: the catalog, clock and version for the cluster
+        # model; the cluster and the command lock for the balancer.
+        self.cluster = Cluster(self.catalog, self.clock, self.version)
+        self.catalog.mount(CHUNKS, ChunksView(self.cluster))
+        self.balancer = Balancer(self.cluster, self.lock)
+        self.failpoints = FailPoints()
+        self.cursors = CursorManager()

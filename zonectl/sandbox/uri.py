@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zonectl.errors import UsageError
-from zonectl.sandbox import persist, seed
+from zonectl.sandbox.seed import build as seed
+from zonectl.sandbox.seed import persist
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.server import SandboxServer
     from zonectl.sandbox.state import Sandbox
+    from zonectl.sandbox.wire.server import SandboxServer
 
 SCHEME = "sandbox:"
 _PARAMS = {"version", "state", "balancer", "auth", "topology"}

@@ -13,9 +13,9 @@ import socket
 import time
 from typing import Any
 
-from zonectl.sandbox import auth
+from zonectl.sandbox.auth.roles import is_allowed
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request, command
 
 _STARTED = time.monotonic()
 
@@ -82,9 +82,9 @@ def list_databases(request: Request) -> dict[str, Any]:
     if (
         request.sandbox.auth is not None
         and session.user is not None
-        and not auth.is_allowed(session.roles, "cluster", "listDatabases")
+        and not is_allowed(session.roles, "cluster", "listDatabases")
     ):
-        names = {n for n in names if auth.is_allowed(session.roles, f"{n}.x", "find")}
+        names = {n for n in names if is_allowed(session.roles, f"{n}.x", "find")}
     filt = request.body.get("filter")
     if isinstance(filt, dict) and isinstance(filt.get("name"), str):
         names = {n for n in names if n == filt["name"]}

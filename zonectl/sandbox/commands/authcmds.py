@@ -12,9 +12,9 @@ import contextlib
 import itertools
 from typing import Any
 
+from zonectl.sandbox.auth.scram import MECHANISMS, Conversation, ScramError, decode_username
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request, command
-from zonectl.sandbox.scram import MECHANISMS, Conversation, ScramError, decode_username
 
 _conversation_ids = itertools.count(1)
 

@@ -12,13 +12,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from zonectl.model.bsontypes import type_name
-from zonectl.sandbox import balancer_view as view
-from zonectl.sandbox import move_rules
-from zonectl.sandbox.balancer_policy import compliance
-from zonectl.sandbox.cluster import SETTINGS
-from zonectl.sandbox.dispatch import IGNORED_FIELDS
-from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request, command
+from zonectl.sandbox.balancer import view
+from zonectl.sandbox.balancer.policy import compliance
+from zonectl.sandbox.catalog.cluster import SETTINGS
+from zonectl.sandbox.commands import move_rules
+from zonectl.sandbox.commands.registry import IGNORED_FIELDS, Request, command
+from zonectl.sandbox.errors import CommandError, max_time_expired
 from zonectl.sandbox.state import Sandbox
 
 MB = 1024 * 1024
@@ -55,7 +54,7 @@ def balancer_stop(request: Request) -> dict[str, Any]:
     _set_mode(request.sandbox, "off")
     # joinCurrentRound: "off" is stored already; a maxTimeMS expiry leaves it stored.
     if not request.sandbox.balancer.join_current_round(deadline):
-        raise move_rules.max_time_expired()
+        raise max_time_expired()
     return {}
 
 

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from zonectl.model.keys import compare, format_value
-from zonectl.sandbox import balancer_view as view
-from zonectl.sandbox import move_rules
+from zonectl.sandbox.balancer import view
+from zonectl.sandbox.commands import move_rules
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request, command
 
 
 def _errmsg(message: str) -> CommandError:

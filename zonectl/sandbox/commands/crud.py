@@ -1,5 +1,5 @@
 """Read commands over the catalog: find, getMore, killCursors, count, distinct, aggregate,
-listCollections, listIndexes.
+listCollections (listIndexes lives with createIndexes in `indexes`).
 
 Documents stream as raw BSON: a scan's `RawBSONDocument`s go into cursor batches unparsed
 (only filtering, sorting or projecting forces a decode), which is what lets `find` on a
@@ -19,18 +19,20 @@ from bson import Int64
 from bson.raw_bson import RawBSONDocument
 
 from zonectl.model.keys import bson_equal
-from zonectl.sandbox import auth, data_distribution
+from zonectl.sandbox.auth.roles import is_allowed
+from zonectl.sandbox.catalog import data_distribution
+from zonectl.sandbox.catalog.store import Scan
+from zonectl.sandbox.codec import CODEC
+from zonectl.sandbox.commands.authz import command_namespace
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
-from zonectl.sandbox.cursors import encode_cursor
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.query.aggregate import run_pipeline
+from zonectl.sandbox.query.cursors import encode_cursor
 from zonectl.sandbox.query.matcher import matches, validate
 from zonectl.sandbox.query.paths import MISSING, lookup
 from zonectl.sandbox.query.raw_projection import raw_projector
 from zonectl.sandbox.query.shape import project, sort_documents, validate_projection, validate_sort
-from zonectl.sandbox.registry import Request, command
-from zonectl.sandbox.store import Scan
-from zonectl.sandbox.wire import CODEC
 
 DEFAULT_FIRST_BATCH = 101  # find's and aggregate's default first batch (find_common.h)
 
@@ -269,8 +271,8 @@ def _authorize_aggregate(request: Request) -> bool:
     `$shardedDataDistribution` needs only its own cluster action (LiteParsed privileges)."""
     roles = request.session.roles
     if _starts_with_data_distribution(request.body.get("pipeline")):
-        return auth.is_allowed(roles, "cluster", "shardedDataDistribution")
-    return auth.is_allowed(roles, auth.command_namespace(request), "find")
+        return is_allowed(roles, "cluster", "shardedDataDistribution")
+    return is_allowed(roles, command_namespace(request), "find")
 
 
 def _starts_with_data_distribution(pipeline: Any) -> bool:
@@ -294,12 +296,12 @@ def aggregate(request: Request) -> dict[str, Any]:
     if _starts_with_data_distribution(pipeline):
         # mongosh's sh.status() runs it (see data_distribution.py for the server's rules);
         # before 6.0.3 the stage does not exist and parsing the pipeline fails first.
-        if not data_distribution.supported(request.sandbox):
+        if not data_distribution.supported(request.sandbox.version):
             raise CommandError.assertion(
                 40324, f"Unrecognized pipeline stage name: '{data_distribution.STAGE}'"
             )
         data_distribution.validate(first[data_distribution.STAGE], request.db, request.arg == 1)
-        docs = data_distribution.documents(request.sandbox)
+        docs = data_distribution.documents(request.sandbox.cluster)
         rest = pipeline[1:] if isinstance(pipeline, list) else []
         results = list(run_pipeline(docs, rest, lambda coll: []))
         batch = _non_negative(cursor_opts, "batchSize", "BatchSize")
@@ -346,17 +348,6 @@ def list_collections(request: Request) -> dict[str, Any]:
     return cursor_reply(
         request, f"{request.db}.$cmd.listCollections", (encode(e) for e in entries), batch_size=None
     )
-
-
-@command("listIndexes")
-def list_indexes(request: Request) -> dict[str, Any]:
-    namespace = namespace_of(request)
-    if request.sandbox.catalog.get(namespace) is None:
-        raise CommandError.of("NamespaceNotFound", f"ns does not exist: {namespace}")
-    from zonectl.sandbox.commands.writes import index_specs
-
-    specs = index_specs(request.sandbox, namespace)
-    return cursor_reply(request, namespace, (encode(s) for s in specs), batch_size=None)
 
 
 __all__ = ["collection_of", "cursor_reply", "decoded", "encode", "filtered", "scan_docs"]

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from zonectl.sandbox import zone_rules as rules
-from zonectl.sandbox.cluster import DATABASES, SHARDS
+from zonectl.sandbox.catalog import zone_rules as rules
+from zonectl.sandbox.catalog.cluster import DATABASES, SHARDS
+from zonectl.sandbox.catalog.shard_collection import shard_collection as do_shard_collection
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request, command
-from zonectl.sandbox.shard_collection import shard_collection as do_shard_collection
 
 
 @command("enableSharding", aliases=("enablesharding",), admin_only=True)
@@ -38,7 +38,7 @@ def enable_sharding(request: Request) -> dict[str, Any]:
 
 @command("shardCollection", aliases=("shardcollection",), admin_only=True)
 def shard_collection(request: Request) -> dict[str, Any]:
-    return do_shard_collection(request)
+    return do_shard_collection(request.sandbox.cluster, request.body, request.name)
 
 
 @command("addShard", aliases=("addshard",), admin_only=True)

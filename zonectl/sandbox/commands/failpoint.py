@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from zonectl.sandbox import failpoints as fp
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request, command
 
 
 def _parse_mode(mode: Any) -> tuple[str, int]:

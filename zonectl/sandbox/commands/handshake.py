@@ -11,8 +11,8 @@ import platform
 from typing import Any
 
 from zonectl.sandbox.commands import authcmds
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request, command
 
 MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024
 MAX_MESSAGE_SIZE_BYTES = 48_000_000

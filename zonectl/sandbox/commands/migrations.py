@@ -13,12 +13,12 @@ from typing import Any
 
 from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import compare, format_value
-from zonectl.sandbox import balancer_view as view
-from zonectl.sandbox import move_rules
-from zonectl.sandbox.chunks import ChunkStore
+from zonectl.sandbox.balancer import view
+from zonectl.sandbox.balancer.manual_moves import check_move_allowed, move_chunk
+from zonectl.sandbox.catalog.chunks import ChunkStore
+from zonectl.sandbox.commands import move_rules
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.manual_moves import check_move_allowed, move_chunk
-from zonectl.sandbox.registry import Request, command
 from zonectl.sandbox.state import Sandbox
 
 
@@ -143,10 +143,10 @@ def move_chunk_cmd(request: Request) -> dict[str, Any]:
         )
     i = _resolve_typed(request, store, key) if typed else _locate_errmsg_style(request, store, key)
     if sandbox.version.manual_moves_check_zones:
-        check_move_allowed(sandbox, ns, i, to)
+        check_move_allowed(sandbox.cluster, ns, i, to)
     force = bool(request.body.get("forceJumbo", False))
     deadline = move_rules.deadline_of(request)
-    move_chunk(sandbox, ns, i, to, force_jumbo=force, deadline=deadline)
+    move_chunk(sandbox.balancer, ns, i, to, force_jumbo=force, deadline=deadline)
     return {"millis": 0}
 
 
@@ -192,7 +192,9 @@ def move_range_cmd(request: Request) -> dict[str, Any]:
         )
     i = _carve_range(sandbox, ns, store, lo, hi)
     force = bool(request.body.get("forceJumbo", False))
-    move_chunk(sandbox, ns, i, to, force_jumbo=force, deadline=move_rules.deadline_of(request))
+    move_chunk(
+        sandbox.balancer, ns, i, to, force_jumbo=force, deadline=move_rules.deadline_of(request)
+    )
     return {}
 
 

@@ -5,9 +5,9 @@ Messages from mongo:src/mongo/db/commands.cpp `CommandHelpers::parseNsCollection
 
 from __future__ import annotations
 
+from zonectl.sandbox.commands.registry import Request
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.query.types import type_name
-from zonectl.sandbox.registry import Request
 
 
 def collection_of(request: Request) -> str:

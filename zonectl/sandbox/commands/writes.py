@@ -1,5 +1,5 @@
-"""Write commands over the catalog: insert, update, delete, findAndModify, create,
-createIndexes, drop, dropDatabase.
+"""Write commands over the catalog: insert, update, delete, findAndModify, create, drop,
+dropDatabase.
 
 Per-document failures become `writeErrors` entries ({index, code, errmsg}) and an ordered
 batch stops at the first, as mongod's write_ops_exec does; a duplicate `_id` is DuplicateKey
@@ -8,13 +8,15 @@ batch stops at the first, as mongod's write_ops_exec does; a duplicate `_id` is 
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from zonectl.sandbox.auth import shell_repr
+from zonectl.sandbox.catalog.store import Collection
+from zonectl.sandbox.commands.authz import shell_repr
 from zonectl.sandbox.commands.crud import decoded, filtered
+from zonectl.sandbox.commands.indexes import forget_indexes
 from zonectl.sandbox.commands.nsutil import namespace_of
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.query.matcher import validate
 from zonectl.sandbox.query.shape import project, sort_documents, validate_projection, validate_sort
@@ -24,20 +26,9 @@ from zonectl.sandbox.query.update import (
     upsert_seed,
     with_id_first,
 )
-from zonectl.sandbox.registry import Request, command
-from zonectl.sandbox.store import Collection
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.state import Sandbox
-
-_INDEXES: weakref.WeakKeyDictionary[Sandbox, dict[str, list[dict[str, Any]]]] = (
-    weakref.WeakKeyDictionary()
-)
-_ID_INDEX = {"v": 2, "key": {"_id": 1}, "name": "_id_"}
-
-
-def index_specs(sandbox: Sandbox, namespace: str) -> list[dict[str, Any]]:
-    return [_ID_INDEX, *_INDEXES.get(sandbox, {}).get(namespace, [])]
+    pass
 
 
 def _documents(request: Request, field: str) -> list[Any]:
@@ -242,29 +233,6 @@ def create(request: Request) -> dict[str, Any]:
     return {}
 
 
-@command("createIndexes")
-def create_indexes(request: Request) -> dict[str, Any]:
-    namespace = namespace_of(request)
-    catalog = request.sandbox.catalog
-    created = catalog.get(namespace) is None
-    catalog.ensure(namespace)
-    specs = request.body.get("indexes")
-    if not isinstance(specs, list) or not specs:
-        raise CommandError.of("BadValue", "Must specify at least one index to create")
-    existing = _INDEXES.setdefault(request.sandbox, {}).setdefault(namespace, [])
-    before = 1 + len(existing)
-    for spec in specs:
-        if not isinstance(spec, Mapping) or "key" not in spec or "name" not in spec:
-            raise CommandError.of("FailedToParse", "Index spec must have 'key' and 'name'")
-        if spec["name"] != "_id_" and all(s["name"] != spec["name"] for s in existing):
-            existing.append({"v": 2, **dict(spec)})
-    return {
-        "createdCollectionAutomatically": created,
-        "numIndexesBefore": before,
-        "numIndexesAfter": 1 + len(existing),
-    }
-
-
 @command("drop")
 def drop(request: Request) -> dict[str, Any]:
     namespace = namespace_of(request)
@@ -273,7 +241,7 @@ def drop(request: Request) -> dict[str, Any]:
         # A mongos refuses to drop the sharding metadata it serves.
         raise CommandError.of("IllegalOperation", f"Cannot drop collection {namespace} via mongos")
     existed = request.sandbox.catalog.drop(namespace)
-    _INDEXES.get(request.sandbox, {}).pop(namespace, None)
+    forget_indexes(request.sandbox, namespace)
     if not existed and request.sandbox.version.major_minor in ("5.0", "6.0"):
         raise CommandError.of("NamespaceNotFound", "ns not found")
     return {"ns": namespace, "nIndexesWas": 1} if existed else {}

@@ -12,10 +12,10 @@ from typing import Any
 from bson import ObjectId
 
 from zonectl.model.keys import bson_equal, is_prefix_of, pad_bound, ranges_overlap, sort_key
-from zonectl.sandbox import zone_rules as rules
-from zonectl.sandbox.cluster import SHARDS, TAGS, Cluster
+from zonectl.sandbox.catalog import zone_rules as rules
+from zonectl.sandbox.catalog.cluster import SHARDS, TAGS, Cluster
+from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request, command
 
 
 def _parse_shard_and_zone(request: Request) -> tuple[str, str]:

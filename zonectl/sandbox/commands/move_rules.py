@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from zonectl.model.bsontypes import type_name
-from zonectl.sandbox import zone_rules as rules
+from zonectl.sandbox.catalog import zone_rules as rules
+from zonectl.sandbox.commands.registry import Request
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.chunks import ChunkStore
-    from zonectl.sandbox.cluster import Cluster
+    from zonectl.sandbox.catalog.chunks import ChunkStore
+    from zonectl.sandbox.catalog.cluster import Cluster
 
 MB = 1024 * 1024
 
@@ -100,7 +100,3 @@ def deadline_of(request: Request) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         return None
     return time.monotonic() + float(value) / 1000.0
-
-
-def max_time_expired() -> CommandError:
-    return CommandError.of("MaxTimeMSExpired", "operation exceeded time limit")

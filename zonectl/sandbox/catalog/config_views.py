@@ -16,13 +16,13 @@ import bson
 from bson.raw_bson import DEFAULT_RAW_BSON_OPTIONS, RawBSONDocument
 
 from zonectl.model.keys import sort_key
+from zonectl.sandbox.catalog.keystring import encode
+from zonectl.sandbox.catalog.store import Document, Scan
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.keystring import encode
-from zonectl.sandbox.store import Document, Scan
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.chunks import ChunkStore
-    from zonectl.sandbox.cluster import Cluster
+    from zonectl.sandbox.catalog.chunks import ChunkStore
+    from zonectl.sandbox.catalog.cluster import Cluster
 
 _OPS = {"$gt", "$gte", "$lt", "$lte", "$eq"}
 

@@ -18,21 +18,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zonectl.sandbox import balancer_round as rounds
-from zonectl.sandbox.balancer_policy import PolicyParams
-from zonectl.sandbox.balancer_settings import BalancerSettings, parse_settings
-from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.migrations import (
+from zonectl.sandbox.balancer import rounds
+from zonectl.sandbox.balancer.migrations import (
     ActiveMigrations,
     InFlight,
     commit_move,
     forget_migration,
     record_migration,
 )
+from zonectl.sandbox.balancer.policy import PolicyParams
+from zonectl.sandbox.balancer.settings import BalancerSettings, parse_settings
+from zonectl.sandbox.errors import CommandError
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.cluster import Cluster
-    from zonectl.sandbox.state import Sandbox
+    from zonectl.sandbox.catalog.cluster import Cluster
 
 _POLL_SECONDS = 0.05  # how often a waiter re-reads the sandbox clock
 
@@ -52,25 +51,22 @@ class RoundResult:
 
 
 class Balancer:
-    def __init__(self, sandbox: Sandbox) -> None:
-        self.sandbox = sandbox
-        self.active = ActiveMigrations(ranges_wording=sandbox.version.version_array[0] >= 6)
+    def __init__(self, cluster: Cluster, lock: threading.RLock) -> None:
+        """`lock` is the sandbox's command lock: waiters release it while they wait."""
+        self.cluster = cluster
+        self.active = ActiveMigrations(ranges_wording=cluster.version.version_array[0] >= 6)
         self.num_rounds = 0
         self.in_round = False
         self.term = 1
         self.waiters = 0  # commands parked in wait_for (balancerStop, a joined moveChunk)
         self.settings = BalancerSettings(
-            max_chunk_size_bytes=sandbox.version.default_chunk_size_mb * 1024 * 1024
+            max_chunk_size_bytes=cluster.version.default_chunk_size_mb * 1024 * 1024
         )
-        self._cond = threading.Condition(sandbox.lock)
+        self._cond = threading.Condition(lock)
         self._round: RoundResult | None = None
         self._round_started: dt.datetime | None = None
         self._timer: threading.Thread | None = None
         self._timer_stop = threading.Event()
-
-    @property
-    def cluster(self) -> Cluster:
-        return self.sandbox.cluster
 
     # ------------------------------------------------------------------ settings
     def reload_settings(self) -> BalancerSettings:
@@ -80,7 +76,7 @@ class Balancer:
             cluster.setting("balancer"),
             cluster.setting("chunksize"),
             cluster.setting("automerge"),
-            self.sandbox.version,
+            self.cluster.version,
         )
         self.settings = settings
         return settings
@@ -92,7 +88,7 @@ class Balancer:
         return self.settings
 
     def params(self, settings: BalancerSettings) -> PolicyParams:
-        version = self.sandbox.version
+        version = self.cluster.version
         return PolicyParams(
             by_data_size=version.imbalance_by_data_size,
             imbalance_threshold=version.imbalance_threshold_chunks,
@@ -110,7 +106,7 @@ class Balancer:
             if self._round is not None:
                 self.complete_migrations()
             result = RoundResult()
-            self._round, self._round_started = result, self.sandbox.clock.now()
+            self._round, self._round_started = result, self.cluster.clock.now()
             self.in_round = True
             try:
                 settings = self.reload_settings()
@@ -118,14 +114,14 @@ class Balancer:
                 result.skipped = err.message
                 self._end_round()
                 return result
-            if not settings.should_balance(self.sandbox.clock.now()):
+            if not settings.should_balance(self.cluster.clock.now()):
                 result.skipped = "off" if settings.mode != "full" else "window"
                 self._end_round()
                 return result
             rounds.finish_defragmentation(self.cluster)
             result.splits = rounds.split_at_zone_boundaries(self.cluster)
             for flight, failure in rounds.start_migrations(
-                self.sandbox, settings, self.params(settings), self.active.busy()
+                self.cluster, settings, self.params(settings), self.active.busy()
             ):
                 if flight is not None:
                     self.active.register(flight)
@@ -151,7 +147,7 @@ class Balancer:
     def poll(self) -> None:
         """Finish the migrations whose simulated duration has passed on the sandbox clock."""
         with self._cond:
-            now = self.sandbox.clock.now()
+            now = self.cluster.clock.now()
             for mig in list(self.active):
                 if mig.due <= now:
                     self._finish(mig)
@@ -179,7 +175,7 @@ class Balancer:
         self.in_round = False
         self.num_rounds += 1  # every round, skipped ones included (reference §3.2)
         if result is not None and result.skipped is None and started is not None:
-            elapsed = self.sandbox.clock.now() - started
+            elapsed = self.cluster.clock.now() - started
             details: dict[str, Any] = {
                 "executionTimeMillis": int(elapsed.total_seconds() * 1000),
                 "errorOccurred": False,
@@ -259,6 +255,6 @@ class Balancer:
                 "inBalancerRound": self.in_round,
                 "numBalancerRounds": self.num_rounds,
             }
-            if self.sandbox.version.balancer_status_term:
+            if self.cluster.version.balancer_status_term:
                 doc["term"] = self.term
             return doc

@@ -1,7 +1,7 @@
 """Build a cluster from a cluster file: shards, databases, collections with generated chunk
 boundaries and distribution, zone ranges, balancer settings, users (schema: seed_schema).
 
-The shipped demo (`zonectl/sandbox/data/demo.yaml`) is what `--uri sandbox:` starts.
+The shipped demo (`zonectl/sandbox/seed/data/demo.yaml`) is what `--uri sandbox:` starts.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
 from zonectl.model.keys import sort_key
-from zonectl.sandbox.cluster import SETTINGS, TAGS
-from zonectl.sandbox.seed_schema import (
+from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
+from zonectl.sandbox.seed.schema import (
     ClusterFile,
     CollectionSpec,
     KeySpec,
@@ -30,7 +30,7 @@ from zonectl.sandbox.seed_schema import (
 )
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.auth import AuthConfig
+    from zonectl.sandbox.auth.users import AuthConfig
     from zonectl.sandbox.state import Sandbox
 
 DEMO = "demo.yaml"
@@ -39,7 +39,7 @@ _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 def demo_path() -> Path:
-    return Path(str(resources.files("zonectl.sandbox") / "data" / DEMO))
+    return Path(str(resources.files("zonectl.sandbox.seed") / "data" / DEMO))
 
 
 def load(path: str | Path | None) -> ClusterFile:
@@ -56,7 +56,7 @@ def auth_config(spec: ClusterFile) -> AuthConfig | None:
     """A's AuthConfig from the `users:` section (None when there are no users)."""
     if not spec.users:
         return None
-    from zonectl.sandbox.auth import AuthConfig, User
+    from zonectl.sandbox.auth.users import AuthConfig, User
 
     users = []
     for u in spec.users:

@@ -25,14 +25,15 @@ from typing import TYPE_CHECKING, Any
 from zonectl.sandbox.errors import CommandError
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.state import Sandbox
+    from zonectl.sandbox.catalog.cluster import Cluster
+    from zonectl.sandbox.versions import VersionProfile
 
 STAGE = "$shardedDataDistribution"
 FIRST_VERSION = (6, 0, 3)  # "New in version 6.0.3" (the manual; MONGOSH-1303 backport note)
 
 
-def supported(sandbox: Sandbox) -> bool:
-    return tuple(sandbox.version.version_array[:3]) >= FIRST_VERSION
+def supported(version: VersionProfile) -> bool:
+    return tuple(version.version_array[:3]) >= FIRST_VERSION
 
 
 def validate(spec: Any, db: str, collectionless: bool) -> None:
@@ -46,8 +47,7 @@ def validate(spec: Any, db: str, collectionless: bool) -> None:
         )
 
 
-def documents(sandbox: Sandbox) -> list[dict[str, Any]]:
-    cluster = sandbox.cluster
+def documents(cluster: Cluster) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for store in cluster.stores():
         doc = cluster.collection_doc(store.ns)

@@ -3,8 +3,9 @@
 Metadata lives as documents in `sandbox.catalog` (config.shards, config.databases,
 config.collections, config.tags, config.settings, ...) exactly as the imitated version
 writes them (reference §2); chunks live in one `ChunkStore` per collection, served as
-`config.chunks` by `config_views.ChunksView`. Commands and the balancer read and change
-the cluster only through this class and `ChunkStore`, with `sandbox.lock` held.
+`config.chunks` by `config_views.ChunksView` (which the Sandbox mounts). Commands and the
+balancer read and change the cluster only through this class and `ChunkStore`, with the
+sandbox's command lock held.
 
 For the balancer:
     cluster.shard_names() / shard_doc(name) / shard_zones(name) / is_draining(name)
@@ -22,16 +23,16 @@ import itertools
 import uuid as uuidlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bson import Binary, ObjectId, Timestamp
 
 from zonectl.model.keys import compare, range_contains, sort_key
-from zonectl.sandbox.chunks import ChunkStore, DocForm
-from zonectl.sandbox.store import Collection, Document
-
-if TYPE_CHECKING:
-    from zonectl.sandbox.state import Sandbox
+from zonectl.sandbox.catalog.chunks import ChunkStore, DocForm
+from zonectl.sandbox.catalog.namespaces import Catalog
+from zonectl.sandbox.catalog.store import Collection, Document
+from zonectl.sandbox.clock import Clock
+from zonectl.sandbox.versions import VersionProfile
 
 SHARDS = "config.shards"
 DATABASES = "config.databases"
@@ -60,16 +61,14 @@ class ZoneRange:
 
 
 class Cluster:
-    def __init__(self, sandbox: Sandbox) -> None:
-        from zonectl.sandbox.config_views import ChunksView
-
-        self.sandbox = sandbox
+    def __init__(self, catalog: Catalog, clock: Clock, version: VersionProfile) -> None:
+        self.catalog = catalog
+        self.clock = clock
+        self.version = version
         self._stores: dict[str, ChunkStore] = {}
         self._ts = (0, 0)
-        catalog = sandbox.catalog
         for ns in (SHARDS, DATABASES, COLLECTIONS, TAGS, SETTINGS, VERSION, CHANGELOG):
             catalog.ensure(ns)
-        catalog.mount(CHUNKS, ChunksView(self))
         # config.version since 5.0 holds only the cluster id (minCompatibleVersion and
         # currentVersion were dropped with the FCV-based upgrade path).
         self.coll(VERSION).put({"_id": 1, "clusterId": ObjectId()})
@@ -77,13 +76,13 @@ class Cluster:
     # ------------------------------------------------------------------ basics
     @property
     def version_major(self) -> int:
-        return self.sandbox.version.version_array[0]
+        return self.version.version_array[0]
 
     def coll(self, ns: str) -> Collection:
-        return self.sandbox.catalog.ensure(ns)
+        return self.catalog.ensure(ns)
 
     def now(self) -> dt.datetime:
-        return self.sandbox.clock.now()
+        return self.clock.now()
 
     def now_ts(self) -> Timestamp:
         """A strictly increasing cluster time from the sandbox clock (seconds, counter)."""
@@ -101,7 +100,7 @@ class Cluster:
 
     def chunk_form(self) -> DocForm:
         return DocForm(
-            by_uuid=self.sandbox.version.chunks_keyed_by_uuid,
+            by_uuid=self.version.chunks_keyed_by_uuid,
             on_current_shard_since=self.version_major >= 7,
         )
 
@@ -286,7 +285,7 @@ class Cluster:
         setting = self.setting("chunksize")
         if setting and isinstance(setting.get("value"), int | float) and setting["value"] > 0:
             return int(setting["value"] * _MB)
-        return self.sandbox.version.default_chunk_size_mb * _MB
+        return self.version.default_chunk_size_mb * _MB
 
     # -------------------------------------------------------------------- logs
     def log_change(self, what: str, ns: str, details: Mapping[str, Any]) -> None:

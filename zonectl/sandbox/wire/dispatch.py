@@ -16,34 +16,16 @@ from typing import TYPE_CHECKING, Any
 import bson
 from bson import Int64, Timestamp
 
-from zonectl.sandbox import auth, registry
+from zonectl.sandbox import commands
+from zonectl.sandbox.codec import CODEC
+from zonectl.sandbox.commands import authz, registry
+from zonectl.sandbox.commands.registry import CommandSpec, Request, Session
 from zonectl.sandbox.errors import CODES, CommandError
-from zonectl.sandbox.registry import CommandSpec, Request, Session
-from zonectl.sandbox.wire import CODEC
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox
 
 log = logging.getLogger("zonectl.sandbox")
-
-# Generic arguments every command accepts and the sandbox does not act on (reference §6.4).
-IGNORED_FIELDS = frozenset(
-    {
-        "$db",
-        "lsid",
-        "$clusterTime",
-        "$readPreference",
-        "txnNumber",
-        "apiVersion",
-        "apiStrict",
-        "apiDeprecationErrors",
-        "comment",
-        "readConcern",
-        "autocommit",
-        "startTransaction",
-        "maxTimeMS",
-    }
-)
 
 CODE_NAMES = {code: name for name, code in CODES.items() if code}
 
@@ -60,6 +42,7 @@ class Outcome:
 
 class Dispatcher:
     def __init__(self, sandbox: Sandbox) -> None:
+        commands.load_all()
         self.sandbox = sandbox
         self._ts_last = (0, 0)
         self._ts_lock = threading.Lock()
@@ -114,7 +97,7 @@ class Dispatcher:
                 "Unauthorized", f"{spec.name} may only be run against the admin database."
             )
         if self.sandbox.auth is not None:
-            auth.check(spec, request)
+            authz.check(spec, request)
         if not spec.supports_write_concern and "writeConcern" in request.body:
             raise CommandError.of("InvalidOptions", "Command does not support writeConcern")
 

@@ -18,7 +18,7 @@ from zonectl.model.keys import bson_equal, format_value
 from zonectl.sandbox.errors import CommandError
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.cluster import Cluster
+    from zonectl.sandbox.catalog.cluster import Cluster
 
 # Simulated copy rate: a 64 MB chunk takes about one second; every migration at least one.
 BYTES_PER_SECOND = 64 * 1024 * 1024
@@ -185,7 +185,7 @@ def _migration_id(mig: InFlight) -> str:
 def record_migration(cluster: Cluster, mig: InFlight, force_jumbo: bool) -> None:
     """4.4-6.x keep one `config.migrations` document per balancer migration in flight
     (mongo:src/mongo/s/catalog/type_migration.cpp; field forms inferred, reference §2.6)."""
-    if cluster.sandbox.version.version_array[0] > 6:
+    if cluster.version.version_array[0] > 6:
         return
     store = cluster.chunks(mig.ns)
     i = store.index_of_min(mig.min) if store is not None else None
@@ -207,6 +207,6 @@ def record_migration(cluster: Cluster, mig: InFlight, force_jumbo: bool) -> None
 
 
 def forget_migration(cluster: Cluster, mig: InFlight) -> None:
-    coll = cluster.sandbox.catalog.get("config.migrations")
+    coll = cluster.catalog.get("config.migrations")
     if coll is not None:
         coll.remove(_migration_id(mig))

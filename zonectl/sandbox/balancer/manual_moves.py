@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zonectl.sandbox import balancer_view as view
-from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.migrations import InFlight, commit_move, log_move, too_big_error
-from zonectl.sandbox.move_rules import max_time_expired
+from zonectl.sandbox.balancer import view
+from zonectl.sandbox.balancer.migrations import InFlight, commit_move, log_move, too_big_error
+from zonectl.sandbox.errors import CommandError, max_time_expired
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.state import Sandbox
+    from zonectl.sandbox.balancer.balancer import Balancer
+    from zonectl.sandbox.catalog.cluster import Cluster
 
 
-def check_move_allowed(sandbox: Sandbox, ns: str, i: int, to: str) -> None:
+def check_move_allowed(cluster: Cluster, ns: str, i: int, to: str) -> None:
     """`isShardSuitableReceiver` as `checkMoveAllowed` applies it to a manual move (5.0)."""
-    cluster = sandbox.cluster
     store = cluster.chunks(ns)
     assert store is not None
     doc = cluster.shard_doc(to) or {}
@@ -33,7 +32,7 @@ def check_move_allowed(sandbox: Sandbox, ns: str, i: int, to: str) -> None:
 
 
 def move_chunk(
-    sandbox: Sandbox,
+    balancer: Balancer,
     ns: str,
     i: int,
     to: str,
@@ -42,7 +41,7 @@ def move_chunk(
     deadline: float | None,
 ) -> None:
     """Migrate chunk i of ns to shard `to` now; raise the donor's or registry's error."""
-    cluster, balancer = sandbox.cluster, sandbox.balancer
+    cluster = balancer.cluster
     balancer.poll()  # migrations whose simulated time has passed are done by now
     store = cluster.chunks(ns)
     assert store is not None
@@ -64,7 +63,7 @@ def move_chunk(
         error = too_big_error(ns, lo, hi, store.size_at(i), store.count_at(i), max_bytes)
         if error is not None:
             raise error  # a failed manual move never sets the jumbo flag (§4.3)
-    now = sandbox.clock.now()
+    now = cluster.clock.now()
     flight = InFlight(ns, lo, hi, donor, to, "manual", now, now, by_balancer=False)
     balancer.active.register(flight)
     try:

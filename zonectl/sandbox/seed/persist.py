@@ -19,8 +19,8 @@ from bson.codec_options import CodecOptions
 from bson.raw_bson import RawBSONDocument
 
 from zonectl.errors import ZonectlError
-from zonectl.sandbox.chunks import ChunkStore, DocForm
-from zonectl.sandbox.store import MemoryCollection
+from zonectl.sandbox.catalog.chunks import ChunkStore, DocForm
+from zonectl.sandbox.catalog.store import MemoryCollection
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox

@@ -18,12 +18,12 @@ from bson import Decimal128, Int64
 from bson.min_key import MinKey
 
 from zonectl.model.keys import compare, is_prefix_of, pad_bound, sort_key
-from zonectl.sandbox.balancer_policy import NO_ZONE, ChunkView, CollectionView, ShardView
-from zonectl.sandbox.balancer_settings import BalancerSettings
+from zonectl.sandbox.balancer.policy import NO_ZONE, ChunkView, CollectionView, ShardView
+from zonectl.sandbox.balancer.settings import BalancerSettings
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.chunks import ChunkStore
-    from zonectl.sandbox.cluster import Cluster
+    from zonectl.sandbox.catalog.chunks import ChunkStore
+    from zonectl.sandbox.catalog.cluster import Cluster
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def shard_views(cluster: Cluster) -> list[ShardView]:
 def max_chunk_size_bytes(cluster: Cluster, ns: str, settings: BalancerSettings) -> int:
     """Per-collection `maxChunkSizeBytes` (5.3/6.0+), else the global chunk size."""
     doc = cluster.collection_doc(ns) or {}
-    if cluster.sandbox.version.has_configure_collection_balancing and doc.get("maxChunkSizeBytes"):
+    if cluster.version.has_configure_collection_balancing and doc.get("maxChunkSizeBytes"):
         return int(doc["maxChunkSizeBytes"])
     return settings.max_chunk_size_bytes
 
@@ -121,7 +121,7 @@ def collection_view(cluster: Cluster, ns: str, settings: BalancerSettings) -> Co
         chunk=chunk,
         is_jumbo=store.jumbo_at,
         straddling=bool(split_points(store, ranges)),
-        balanceable=balanceable(doc, cluster.sandbox.version.has_defragmentation),
+        balanceable=balanceable(doc, cluster.version.has_defragmentation),
     )
 
 

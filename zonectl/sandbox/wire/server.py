@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import bson
 
-from zonectl.sandbox import wire
-from zonectl.sandbox.dispatch import Dispatcher
-from zonectl.sandbox.registry import Session
-from zonectl.sandbox.uptime import UptimeReporter
+from zonectl.sandbox.commands.registry import Session
+from zonectl.sandbox.wire import framing as wire
+from zonectl.sandbox.wire.dispatch import Dispatcher
+from zonectl.sandbox.wire.uptime import UptimeReporter
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 import bson
-from bson.binary import UuidRepresentation
-from bson.codec_options import DatetimeConversion
 from bson.errors import BSONError
+
+from zonectl.sandbox.codec import CODEC
 
 OP_REPLY = 1
 OP_QUERY = 2004
@@ -28,15 +28,6 @@ EXHAUST_ALLOWED = 1 << 16
 _KNOWN_REQUIRED = CHECKSUM_PRESENT | MORE_TO_COME
 
 MAX_MESSAGE_BYTES = 48_000_000  # maxMessageSizeBytes advertised in hello (§6.3)
-
-# Decoding keeps `_id: 1` and `_id: NumberLong(1)` distinct Python types (both compare equal in
-# model.keys); UUIDs are standard subtype 4; out-of-range dates stay DatetimeMS.
-CODEC: bson.CodecOptions[dict[str, Any]] = bson.CodecOptions(
-    document_class=dict,
-    tz_aware=True,
-    uuid_representation=UuidRepresentation.STANDARD,
-    datetime_conversion=DatetimeConversion.DATETIME_AUTO,
-)
 
 _HEADER = struct.Struct("<iiii")
 _INT32 = struct.Struct("<i")

@@ -36,7 +36,7 @@ import bson
 from bson import Binary, ObjectId, Timestamp
 
 from zonectl.model.keys import compare
-from zonectl.sandbox.keystring import encode
+from zonectl.sandbox.catalog.keystring import encode
 
 # Old history entries are dropped once older than the snapshot window, keeping at least
 # one (minSnapshotHistoryWindowInSeconds, default 300 s; _commitChunkMigration).

@@ -18,10 +18,9 @@ from bson.min_key import MinKey
 
 from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import format_value, sort_key
-from zonectl.sandbox import zone_rules as rules
-from zonectl.sandbox.cluster import Cluster, ZoneRange
+from zonectl.sandbox.catalog import zone_rules as rules
+from zonectl.sandbox.catalog.cluster import Cluster, ZoneRange
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import Request
 
 _UNSUPPORTED = (
     "Unsupported shard key pattern {key}. Pattern must either be a single hashed field, "
@@ -29,12 +28,11 @@ _UNSUPPORTED = (
 )
 
 
-def shard_collection(request: Request) -> dict[str, Any]:
-    body = request.body
-    ns = rules.parse_namespace(body, request.name)
+def shard_collection(cluster: Cluster, body: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """Run `{<name>: ns, key: ..., ...}` (`name` as the client spelled the command)."""
+    ns = rules.parse_namespace(body, name)
     key = _parse_key(body)
     unique = bool(body.get("unique", False))
-    cluster = request.sandbox.cluster
     hashed = [f for f, v in key.items() if v == "hashed"]
     if unique and hashed:
         raise CommandError.of(
@@ -149,7 +147,7 @@ def _initial_layout(
     shards, gaps round-robin), else hashed pre-splitting (2 chunks per shard by default)."""
     lo = {f: MinKey() for f in key}
     hi = {f: MaxKey() for f in key}
-    data = cluster.sandbox.catalog.get(ns)
+    data = cluster.catalog.get(ns)
     if data is not None and len(data) > 0:
         return [lo, hi], [primary]
     all_shards = cluster.shard_names()

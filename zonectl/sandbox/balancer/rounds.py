@@ -11,14 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from zonectl.sandbox import balancer_view as view
-from zonectl.sandbox.balancer_policy import Migration, PolicyParams, select_migrations
-from zonectl.sandbox.balancer_settings import BalancerSettings
-from zonectl.sandbox.migrations import InFlight, log_move, migration_duration, too_big_error
+from zonectl.sandbox.balancer import view
+from zonectl.sandbox.balancer.migrations import (
+    InFlight,
+    log_move,
+    migration_duration,
+    too_big_error,
+)
+from zonectl.sandbox.balancer.policy import Migration, PolicyParams, select_migrations
+from zonectl.sandbox.balancer.settings import BalancerSettings
 
 if TYPE_CHECKING:
-    from zonectl.sandbox.cluster import Cluster
-    from zonectl.sandbox.state import Sandbox
+    from zonectl.sandbox.catalog.cluster import Cluster
 
 
 def finish_defragmentation(cluster: Cluster) -> None:
@@ -67,28 +71,26 @@ def split_chunk(cluster: Cluster, ns: str, i: int, points: list[Any]) -> list[in
 
 
 def start_migrations(
-    sandbox: Sandbox, settings: BalancerSettings, params: PolicyParams, busy: set[str]
+    cluster: Cluster, settings: BalancerSettings, params: PolicyParams, busy: set[str]
 ) -> Iterator[tuple[InFlight | None, str | None]]:
     """Pick this round's migrations and start each: (in-flight migration, failure)."""
-    cluster = sandbox.cluster
     shards = view.shard_views(cluster)
     colls = [view.collection_view(cluster, ns, settings) for ns in cluster.sharded_namespaces()]
     available = {s.id for s in shards} - busy
     chosen = select_migrations([c for c in colls if c is not None], shards, available, params)
     for mig in chosen:
-        yield _start_one(sandbox, mig, settings)
+        yield _start_one(cluster, mig, settings)
 
 
 def _start_one(
-    sandbox: Sandbox, mig: Migration, settings: BalancerSettings
+    cluster: Cluster, mig: Migration, settings: BalancerSettings
 ) -> tuple[InFlight | None, str | None]:
-    cluster = sandbox.cluster
     store = cluster.chunks(mig.ns)
     i = store.index_of_min(mig.chunk.min) if store is not None else None
     if store is None or i is None:
         return None, None
     max_bytes = view.max_chunk_size_bytes(cluster, mig.ns, settings)
-    if sandbox.version.imbalance_by_data_size:
+    if cluster.version.imbalance_by_data_size:
         # 6.0+ balancer migrations are moveRange with min only: the donor moves at most one
         # chunk size and splits the rest off first (MigrateInfo with max = none).
         points = view.split_keys_for_size(store, i, max_bytes)
@@ -105,7 +107,7 @@ def _start_one(
         else:
             store.set_jumbo(i, True)
         return None, error.message
-    now = sandbox.clock.now()
+    now = cluster.clock.now()
     flight = InFlight(
         ns=mig.ns,
         min=lo,

@@ -1,163 +1,22 @@
-"""Users, built-in roles and the one table saying which privileges each command needs.
+"""Authorization of one command request: the table of privileges each command needs.
 
-Role privileges follow MongoDB's built-in roles (mongo:src/mongo/db/auth/
-role_graph_builtin_roles.cpp; manual "Built-In Roles"): `readAnyDatabase` and
-`readWriteAnyDatabase` do NOT cover `config`/`local` since 3.4; `clusterMonitor` and
-`clusterManager` do read (and clusterManager writes) the `config` database. The messages come
-from mongo:src/mongo/db/commands.cpp (`checkAuthorizationImplPreParse`,
-`CommandInvocation::checkAuthorization`).
+The messages come from mongo:src/mongo/db/commands.cpp (`checkAuthorizationImplPreParse`,
+`CommandInvocation::checkAuthorization`); what each role grants is in `auth.roles`.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bson import Binary, Int64, ObjectId, Timestamp
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
+from zonectl.sandbox.auth.roles import is_allowed
+from zonectl.sandbox.commands.registry import CommandSpec, Request
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.registry import CommandSpec, Request
-from zonectl.sandbox.scram import Credentials, make_credentials
-
-
-@dataclass(frozen=True)
-class User:
-    name: str
-    db: str
-    password: str
-    # Each role is "role" (on the user's db), "role@db", or a (role, db) pair.
-    roles: tuple[str | tuple[str, str], ...] = ()
-
-    def role_names(self) -> tuple[str, ...]:
-        """Roles as "role@db" strings (what `Session.roles` holds)."""
-        out = []
-        for role in self.roles:
-            if isinstance(role, tuple):
-                out.append(f"{role[0]}@{role[1]}")
-            elif "@" in role:
-                out.append(role)
-            else:
-                out.append(f"{role}@{self.db}")
-        return tuple(out)
-
-
-@dataclass
-class AuthConfig:
-    users: Sequence[User] = ()
-    iterations_sha256: int = 15000  # scramIterationCount defaults (SCRAM-SHA-256 / SHA-1)
-    iterations_sha1: int = 10000
-    _creds: dict[tuple[str, str, str], Credentials] = field(default_factory=dict, repr=False)
-
-    def find(self, name: str, db: str) -> User | None:
-        return next((u for u in self.users if u.name == name and u.db == db), None)
-
-    def credentials(self, user: User, mechanism: str) -> Credentials:
-        key = (user.db, user.name, mechanism)
-        if key not in self._creds:
-            iterations = (
-                self.iterations_sha256 if mechanism == "SCRAM-SHA-256" else self.iterations_sha1
-            )
-            self._creds[key] = make_credentials(user.name, user.password, mechanism, iterations)
-        return self._creds[key]
-
-
-# --- privileges ---------------------------------------------------------------------------
-
-READ = frozenset(
-    {"find", "listCollections", "listIndexes", "collStats", "dbStats", "dbHash", "killCursors"}
-)
-WRITE = frozenset(
-    {"insert", "update", "remove", "createCollection", "dropCollection", "createIndex"}
-)
-MONITOR_CLUSTER = frozenset(
-    {
-        "serverStatus", "listShards", "getParameter", "hostInfo", "getCmdLineOpts", "getLog",
-        "listDatabases", "connPoolStats", "inprog", "netstat", "top", "getShardMap",
-        # 6.0.3+: $shardedDataDistribution's own action, in clusterMonitor (SERVER-95999)
-        "shardedDataDistribution",
-    }
-)  # fmt: skip
-MANAGER_CLUSTER = frozenset(
-    {
-        "addShard", "removeShard", "listShards", "flushRouterConfig", "enableSharding",
-        "setFeatureCompatibilityVersion", "cleanupOrphaned", "listSessions",
-    }
-)  # fmt: skip
-MANAGER_ANY_DB = frozenset(
-    {
-        "enableSharding", "moveChunk", "splitChunk", "splitVector", "clearJumboFlag",
-        "refineCollectionShardKey", "reshardCollection",
-    }
-)  # fmt: skip
-
-# A pattern is "cluster", "any" (root), "anyNormal" (every db but config/local),
-# or "db:<name>" (the non-system collections of one database).
-Privileges = tuple[tuple[str, frozenset[str]], ...]
-
-
-def _manager() -> Privileges:
-    return (
-        ("cluster", MANAGER_CLUSTER),
-        ("anyNormal", MANAGER_ANY_DB),
-        ("db:config", READ | WRITE | MANAGER_ANY_DB),
-    )
-
-
-def _monitor() -> Privileges:
-    return (("cluster", MONITOR_CLUSTER), ("db:config", READ), ("db:local", READ))
-
-
-def role_privileges(role: str, db: str) -> Privileges:
-    """Privileges one built-in role grants when defined on `db`."""
-    if role == "read":
-        return ((f"db:{db}", READ),)
-    if role in ("readWrite", "dbOwner"):
-        return ((f"db:{db}", READ | WRITE),)
-    if db != "admin":
-        return ()  # every other built-in role exists only on admin
-    if role == "readAnyDatabase":
-        return (("anyNormal", READ), ("cluster", frozenset({"listDatabases"})))
-    if role == "readWriteAnyDatabase":
-        return (("anyNormal", READ | WRITE), ("cluster", frozenset({"listDatabases"})))
-    if role == "clusterMonitor":
-        return _monitor()
-    if role == "clusterManager":
-        return _manager()
-    if role == "clusterAdmin":
-        return (*_manager(), *_monitor(), ("anyNormal", frozenset({"dropDatabase"})))
-    if role == "root":
-        return (("any", frozenset({"*"})),)
-    return ()
-
-
-def is_allowed(roles: Iterable[str], resource: str, action: str) -> bool:
-    """`resource` is "cluster" or a namespace "db.coll"."""
-    for spec in roles:
-        role, _, db = spec.partition("@")
-        for pattern, actions in role_privileges(role, db):
-            if "*" not in actions and action not in actions:
-                continue
-            if _matches(pattern, resource):
-                return True
-    return False
-
-
-def _matches(pattern: str, resource: str) -> bool:
-    if pattern == "any":
-        return True
-    if resource == "cluster" or pattern == "cluster":
-        return pattern == resource
-    db, _, coll = resource.partition(".")
-    if coll.startswith("system."):
-        return False
-    if pattern == "anyNormal":
-        return db not in ("config", "local")
-    return pattern == f"db:{db}"
-
 
 # One central table: command -> alternatives, each a list of (resource, action) all required.
 # `{ns}` is the command's namespace. Sources: the router command files' checkAuthForOperation

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from bson.int64 import Int64
 
-from zonectl.sandbox.cluster import MONGOS
+from zonectl.sandbox.catalog.cluster import MONGOS
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox

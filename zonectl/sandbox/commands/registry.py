@@ -65,6 +65,25 @@ class CommandSpec:
         return self.exists_in is None or self.exists_in(version)
 
 
+# Generic arguments every command accepts and the sandbox does not act on (reference §6.4).
+IGNORED_FIELDS = frozenset(
+    {
+        "$db",
+        "lsid",
+        "$clusterTime",
+        "$readPreference",
+        "txnNumber",
+        "apiVersion",
+        "apiStrict",
+        "apiDeprecationErrors",
+        "comment",
+        "readConcern",
+        "autocommit",
+        "startTransaction",
+        "maxTimeMS",
+    }
+)
+
 COMMANDS: dict[str, CommandSpec] = {}
 
 
@@ -101,23 +120,6 @@ def command(
 
 
 def lookup(name: str) -> CommandSpec | None:
-    _load_command_modules()
+    """The command registered as `name`; the handler modules must be loaded first
+    (`commands.load_all()`, which the dispatcher calls)."""
     return COMMANDS.get(name)
-
-
-_loaded = False
-
-
-def _load_command_modules() -> None:
-    """Import every module in zonectl.sandbox.commands so their decorators run."""
-    global _loaded
-    if _loaded:
-        return
-    import importlib
-    import pkgutil
-
-    from zonectl.sandbox import commands
-
-    for info in pkgutil.iter_modules(commands.__path__):
-        importlib.import_module(f"{commands.__name__}.{info.name}")
-    _loaded = True

@@ -1,0 +1,1 @@
+"""Users, SCRAM credentials and built-in roles (mongo:src/mongo/db/auth/)."""
