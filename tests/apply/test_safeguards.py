@@ -10,7 +10,7 @@ import time
 
 from conftest import FIXTURES, MATRIX, Cluster, spawn, zonectl
 
-from zonectl.apply.executor import HANDLERS
+from zonectl.mongo.executor import HANDLERS
 from zonectl.plan.ops import OP_CLASSES
 
 EVENTS_ONLY = FIXTURES / "events-only"

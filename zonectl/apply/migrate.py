@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from zonectl.apply.executor import OpFailedError
-from zonectl.apply.moves import MoveChunk
 from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import compare, sort_key
+from zonectl.plan.failures import OpFailedError
+from zonectl.plan.moves import MoveChunk
 from zonectl.plan.ops import MoveRange, Op, SplitChunk
 
 Chunk = Mapping[str, Any]

@@ -17,19 +17,14 @@ from zonectl.apply.dryrun import dry_run_commands
 from zonectl.apply.ports import Ports
 from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migration, run_apply
-from zonectl.cli.apply_wiring import (
-    CommandEcho,
-    build_ports,
-    command_line,
-    make_confirm,
-    parse_duration,
-)
+from zonectl.cli.apply_wiring import build_ports, echo_listeners, make_confirm, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_cluster_state, read_impacts
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.echo import command_line
 from zonectl.plan.planner import make_plan
 from zonectl.plan.serialize import load_plan
 from zonectl.plan.value import Plan, make_fingerprint
@@ -125,8 +120,7 @@ def command(
     sources = paths or ([Path(s) for s in saved.sources] if saved else [])
     desired = load_desired(sources)
     database = Settings.from_environ(os.environ).database
-    listeners = [CommandEcho()] if verbose else []
-    with connect(uri, listeners=listeners) as conn:
+    with connect(uri, listeners=echo_listeners(verbose)) as conn:
         ports = build_ports(conn, database)
         prepare = _preparer(conn, desired, saved, namespaces, migrate)
         if dry_run:

@@ -1,34 +1,30 @@
 """Wiring shared by `apply` and `recover`: the mongo implementations of apply's ports,
-`-v` command echo, durations like `90s`/`10m`, and the confirmation prompt."""
+the `-v` command echo, durations like `90s`/`10m`, and the confirmation prompt."""
 
 from __future__ import annotations
 
 import json
 import re
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import typer
-from bson import json_util
-from pymongo import monitoring
 
-from zonectl.apply.executor import bind
 from zonectl.apply.ports import Ports
 from zonectl.apply.run import Prepared, Preview
 from zonectl.cli.boundary import stderr
-from zonectl.errors import UsageError, ZonectlError, redact
+from zonectl.errors import UsageError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.mongo.audit import MongoAudit
 from zonectl.mongo.balancing import MongoBalancing
 from zonectl.mongo.chunks_read import MongoChunks
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.echo import CommandEcho
+from zonectl.mongo.executor import bind
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease
 from zonectl.mongo.state import read_cluster_state
-
-_QUIET_COMMANDS = {"hello", "ismaster", "isMaster", "saslStart", "saslContinue", "endSessions"}
-_DROP_FIELDS = {"lsid", "$clusterTime", "$db", "$readPreference", "txnNumber"}
 
 
 def build_ports(conn: Connection, database: str) -> Ports:
@@ -49,21 +45,9 @@ def build_ports(conn: Connection, database: str) -> Ports:
     )
 
 
-class CommandEcho(monitoring.CommandListener):
-    """`-v`: every command sent, one line of relaxed extended JSON on stderr, redacted."""
-
-    def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if event.command_name in _QUIET_COMMANDS:
-            return
-        body = {k: v for k, v in event.command.items() if k not in _DROP_FIELDS}
-        text = json_util.dumps(body, json_options=json_util.RELAXED_JSON_OPTIONS)
-        stderr.print(f"  -> {event.database_name}: {redact(text)}", markup=False)
-
-    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        pass
-
-    def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        pass
+def echo_listeners(verbose: bool) -> list[CommandEcho]:
+    """`-v`: a listener printing every command sent on stderr; none without `-v`."""
+    return [CommandEcho(lambda line: stderr.print(line, markup=False))] if verbose else []
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
@@ -78,11 +62,6 @@ def parse_duration(text: str | None, option: str) -> float | None:
         raise UsageError(f"{option}: {text!r} is not a duration like 90s, 10m or 1h")
     scale = {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
     return float(match.group(1)) * scale
-
-
-def command_line(database: str, command: Mapping[str, Any]) -> str:
-    text = json_util.dumps(dict(command), json_options=json_util.RELAXED_JSON_OPTIONS)
-    return f"{database}: {redact(text)}"
 
 
 def make_confirm(yes: bool, render: Any) -> Any:

@@ -21,7 +21,7 @@ from zonectl.apply.run import (
     preview_migration,
     run_apply,
 )
-from zonectl.cli.apply_wiring import CommandEcho, build_ports, parse_duration
+from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
@@ -99,7 +99,7 @@ def command(
         operation="rotate",
     )
     database = Settings.from_environ(os.environ).database
-    with connect(uri, listeners=[CommandEcho()] if verbose else []) as conn:
+    with connect(uri, listeners=echo_listeners(verbose)) as conn:
         ports = build_ports(conn, database)
 
         def plan_now() -> tuple[WindowPlan, ClusterState]:

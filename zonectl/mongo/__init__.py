@@ -1,4 +1,5 @@
-"""The only pymongo user: connect to a mongos, read the live state and chunk counts."""
+"""The only pymongo user besides the sandbox: connect to a mongos, read the live state and
+chunk counts, and implement apply's ports (executor, lease, journal, balancing, audit)."""
 
 from __future__ import annotations
 

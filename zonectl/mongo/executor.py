@@ -1,6 +1,6 @@
-"""The executor: one function per op class, each sending exactly `op.command()` to
-`op.database`; a server error becomes an OpFailedError naming the op, its namespace and
-MongoDB's code, codeName and message."""
+"""The executor, apply's `send` port: one function per op class, each sending exactly
+`op.command()` to `op.database`; a server error becomes an OpFailedError naming the op, its
+namespace and MongoDB's code, codeName and message."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from typing import Any
 from pymongo import MongoClient
 from pymongo.errors import OperationFailure, PyMongoError
 
-from zonectl.apply.moves import MoveChunk
 from zonectl.errors import ClusterError, redact
+from zonectl.plan.failures import OpFailedError
+from zonectl.plan.moves import MoveChunk
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
@@ -27,20 +28,6 @@ from zonectl.plan.ops import (
 
 Client = MongoClient[dict[str, Any]]
 Reply = Mapping[str, Any]
-
-
-class OpFailedError(ClusterError):
-    """The server refused an op; `code`/`code_name` let callers react (ChunkTooBig, ...)."""
-
-    def __init__(self, op: Op, code: int | None, code_name: str, errmsg: str) -> None:
-        where = f" of {op.namespace}" if op.namespace else ""
-        name = next(iter(op.command()))
-        shown = f"{code_name} ({code})" if code is not None else "error"
-        super().__init__(f"{name}{where} failed ({op.describe()}): {shown}: {redact(errmsg)}")
-        self.op = op
-        self.code = code
-        self.code_name = code_name
-        self.errmsg = errmsg
 
 
 class OutcomeUnknownError(ClusterError):

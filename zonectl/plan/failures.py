@@ -1,0 +1,21 @@
+"""OpFailedError: the server refused an op. The executor (`zonectl.mongo`) raises it and
+apply catches it to react to MongoDB's code, so it lives below both."""
+
+from __future__ import annotations
+
+from zonectl.errors import ClusterError, redact
+from zonectl.plan.ops import Op
+
+
+class OpFailedError(ClusterError):
+    """The server refused an op; `code`/`code_name` let callers react (ChunkTooBig, ...)."""
+
+    def __init__(self, op: Op, code: int | None, code_name: str, errmsg: str) -> None:
+        where = f" of {op.namespace}" if op.namespace else ""
+        name = next(iter(op.command()))
+        shown = f"{code_name} ({code})" if code is not None else "error"
+        super().__init__(f"{name}{where} failed ({op.describe()}): {shown}: {redact(errmsg)}")
+        self.op = op
+        self.code = code
+        self.code_name = code_name
+        self.errmsg = errmsg
