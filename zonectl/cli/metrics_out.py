@@ -111,6 +111,9 @@ def _with_policy(
             pending[ns] = pending.get(ns, 0) + 1
     names = window_namespaces(desired)
     last = read_last_rotations(conn, settings.database, names)
+    if last is None:
+        warn(f"metrics: not allowed to read {settings.database}.audit: no last rotation times")
+        last = {}
     from zonectl.windows import next_tick
 
     windows = []

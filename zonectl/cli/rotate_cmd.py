@@ -115,6 +115,7 @@ def _rotate(
     run: MetricsRun,
 ) -> int:
     instant = parse_at(at, dt.datetime.now(dt.UTC))
+    run.now = instant  # the run's time in the metrics file, even when it fails
     desired = load_desired(paths)
     names = window_namespaces(desired)
     if not names:

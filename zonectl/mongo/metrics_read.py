@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection
 
-from pymongo.errors import PyMongoError
+from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, redact
 from zonectl.mongo.connect import Connection
@@ -32,12 +32,13 @@ def read_migrations_in_flight(conn: Connection) -> dict[str, int] | None:
 
 def read_last_rotations(
     conn: Connection, database: str, namespaces: Collection[str]
-) -> dict[str, dt.datetime]:
+) -> dict[str, dt.datetime] | None:
     """ns -> end of the last successful apply or rotate whose plan changed its ranges.
 
     Taken from the audit record each run that sent something writes (apply/run.py), so
     it costs no write of its own: a rotate with nothing due writes nothing, and nothing
-    moved either. Records from before `range_namespaces` existed are not counted."""
+    moved either. Records from before `range_namespaces` existed are not counted. None
+    when the user may not read zonectl's database (a read-only CI role, say)."""
     found: dict[str, dt.datetime] = {}
     audit = conn.client[database]["audit"]
     try:
@@ -50,6 +51,12 @@ def read_last_rotations(
             ended = doc.get("ended") if doc is not None else None
             if isinstance(ended, dt.datetime):
                 found[ns] = ended if ended.tzinfo else ended.replace(tzinfo=dt.UTC)
+    except OperationFailure as exc:
+        if exc.code == 13:  # Unauthorized
+            return None
+        raise ClusterError(
+            f"{conn.uri}: reading zonectl's audit records failed: {redact(str(exc))}"
+        ) from None
     except PyMongoError as exc:
         raise ClusterError(
             f"{conn.uri}: reading zonectl's audit records failed: {redact(str(exc))}"
