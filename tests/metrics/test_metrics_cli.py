@@ -246,3 +246,28 @@ def test_an_unwritable_metrics_file_is_a_warning_not_a_failure(
     r = fh.rotate("--at", AT, "--yes", "--metrics-file", str(target))
     assert r.code == 0
     assert "metrics file" in r.err and "not written" in r.err
+
+
+def test_apply_writes_its_run_and_the_drift_it_left(make_firehose: Any, tmp_path: Path) -> None:
+    fh = make_firehose()
+    prom = tmp_path / "apply.prom"
+    r = zonectl("apply", str(POLICY), "--uri", fh.uri, "--yes", "--metrics-file", str(prom))
+    assert r.code == 0, r.err
+    text = prom.read_text()
+    labels = {"cluster": _label(fh), "command": "apply"}
+    assert value(text, "zonectl_run_exit_code", **labels) == 0
+    assert value(text, "zonectl_run_last_success_timestamp_seconds", **labels) is not None
+    assert {"zonectl_pending_ops", "zonectl_window_pending_ops"} <= names(text)
+
+
+def test_an_invalid_policy_is_recorded_as_exit_3(make_firehose: Any, tmp_path: Path) -> None:
+    fh = make_firehose()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(POLICY.read_text().replace("keep: 1", "keep: nope", 1))
+    prom = tmp_path / "zonectl.prom"
+    r = zonectl("status", str(bad), "--uri", fh.uri, "--metrics-file", str(prom))
+    assert r.code == 3
+    text = prom.read_text()
+    labels = {"cluster": _label(fh), "command": "status"}
+    assert value(text, "zonectl_run_exit_code", **labels) == 3
+    assert value(text, "zonectl_run_last_success_timestamp_seconds", **labels) is None

@@ -43,6 +43,8 @@ def test_the_body_starts_with_the_marker_and_folds_the_full_plan(demo_plan: str)
     summary = next(line for line in body.splitlines() if line.startswith("**Plan:**"))
     assert "will migrate" in summary and "chunks" in summary  # the migration estimate
     assert "<details><summary>Full plan</summary>" in body and body.count("</details>") == 1
+    # destructive changes are shown above the fold, not only inside it
+    assert body.index("> [!WARNING]") < body.index("<details>")
     assert demo_plan.strip() in body
     assert "for 3f2a9c1d0e5b" in body and "[workflow run](u)" in body
 

@@ -24,7 +24,7 @@ from zonectl.apply.run import (
 from zonectl.cli.apply_wiring import CommandEcho, build_ports, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn
-from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
+from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
@@ -90,9 +90,10 @@ def command(
 
       zonectl rotate policies/ --yes --metrics-file /var/lib/node_exporter/zonectl.prom
 
-    With --metrics-file, the file gets the cluster's metrics after the run (as
-    `status POLICY --format openmetrics` prints them) and this run's time, exit
-    code and last success; a failed run keeps the previous last success.
+    With --metrics-file, the file gets the metrics of the namespaces the policy
+    names after the run (as `status POLICY --format openmetrics` prints them) and
+    this run's time, exit code and last success; a failed run keeps the previous
+    last success. Reading them sends no write.
     """
     settings = Settings.from_environ(os.environ)
     with MetricsRun(metrics_file, "rotate", uri, settings) as run:
@@ -128,6 +129,7 @@ def _rotate(
         operation="rotate",
     )
     database = settings.database
+    scanned = named_namespaces(desired)  # the metrics of a cron run cover what it manages
     with connect(uri, listeners=[CommandEcho()] if verbose else []) as conn:
         ports = build_ports(conn, database)
 
@@ -149,7 +151,7 @@ def _rotate(
         if not due and not ports.journal.find_open():
             if sys.stderr.isatty():
                 stderr.print(f"zonectl: nothing due at {instant:%Y-%m-%dT%H:%M:%SZ}", markup=False)
-            run.observe(conn, now=instant, desired=desired)  # reads only
+            run.observe(conn, now=instant, desired=desired, namespaces=scanned)  # reads only
             return int(ExitCode.OK)  # nothing sent: not even the lease
         if due and not yes and not sys.stdin.isatty():
             raise ZonectlError(
@@ -166,7 +168,7 @@ def _rotate(
 
         events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty())
         result = run_apply(ports, options, prepare, _confirm(yes), events)
-        run.observe(conn, now=instant, desired=desired)
+        run.observe(conn, now=instant, desired=desired, namespaces=scanned)
     return _report(result, ran[-1] if ran else window)
 
 

@@ -41,6 +41,7 @@ def command(
             "drift (pending plan ops) and each firehose window's next due time and pending "
             "rotation; without them those metrics are absent.",
             show_default=False,
+            metavar="POLICY",
         ),
     ] = None,
     uri: Annotated[str | None, uri_option()] = None,
@@ -90,8 +91,8 @@ def command(
       zonectl status policies/ --format openmetrics
     """
     settings = Settings.from_environ(os.environ)
-    desired = load_desired(policy) if policy else None
     with MetricsRun(metrics_file, "status", uri, settings) as run:
+        desired = load_desired(policy) if policy else None
         run.exit_code = _status(uri, settings, desired, namespaces, fmt, run)
         return run.exit_code
 

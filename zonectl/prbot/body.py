@@ -74,6 +74,27 @@ def plan_summaries(markdown: str) -> list[str]:
     return [f"{h}: {s}" for h, s in found]
 
 
+def plan_alerts(markdown: str) -> list[str]:
+    """The plan's `> [!WARNING]` / `> [!CAUTION]` blocks (destructive changes), so they
+    show above the fold; each block is its lines up to the first non-quoted line."""
+    blocks: list[str] = []
+    current: list[str] | None = None
+    fenced = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if not fenced and current is None and re.match(r"> \[!(WARNING|CAUTION)\]", line):
+            current = [line]
+        elif current is not None and line.startswith(">"):
+            current.append(line)
+        elif current is not None:
+            blocks.append("\n".join(current))
+            current = None
+    if current is not None:
+        blocks.append("\n".join(current))
+    return blocks
+
+
 def build_comment(report: Report) -> str:
     """The whole comment body, starting with the marker the bot finds it by."""
     parts = [MARKER, "### zonectl plan", "", *_verdict(report), ""]
@@ -113,6 +134,8 @@ def _verdict(report: Report) -> list[str]:
         if not summaries:
             lines.append("**Plan:** see below.")
         lines += [f"**Plan:** {summary}" for summary in summaries]
+        for alert in plan_alerts(report.plan_markdown):
+            lines += ["", alert]
     else:
         lines.append(f"**Plan:** failed (exit {report.plan_exit}).")
         if report.plan_error:
