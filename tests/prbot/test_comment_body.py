@@ -88,6 +88,17 @@ def test_a_plan_too_big_for_a_comment_is_cut_with_its_code_block_closed() -> Non
     assert "(truncated" in body and body.count("```") % 2 == 0
 
 
+def test_long_warnings_and_long_destructive_lists_keep_the_body_under_the_limit() -> None:
+    alert = "> [!WARNING]\n> **5000 destructive change(s)**\n>\n" + "> - range gone\n" * 5000
+    plan = (
+        f"## zonectl plan\n\n**5000 to remove.**\n\n{alert}\n```diff\n" + "- r\n" * 5000 + "```\n"
+    )
+    body = build_comment(Report(0, "", plan, 4, warnings_markdown="- warn\n" * 20_000))
+    assert len(body) <= MAX_BODY
+    assert "> - ... and" in body.split("<details>")[0]
+    assert "*(truncated)*" in body
+
+
 def test_annotations_are_read_back_with_their_position() -> None:
     line = "::error file=p.yaml,line=8,col=5,title=ZP110::unknown key%0Ahint: x"
     [problem] = parse_annotations(line)

@@ -10,6 +10,9 @@ MARKER = "<!-- zonectl-plan -->"
 # GitHub refuses comment bodies over 65,536 characters; GitLab notes allow 1,000,000.
 # Keep a margin for the frame around the plan.
 MAX_BODY = 65_000
+_FRAME = 400  # the details tags, the truncation note and the footer
+_MAX_WARNINGS = 10_000  # analyzer section, characters
+_MAX_ALERT_LINES = 30  # per destructive-change block above the fold
 _ANNOTATION = re.compile(r"^::(error|warning|notice) (.*?)::(.*)$")
 
 
@@ -99,9 +102,12 @@ def build_comment(report: Report) -> str:
     """The whole comment body, starting with the marker the bot finds it by."""
     parts = [MARKER, "### zonectl plan", "", *_verdict(report), ""]
     if report.warnings_markdown and report.warnings_markdown.strip():
-        parts += ["#### Analyzer warnings", "", report.warnings_markdown.strip(), ""]
+        warnings = report.warnings_markdown.strip()
+        if len(warnings) > _MAX_WARNINGS:
+            warnings = warnings[:_MAX_WARNINGS].rsplit("\n", 1)[0] + "\n\n*(truncated)*"
+        parts += ["#### Analyzer warnings", "", warnings, ""]
     if report.plan_markdown is not None and report.plan_exit in (0, 4):
-        parts += _details("Full plan", report.plan_markdown, MAX_BODY - _size(parts) - 400)
+        parts += _details("Full plan", report.plan_markdown, MAX_BODY - _size(parts) - _FRAME)
     footer = [x for x in (_commit(report.commit), _run(report.run_url)) if x]
     if footer:
         parts += ["", f"<sub>{' · '.join(footer)}</sub>"]
@@ -135,7 +141,11 @@ def _verdict(report: Report) -> list[str]:
             lines.append("**Plan:** see below.")
         lines += [f"**Plan:** {summary}" for summary in summaries]
         for alert in plan_alerts(report.plan_markdown):
-            lines += ["", alert]
+            shown = alert.splitlines()
+            if len(shown) > _MAX_ALERT_LINES:
+                more = len(shown) - _MAX_ALERT_LINES
+                shown = [*shown[:_MAX_ALERT_LINES], f"> - ... and {more} more in the full plan"]
+            lines += ["", "\n".join(shown)]
     else:
         lines.append(f"**Plan:** failed (exit {report.plan_exit}).")
         if report.plan_error:
