@@ -272,3 +272,26 @@ def test_an_invalid_policy_is_recorded_as_exit_3(make_firehose: Any, tmp_path: P
     labels = {"cluster": _label(fh), "command": "status"}
     assert value(text, "zonectl_run_exit_code", **labels) == 3
     assert value(text, "zonectl_run_last_success_timestamp_seconds", **labels) is None
+
+
+@pytest.mark.parametrize("version", ["6.0", "7.0"])
+def test_a_monitoring_user_gets_the_metrics_and_no_credential_appears(
+    sandbox_server: Any, tmp_path: Path, version: str
+) -> None:
+    from zonectl.sandbox import seed
+    from zonectl.sandbox.state import Sandbox
+
+    cluster = Path(__file__).resolve().parents[1] / "apply" / "fixtures" / "cluster.yaml"
+    spec = seed.load(cluster)
+    sb = Sandbox(version, auth=seed.auth_config(spec))
+    seed.seed(sb, spec, str(cluster))
+    handle = sandbox_server(sandbox=sb, client_options={"username": "ops", "password": "s3cr3t-pw"})
+    uri = handle.uri.replace("mongodb://", "mongodb://viewer:v13w3r-pw@")  # clusterMonitor
+    prom = tmp_path / "zonectl.prom"
+    r = zonectl("status", "--uri", uri, "--format", "openmetrics", "--metrics-file", str(prom))
+    assert r.code == 0, r.err
+    for text in (r.out, r.err, prom.read_text()):
+        assert "v13w3r-pw" not in text and "viewer" not in text
+    assert "zonectl_namespace_out_of_zone_chunks" in names(r.out)
+    # clusterMonitor may not read zonectl's database: the lease is unknown, not "free"
+    assert not {"zonectl_lease_held", "zonectl_unfinished_journals"} & names(r.out)

@@ -15,7 +15,8 @@ from zonectl.mongo.connect import Connection
 def read_migrations_in_flight(conn: Connection) -> dict[str, int] | None:
     """ns -> balancer migrations in flight, from `config.migrations`, which only 4.4-6.x
     keep (reference §2.6, mongo:src/mongo/s/catalog/type_migration.cpp); None from 7.0,
-    whose donor shards keep that state where a router cannot list it per namespace."""
+    whose donor shards keep that state where a router cannot list it per namespace, and
+    None for a user who may not read it."""
     major = int(conn.version.split(".")[0]) if conn.version[:1].isdigit() else 7
     if major >= 7:
         return None
@@ -24,6 +25,12 @@ def read_migrations_in_flight(conn: Connection) -> dict[str, int] | None:
             [{"$group": {"_id": "$ns", "n": {"$sum": 1}}}]
         )
         return {str(d["_id"]): int(d["n"]) for d in docs}
+    except OperationFailure as exc:
+        if exc.code == 13:  # Unauthorized: unknown, which is not 0
+            return None
+        raise ClusterError(
+            f"{conn.uri}: reading config.migrations failed: {redact(str(exc))}"
+        ) from None
     except PyMongoError as exc:
         raise ClusterError(
             f"{conn.uri}: reading config.migrations failed: {redact(str(exc))}"

@@ -64,7 +64,9 @@ def read_status(
         for per_shard in owned.values():
             for shard, n in per_shard.items():
                 shard_bytes[shard] = shard_bytes.get(shard, 0) + n
+    noted = len(notes)
     lease, journals = _zonectl_state(conn, database, now, notes)
+    own_state_read = len(notes) == noted
     b = state.balancer
     return StatusReport(
         uri=conn.uri,
@@ -91,6 +93,7 @@ def read_status(
         lease=lease,
         journals=journals,
         notes=tuple(notes),
+        own_state_read=own_state_read,
     )
 
 

@@ -162,6 +162,8 @@ def _put_report(put: _Put, m: ClusterMetrics, r: StatusReport) -> None:
     if m.balancer_in_window is not None:
         put("zonectl_balancer_in_window", int(m.balancer_in_window), cl)
     put("zonectl_balancer_in_round", int(r.balancer.in_round), cl)
+    if not r.own_state_read:
+        return  # the user may not read zonectl's database: unknown, which is not 0
     put("zonectl_lease_held", int(r.lease is not None), cl)
     if r.lease is not None:
         put("zonectl_lease_expired", int(r.lease.expired), cl)

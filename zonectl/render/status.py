@@ -101,6 +101,7 @@ class StatusReport:
     lease: LeaseState | None = None
     journals: tuple[OpenJournal, ...] = ()
     notes: tuple[str, ...] = ()  # what could not be read, and why
+    own_state_read: bool = True  # False: zonectl's lease and journals could not be read
 
     @property
     def compliant(self) -> bool:
