@@ -34,7 +34,8 @@ class CommandLine(NamedTuple):
 
 
 def yaml_files() -> list[Path]:
-    return sorted([*DEPLOY.rglob("*.yaml"), *DEPLOY.rglob("*.yml"), PRE_COMMIT])
+    found = [*DEPLOY.rglob("*.yaml"), *DEPLOY.rglob("*.yml"), PRE_COMMIT]
+    return sorted({*found, DEPLOY / "gitlab" / ".gitlab-ci.yml"})
 
 
 def load_yaml_documents(path: Path) -> list[Any]:
@@ -123,6 +124,22 @@ def _workflow_commands(path: Path) -> Iterator[CommandLine]:
                 yield from _shell_commands(step["run"], f"{rel}:{job_name}.steps[{index}]")
 
 
+def _action_commands(path: Path) -> Iterator[CommandLine]:
+    rel = path.relative_to(ROOT)
+    action = load_yaml_documents(path)[0]
+    for index, step in enumerate(action["runs"].get("steps", [])):
+        if "run" in step:
+            yield from _shell_commands(step["run"], f"{rel}:runs.steps[{index}]")
+
+
+def _gitlab_commands(path: Path) -> Iterator[CommandLine]:
+    rel = path.relative_to(ROOT)
+    for name, job in load_yaml_documents(path)[0].items():
+        if isinstance(job, Mapping) and "script" in job:
+            for index, line in enumerate(job["script"]):
+                yield from _shell_commands(line, f"{rel}:{name}.script[{index}]")
+
+
 def _pre_commit_commands(path: Path) -> Iterator[CommandLine]:
     for hook in load_yaml_documents(path)[0]:
         entry = shlex.split(hook["entry"])
@@ -143,6 +160,8 @@ def extract_command_lines() -> list[CommandLine]:
         found += _kubernetes_commands(manifest)
     for workflow in sorted((DEPLOY / "github").glob("*.yml")):
         found += _workflow_commands(workflow)
+    found += _action_commands(DEPLOY / "github" / "action" / "action.yml")
+    found += _gitlab_commands(DEPLOY / "gitlab" / ".gitlab-ci.yml")
     found += _pre_commit_commands(PRE_COMMIT)
     return found
 
@@ -184,7 +203,9 @@ def test_the_extractor_finds_every_place_that_runs_zonectl() -> None:
     assert where.count("deploy/systemd/zonectl-rotate.service") == 1
     assert where.count("deploy/Dockerfile") == 1
     assert where.count("deploy/kubernetes/cronjob.yaml") == 1
-    assert where.count("deploy/github/zonectl-policy.yml") == 3
+    assert where.count("deploy/github/zonectl-policy.yml") == 2  # plan: in the action
+    assert where.count("deploy/github/action/action.yml") == 2
+    assert where.count("deploy/gitlab/.gitlab-ci.yml") == 2
     assert where.count(".pre-commit-hooks.yaml") == 1
 
 

@@ -140,6 +140,10 @@ class _Runner:
             "fingerprint": plan.fingerprint,
             **whoami(),
             "ops": [op.describe() for op in plan.ops],
+            # What the metrics read back as a window's last rotation (mongo/metrics_read.py).
+            "range_namespaces": sorted(
+                {op.ns for op in plan.ops if isinstance(op, AssignZoneRange | RemoveZoneRange)}
+            ),
         }
         started = dt.datetime.now(dt.UTC)
         outcome = "failed"

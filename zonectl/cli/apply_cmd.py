@@ -20,6 +20,7 @@ from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migra
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, make_confirm, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
+from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_cluster_state, read_impacts
@@ -83,6 +84,7 @@ def command(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Print every command sent (redacted).")
     ] = False,
+    metrics_file: Annotated[Path | None, metrics_file_option()] = None,
 ) -> int:
     """Bring the cluster to the policy: exactly the commands the plan lists.
 
@@ -105,29 +107,35 @@ def command(
       zonectl plan policies/ -o plan.json && zonectl apply --plan plan.json --yes
 
       zonectl apply policies/ --migrate --migrate-budget 30m --yes
+
+    With --metrics-file (not with --dry-run), the file gets the cluster's
+    metrics after the run and this run's time, exit code and last success.
     """
     if not paths and plan_file is None:
         raise UsageError("give policy PATHs, or --plan FILE saved by `zonectl plan -o`")
-    options = ApplyOptions(
-        pause=pause.value,
-        wait_timeout_s=parse_duration(wait_timeout, "--wait-timeout") or 0.0,
-        migrate_budget_s=parse_duration(migrate_budget, "--migrate-budget"),
-        force_jumbo=force_jumbo,
-        lease_ttl=dt.timedelta(seconds=parse_duration(lease_ttl, "--lease-ttl") or 300),
-    )
-    saved = _read_plan(plan_file) if plan_file else None
-    # A saved plan is re-checked against the policy it came from (digest, managed namespaces).
-    sources = paths or ([Path(s) for s in saved.sources] if saved else [])
-    desired = load_desired(sources)
-    database = Settings.from_environ(os.environ).database
-    with connect(uri, listeners=echo_listeners(verbose)) as conn:
-        ports = build_ports(conn, database)
-        prepare = _preparer(conn, desired, saved, namespaces, migrate)
-        if dry_run:
-            return _dry_run(ports, options, prepare())
-        events = ConsoleEvents(stderr)
-        result = run_apply(ports, options, prepare, make_confirm(yes, render_text), events)
-    return _summary(result)
+    settings = Settings.from_environ(os.environ)
+    with MetricsRun(None if dry_run else metrics_file, "apply", uri, settings) as run:
+        options = ApplyOptions(
+            pause=pause.value,
+            wait_timeout_s=parse_duration(wait_timeout, "--wait-timeout") or 0.0,
+            migrate_budget_s=parse_duration(migrate_budget, "--migrate-budget"),
+            force_jumbo=force_jumbo,
+            lease_ttl=dt.timedelta(seconds=parse_duration(lease_ttl, "--lease-ttl") or 300),
+        )
+        saved = _read_plan(plan_file) if plan_file else None
+        # A saved plan is re-checked against the policy it came from (digest, managed namespaces).
+        sources = paths or ([Path(s) for s in saved.sources] if saved else [])
+        desired = load_desired(sources)
+        with connect(uri, listeners=echo_listeners(verbose)) as conn:
+            ports = build_ports(conn, settings.database)
+            prepare = _preparer(conn, desired, saved, namespaces, migrate)
+            if dry_run:
+                return _dry_run(ports, options, prepare())
+            events = ConsoleEvents(stderr)
+            result = run_apply(ports, options, prepare, make_confirm(yes, render_text), events)
+            run.observe(conn, now=dt.datetime.now(dt.UTC), desired=desired)
+        run.exit_code = _summary(result)
+        return run.exit_code
 
 
 def _read_plan(path: Path) -> Plan:

@@ -24,6 +24,7 @@ from zonectl.apply.run import (
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn
+from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
@@ -64,6 +65,7 @@ def command(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Print every command sent (redacted).")
     ] = False,
+    metrics_file: Annotated[Path | None, metrics_file_option()] = None,
 ) -> int:
     """Move each firehose window to its boundary now (or at --at); nothing else.
 
@@ -85,8 +87,36 @@ def command(
       zonectl rotate policies/ --yes          # from cron, ZONECTL_URI set
 
       zonectl rotate policies/ --at 2026-03-02T00:05:00Z --migrate --yes
+
+      zonectl rotate policies/ --yes --metrics-file /var/lib/node_exporter/zonectl.prom
+
+    With --metrics-file, the file gets the metrics of the namespaces the policy
+    names after the run (as `status POLICY --format openmetrics` prints them) and
+    this run's time, exit code and last success; a failed run keeps the previous
+    last success. Reading them sends no write.
     """
+    settings = Settings.from_environ(os.environ)
+    with MetricsRun(metrics_file, "rotate", uri, settings) as run:
+        run.exit_code = _rotate(
+            paths, uri, at, yes, migrate, migrate_budget, wait_timeout, verbose, settings, run
+        )
+        return run.exit_code
+
+
+def _rotate(
+    paths: list[Path],
+    uri: str | None,
+    at: str | None,
+    yes: bool,
+    migrate: bool,
+    migrate_budget: str | None,
+    wait_timeout: str,
+    verbose: bool,
+    settings: Settings,
+    run: MetricsRun,
+) -> int:
     instant = parse_at(at, dt.datetime.now(dt.UTC))
+    run.now = instant  # the run's time in the metrics file, even when it fails
     desired = load_desired(paths)
     names = window_namespaces(desired)
     if not names:
@@ -98,7 +128,8 @@ def command(
         migrate_budget_s=parse_duration(migrate_budget, "--migrate-budget"),
         operation="rotate",
     )
-    database = Settings.from_environ(os.environ).database
+    database = settings.database
+    scanned = named_namespaces(desired)  # the metrics of a cron run cover what it manages
     with connect(uri, listeners=echo_listeners(verbose)) as conn:
         ports = build_ports(conn, database)
 
@@ -120,6 +151,7 @@ def command(
         if not due and not ports.journal.find_open():
             if sys.stderr.isatty():
                 stderr.print(f"zonectl: nothing due at {instant:%Y-%m-%dT%H:%M:%SZ}", markup=False)
+            run.observe(conn, now=instant, desired=desired, namespaces=scanned)  # reads only
             return int(ExitCode.OK)  # nothing sent: not even the lease
         if due and not yes and not sys.stdin.isatty():
             raise ZonectlError(
@@ -136,6 +168,7 @@ def command(
 
         events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty())
         result = run_apply(ports, options, prepare, _confirm(yes), events)
+        run.observe(conn, now=instant, desired=desired, namespaces=scanned)
     return _report(result, ran[-1] if ran else window)
 
 

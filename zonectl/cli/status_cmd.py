@@ -7,15 +7,20 @@ import os
 import shutil
 import sys
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from zonectl.cli.boundary import guarded
-from zonectl.cli.common import uri_option, warn
+from zonectl.cli.common import load_desired, uri_option, warn
+from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, read_cluster_metrics
 from zonectl.errors import ExitCode
+from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
 from zonectl.mongo.status import read_status
+from zonectl.render.exposition import render_openmetrics
+from zonectl.render.metrics import make_families
 from zonectl.render.status import render_status_json
 from zonectl.render.status_text import render_status_text
 from zonectl.settings import Settings
@@ -24,10 +29,21 @@ from zonectl.settings import Settings
 class Format(StrEnum):
     text = "text"
     json = "json"
+    openmetrics = "openmetrics"
 
 
 @guarded
 def command(
+    policy: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Optional policy files or directories: with them the metrics also count "
+            "drift (pending plan ops) and each firehose window's next due time and pending "
+            "rotation; without them those metrics are absent.",
+            show_default=False,
+            metavar="POLICY",
+        ),
+    ] = None,
     uri: Annotated[str | None, uri_option()] = None,
     namespaces: Annotated[
         list[str] | None,
@@ -37,7 +53,15 @@ def command(
             help="Show only these namespaces (repeatable); shard chunk totals cover only them.",
         ),
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Output format; openmetrics: the metrics for Prometheus (docs/metrics.md).",
+        ),
+    ] = Format.text,
+    metrics_file: Annotated[Path | None, metrics_file_option()] = None,
 ) -> int:
     """Show where data sits and whether each namespace complies with its zones.
 
@@ -50,22 +74,53 @@ def command(
     server's balancerCollectionStatus is shown next to it where the server
     has it. Read-only: status never changes the cluster.
 
-    Exit codes: 0 shown (compliant or not); 1 runtime error.
+    --format openmetrics prints the metrics for Prometheus (OpenMetrics text);
+    --metrics-file writes them for node-exporter's textfile collector. Drift
+    and window metrics need the POLICY argument. The `cluster` label is
+    $ZONECTL_CLUSTER, else the URI's host list; the balancer window is read
+    in $ZONECTL_CONFIG_TIMEZONE (default UTC), the config server's zone.
+
+    Exit codes: 0 shown (compliant or not); 1 runtime error; 3 invalid policy.
 
     Examples:
 
       zonectl status --uri sandbox:
 
       zonectl status --uri "$ZONECTL_URI" -n app.events --format json
+
+      zonectl status policies/ --format openmetrics
     """
     settings = Settings.from_environ(os.environ)
+    with MetricsRun(metrics_file, "status", uri, settings) as run:
+        desired = load_desired(policy) if policy else None
+        run.exit_code = _status(uri, settings, desired, namespaces, fmt, run)
+        return run.exit_code
+
+
+def _status(
+    uri: str | None,
+    settings: Settings,
+    desired: DesiredState | None,
+    namespaces: list[str] | None,
+    fmt: Format,
+    run: MetricsRun,
+) -> int:
+    now = dt.datetime.now(dt.UTC)
     with connect(uri) as conn:
         report = read_status(
             conn,
             database=settings.database,
-            now=dt.datetime.now(dt.UTC),
+            now=now,
             namespaces=namespaces or None,
         )
+        if fmt is Format.openmetrics or run.path is not None:
+            run.metrics = read_cluster_metrics(
+                conn, settings=settings, now=now, desired=desired, report=report
+            )
+        if fmt is Format.openmetrics and run.metrics is not None:
+            sys.stdout.write(render_openmetrics(make_families(run.metrics)))
+            sys.stdout.flush()
+            return int(ExitCode.OK)
     if namespaces:
         for note in report.notes:
             if note.split(":", 1)[0] in namespaces:

@@ -64,6 +64,7 @@ class ChunkCompliance:
     per_shard: dict[str, int] = field(default_factory=dict)
     per_zone: dict[str, int] = field(default_factory=dict)  # chunks wholly inside a zone
     outside_zone: int = 0
+    outside_per_shard: dict[str, int] = field(default_factory=dict)  # shard -> outside chunks
     straddling: int = 0
     jumbo: int = 0
     first_outside: Example | None = None
@@ -174,6 +175,7 @@ def scan_compliance(
         per_zone[zone] = per_zone.get(zone, 0) + 1
         if zone not in zones_of.get(shard, empty):
             result.outside_zone += 1
+            result.outside_per_shard[shard] = result.outside_per_shard.get(shard, 0) + 1
             if result.first_outside is None:
                 result.first_outside = Example(cmin, cmax, shard, zone)
     return result

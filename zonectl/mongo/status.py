@@ -50,15 +50,23 @@ def read_status(
             notes.append(f"{missing}: neither sharded nor given zone ranges")
         names = [n for n in names if n in set(namespaces)]
     shard_zones = {s.id: s.zones for s in state.shards}
+    owned = _owned_bytes(conn, set(names), notes)
     collections = tuple(
-        _collection(conn, state, ns, by_ns.get(ns), shard_zones, notes) for ns in names
+        _collection(conn, state, ns, by_ns.get(ns), shard_zones, owned, notes) for ns in names
     )
     totals: dict[str, int] = {}
     for c in collections:
         for shard, n in c.per_shard.items():
             totals[shard] = totals.get(shard, 0) + n
-    owned = _owned_bytes(conn, set(names), notes)
+    shard_bytes: dict[str, int] | None = None
+    if owned is not None:
+        shard_bytes = {}
+        for per_shard in owned.values():
+            for shard, n in per_shard.items():
+                shard_bytes[shard] = shard_bytes.get(shard, 0) + n
+    noted = len(notes)
     lease, journals = _zonectl_state(conn, database, now, notes)
+    own_state_read = len(notes) == noted
     b = state.balancer
     return StatusReport(
         uri=conn.uri,
@@ -77,7 +85,7 @@ def read_status(
                 s.zones,
                 s.draining,
                 totals.get(s.id, 0),
-                owned.get(s.id, 0) if owned is not None else None,
+                shard_bytes.get(s.id, 0) if shard_bytes is not None else None,
             )
             for s in state.shards
         ),
@@ -85,6 +93,7 @@ def read_status(
         lease=lease,
         journals=journals,
         notes=tuple(notes),
+        own_state_read=own_state_read,
     )
 
 
@@ -108,6 +117,7 @@ def _collection(
     ns: str,
     doc: Doc | None,
     shard_zones: Mapping[str, Sequence[str]],
+    owned: Mapping[str, Mapping[str, int]] | None,
     notes: list[str],
 ) -> CollectionStatus:
     live = sorted(state.ranges_of(ns), key=lambda r: (sort_key(r.min), sort_key(r.max)))
@@ -134,7 +144,20 @@ def _collection(
         zones_without_shard=orphan_zones,
         server=server,
         server_note=server_note,
+        outside_bytes=None if owned is None else _outside_bytes(scan, owned.get(ns, {})),
     )
+
+
+def _outside_bytes(scan: ChunkCompliance, owned: Mapping[str, int]) -> int:
+    """Bytes of the out-of-zone chunks, estimated per shard as its owned bytes of the
+    namespace spread evenly over its chunks: config.chunks carries no reliable per-chunk
+    size (reference §2.3), $shardedDataDistribution does per shard."""
+    total = 0.0
+    for shard, outside in scan.outside_per_shard.items():
+        chunks = scan.per_shard.get(shard, 0)
+        if chunks:
+            total += owned.get(shard, 0) * outside / chunks
+    return round(total)
 
 
 def _ref(example: Example | None) -> ChunkRef | None:
@@ -170,9 +193,12 @@ def _command(conn: Connection, command: Doc, notes: list[str]) -> dict[str, Any]
         ) from None
 
 
-def _owned_bytes(conn: Connection, names: set[str], notes: list[str]) -> dict[str, int] | None:
-    """Bytes each shard owns of the scanned namespaces, from `$shardedDataDistribution`
-    (6.0.3+); config.chunks carries no sizes a tool can rely on (reference §2.3)."""
+def _owned_bytes(
+    conn: Connection, names: set[str], notes: list[str]
+) -> dict[str, dict[str, int]] | None:
+    """Bytes each shard owns of each scanned namespace (ns -> shard -> bytes), from
+    `$shardedDataDistribution` (6.0.3+); config.chunks carries no sizes a tool can rely
+    on (reference §2.3)."""
     try:
         docs = list(conn.client.admin.aggregate([{"$shardedDataDistribution": {}}]))
     except OperationFailure:
@@ -182,13 +208,15 @@ def _owned_bytes(conn: Connection, names: set[str], notes: list[str]) -> dict[st
         raise ClusterError(
             f"{conn.uri}: $shardedDataDistribution failed: {redact(str(exc))}"
         ) from None
-    owned: dict[str, int] = {}
+    owned: dict[str, dict[str, int]] = {}
     for doc in docs:
-        if doc.get("ns") not in names:
+        ns = doc.get("ns")
+        if ns not in names:
             continue
+        per_shard = owned.setdefault(str(ns), {})
         for entry in doc.get("shards") or ():
             shard = str(entry.get("shardName"))
-            owned[shard] = owned.get(shard, 0) + (_int(entry.get("ownedSizeBytes")) or 0)
+            per_shard[shard] = per_shard.get(shard, 0) + (_int(entry.get("ownedSizeBytes")) or 0)
     return owned
 
 
@@ -204,8 +232,12 @@ def _zonectl_state(
         if holder is not None:
             expires = holder.get("expires")
             expires = _aware(expires) if isinstance(expires, dt.datetime) else None
+            acquired = holder.get("acquired")
             lease = LeaseState(
-                describe_holder(holder), expires, expires is not None and expires <= now
+                describe_holder(holder),
+                expires,
+                expires is not None and expires <= now,
+                _aware(acquired) if isinstance(acquired, dt.datetime) else None,
             )
         journals = tuple(_journal(h) for h in MongoJournal(conn.client, database).find_open())
     except ZonectlError as exc:

@@ -56,6 +56,7 @@ class CollectionStatus:
     zones_without_shard: tuple[str, ...] = ()
     server: Mapping[str, Any] | None = None  # balancerCollectionStatus reply
     server_note: str | None = None  # why there is no server reply
+    outside_bytes: int | None = None  # estimated; None where the server reports no bytes
 
     @property
     def compliant(self) -> bool:
@@ -76,6 +77,7 @@ class LeaseState:
     holder: str  # describe_holder text
     expires: dt.datetime | None
     expired: bool
+    acquired: dt.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,7 @@ class StatusReport:
     lease: LeaseState | None = None
     journals: tuple[OpenJournal, ...] = ()
     notes: tuple[str, ...] = ()  # what could not be read, and why
+    own_state_read: bool = True  # False: zonectl's lease and journals could not be read
 
     @property
     def compliant(self) -> bool:
@@ -184,6 +187,7 @@ def _collection_json(c: CollectionStatus) -> dict[str, Any]:
         "compliance": {
             "compliant": c.compliant,
             "chunksOutsideZone": c.outside_zone,
+            "bytesOutsideZoneEstimate": c.outside_bytes,
             "chunksStraddlingBoundary": c.straddling,
             "jumboChunks": c.jumbo,
             "zonesWithoutShard": list(c.zones_without_shard),

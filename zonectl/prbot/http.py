@@ -1,0 +1,30 @@
+"""The real transport: urllib with a timeout; HTTP errors come back as responses so the
+caller words them, and nothing here ever prints a header (the token is in one)."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from collections.abc import Iterable, Mapping
+
+from zonectl.prbot.sticky import BotError, Response
+
+TIMEOUT_S = 30
+
+
+def urllib_transport(
+    method: str, url: str, headers: Mapping[str, str], body: bytes | None
+) -> Response:
+    request = urllib.request.Request(url, data=body, method=method, headers=dict(headers))
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as reply:
+            return Response(reply.status, _lower(reply.headers.items()), reply.read())
+    except urllib.error.HTTPError as exc:
+        return Response(exc.code, _lower(exc.headers.items()), exc.read())
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise BotError(f"{method} {url.split('?', 1)[0]} failed: {reason}") from None
+
+
+def _lower(items: Iterable[tuple[str, str]]) -> dict[str, str]:
+    return {str(k).lower(): str(v) for k, v in items}

@@ -1,0 +1,215 @@
+"""What zonectl exposes to Prometheus: the metric names, their help, and the families built
+from a status report, the policy's drift and windows, and the run that wrote them. Pure.
+
+Every name carries its unit (`_seconds`, `_bytes`, `_timestamp_seconds`) and every series
+the labels `cluster` and, where it is about one, `namespace` or `command`: no chunk, shard
+key or host label, so the series count grows with namespaces, not with data."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from zonectl.render.exposition import Family, Labels, Sample, make_labels
+from zonectl.render.status import StatusReport
+
+
+@dataclass(frozen=True)
+class WindowMetrics:
+    """One firehose window (named by its namespace) at `now`."""
+
+    namespace: str
+    next_due: dt.datetime  # the schedule's next tick after now: the boundary moves then
+    pending_ops: int  # range ops rotate would send now (0: the window is where it belongs)
+    last_rotation: dt.datetime | None  # end of the last successful run that moved it
+
+
+@dataclass(frozen=True)
+class RunMetrics:
+    """The command that wrote a metrics file, for `--metrics-file`."""
+
+    command: str  # rotate | apply | status
+    at: dt.datetime
+    exit_code: int
+    last_success: dt.datetime | None  # this run's `at` when it succeeded, else carried over
+
+
+@dataclass(frozen=True)
+class ClusterMetrics:
+    cluster: str
+    now: dt.datetime
+    report: StatusReport | None = None  # None: the cluster could not be read
+    balancer_in_window: bool | None = None
+    migrations: Mapping[str, int] | None = None  # None: the server keeps no config.migrations
+    drift: Mapping[str | None, int] | None = None  # ns (None: cluster-wide) -> ops; no policy
+    plan_error: bool | None = None  # the policy could not be planned (None: no policy)
+    windows: tuple[WindowMetrics, ...] = ()
+    lease_acquired: dt.datetime | None = None
+    run: RunMetrics | None = None
+    # EXTENSION POINT, forecast time to compliance (DESIGN §8): namespace -> the instant
+    # the forecaster expects it to comply. Nothing computes it yet; when something does,
+    # pass it here and `zonectl_namespace_compliance_forecast_timestamp_seconds` appears.
+    forecast: Mapping[str, dt.datetime] = field(default_factory=dict)
+
+
+# name -> help; the order here is the order in the output.
+HELP: dict[str, str] = {
+    "zonectl_read_timestamp_seconds": "When zonectl read this cluster's state.",
+    "zonectl_namespace_chunks": "Chunks of the sharded namespace (config.chunks).",
+    "zonectl_namespace_out_of_zone_chunks": (
+        "Chunks lying wholly in a zone range on a shard outside that zone."
+    ),
+    "zonectl_namespace_out_of_zone_bytes": (
+        "Estimated bytes of the out-of-zone chunks: per shard, its owned bytes of the "
+        "namespace / its chunks x its out-of-zone chunks ($shardedDataDistribution, 6.0.3+)."
+    ),
+    "zonectl_namespace_straddling_chunks": "Chunks a zone range boundary falls inside.",
+    "zonectl_namespace_jumbo_chunks": "Chunks flagged jumbo.",
+    "zonectl_namespace_balancing_enabled": "1 unless balancing is off for the namespace.",
+    "zonectl_namespace_migrations_in_flight": (
+        "Balancer migrations of the namespace in config.migrations (servers 4.4-6.x only)."
+    ),
+    "zonectl_pending_ops": (
+        "Ops `zonectl plan` would send for this policy (drift); without a namespace label: "
+        "zone memberships and balancer settings. Only when a policy is given."
+    ),
+    "zonectl_policy_plan_error": "1 when the policy cannot be planned against the cluster.",
+    "zonectl_window_pending_ops": "Range ops `zonectl rotate` would send for the window now.",
+    "zonectl_window_next_due_timestamp_seconds": "Next tick of the window's schedule.",
+    "zonectl_window_last_rotation_timestamp_seconds": (
+        "End of the last successful apply or rotate that changed the window's ranges."
+    ),
+    "zonectl_namespace_compliance_forecast_timestamp_seconds": (
+        "When the namespace is forecast to comply with its zones."
+    ),
+    "zonectl_balancer_enabled": "1 when the balancer mode is full and it is not stopped.",
+    "zonectl_balancer_in_window": (
+        "1 when now is inside the balancer activeWindow (or there is none)."
+    ),
+    "zonectl_balancer_in_round": "1 while a balancer round runs (balancerStatus).",
+    "zonectl_lease_held": "1 while zonectl's apply lease is held.",
+    "zonectl_lease_expired": "1 when the lease is held but past its expiry (a dead holder).",
+    "zonectl_lease_age_seconds": "How long the current holder has held the lease.",
+    "zonectl_unfinished_journals": "Applies or rotations that never closed their journal.",
+    "zonectl_unrestored_pauses": "Balancing pauses an unfinished apply has not restored.",
+    "zonectl_run_last_timestamp_seconds": "When the command last ran with --metrics-file.",
+    "zonectl_run_last_success_timestamp_seconds": "When the command last succeeded.",
+    "zonectl_run_exit_code": "Exit code of the command's last run (0 ok, see --help).",
+}
+
+
+_Put = Callable[[str, float, Labels], None]
+
+
+def make_families(m: ClusterMetrics) -> list[Family]:
+    """The families with their samples, in HELP's order; a family with nothing known has
+    no samples (and is left out of the text)."""
+    out: dict[str, list[Sample]] = {name: [] for name in HELP}
+    cl = m.cluster
+
+    def put(name: str, value: float, labels: Labels) -> None:
+        out[name].append(Sample(labels, value))
+
+    put("zonectl_read_timestamp_seconds", _ts(m.now), make_labels(cluster=cl))
+    if m.report is not None:
+        _put_report(put, m, m.report)
+    if m.drift is not None:
+        for ns, count in m.drift.items():
+            labels = make_labels(cluster=cl, namespace=ns) if ns else make_labels(cluster=cl)
+            put("zonectl_pending_ops", count, labels)
+    if m.plan_error is not None:
+        put("zonectl_policy_plan_error", int(m.plan_error), make_labels(cluster=cl))
+    for w in m.windows:
+        labels = make_labels(cluster=cl, namespace=w.namespace)
+        put("zonectl_window_pending_ops", w.pending_ops, labels)
+        put("zonectl_window_next_due_timestamp_seconds", _ts(w.next_due), labels)
+        if w.last_rotation is not None:
+            put("zonectl_window_last_rotation_timestamp_seconds", _ts(w.last_rotation), labels)
+    for ns, when in m.forecast.items():
+        put(
+            "zonectl_namespace_compliance_forecast_timestamp_seconds",
+            _ts(when),
+            make_labels(cluster=cl, namespace=ns),
+        )
+    if m.run is not None:
+        labels = make_labels(cluster=cl, command=m.run.command)
+        put("zonectl_run_last_timestamp_seconds", _ts(m.run.at), labels)
+        put("zonectl_run_exit_code", m.run.exit_code, labels)
+        if m.run.last_success is not None:
+            put("zonectl_run_last_success_timestamp_seconds", _ts(m.run.last_success), labels)
+    return [Family(name, HELP[name], tuple(samples)) for name, samples in out.items()]
+
+
+def _put_report(put: _Put, m: ClusterMetrics, r: StatusReport) -> None:
+    cl = make_labels(cluster=m.cluster)
+    for c in r.collections:
+        if not c.sharded:
+            continue
+        labels = make_labels(cluster=m.cluster, namespace=c.namespace)
+        put("zonectl_namespace_chunks", c.chunks, labels)
+        put("zonectl_namespace_out_of_zone_chunks", c.outside_zone, labels)
+        if c.outside_bytes is not None:
+            put("zonectl_namespace_out_of_zone_bytes", c.outside_bytes, labels)
+        put("zonectl_namespace_straddling_chunks", c.straddling, labels)
+        put("zonectl_namespace_jumbo_chunks", c.jumbo, labels)
+        put("zonectl_namespace_balancing_enabled", int(bool(c.balancing)), labels)
+        if m.migrations is not None:
+            moving = m.migrations.get(c.namespace, 0)
+            put("zonectl_namespace_migrations_in_flight", moving, labels)
+    put("zonectl_balancer_enabled", int(r.balancer.mode == "full"), cl)
+    if m.balancer_in_window is not None:
+        put("zonectl_balancer_in_window", int(m.balancer_in_window), cl)
+    put("zonectl_balancer_in_round", int(r.balancer.in_round), cl)
+    if not r.own_state_read:
+        return  # the user may not read zonectl's database: unknown, which is not 0
+    put("zonectl_lease_held", int(r.lease is not None), cl)
+    if r.lease is not None:
+        put("zonectl_lease_expired", int(r.lease.expired), cl)
+        if m.lease_acquired is not None:
+            age = max(0.0, (m.now - m.lease_acquired).total_seconds())
+            put("zonectl_lease_age_seconds", age, cl)
+    put("zonectl_unfinished_journals", len(r.journals), cl)
+    put("zonectl_unrestored_pauses", sum(len(j.unrestored) for j in r.journals), cl)
+
+
+def _ts(when: dt.datetime) -> float:
+    aware = when if when.tzinfo is not None else when.replace(tzinfo=dt.UTC)
+    return aware.timestamp()
+
+
+def in_active_window(window: Mapping[str, str] | None, local: dt.datetime) -> bool:
+    """Whether the wall-clock time `local` is inside a balancer activeWindow
+    `{start: "HH:MM", stop: "HH:MM"}` (both ends inclusive at minute granularity, wrapping
+    past midnight when stop < start; reference §2.5). No window: always active."""
+    if not window:
+        return True
+    start, stop = _minutes(window.get("start")), _minutes(window.get("stop"))
+    if start is None or stop is None or start == stop:
+        return False  # a malformed window: the balancer skips its rounds (§2.5)
+    now = local.hour * 60 + local.minute
+    if start <= stop:
+        return start <= now <= stop
+    return now >= start or now <= stop
+
+
+def _minutes(text: str | None) -> int | None:
+    m = re.fullmatch(r"(\d{1,2}):(\d{2})", text or "")
+    if m is None or int(m.group(1)) > 23 or int(m.group(2)) > 59:
+        return None
+    return int(m.group(1)) * 60 + int(m.group(2))
+
+
+def cluster_label(uri: str) -> str:
+    """A cluster's label from its URI: the host list, never credentials or options
+    (`mongodb://u:p@a:27017,b/db?tls=true` -> `a:27017,b`; `sandbox:...` -> `sandbox`)."""
+    if uri.startswith("sandbox:"):
+        return "sandbox"
+    rest = uri.split("://", 1)[-1]
+    hosts = rest.split("/", 1)[0].split("?", 1)[0]
+    return hosts.rpartition("@")[2] or "unknown"
+
+
+def metric_names(families: Sequence[Family]) -> list[str]:
+    return [f.name for f in families if f.samples]
