@@ -26,6 +26,7 @@ from zonectl.cli.apply_wiring import (
 )
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
+from zonectl.cli.fleet_options import FleetSpec, fleet_command
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_cluster_state, read_impacts
@@ -43,6 +44,7 @@ class Pause(StrEnum):
 
 
 @guarded
+@fleet_command(FleetSpec("apply", writes=True, format_param=None))
 def command(
     paths: Annotated[
         list[Path] | None, typer.Argument(help="Policy files or directories (or use --plan).")

@@ -24,6 +24,7 @@ from zonectl.apply.run import (
 from zonectl.cli.apply_wiring import CommandEcho, build_ports, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn
+from zonectl.cli.fleet_options import FleetSpec, fleet_command
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
@@ -43,6 +44,7 @@ from zonectl.settings import Settings
 
 
 @guarded
+@fleet_command(FleetSpec("rotate", writes=True, format_param=None))
 def command(
     paths: Annotated[list[Path], typer.Argument(help="Policy files or directories.")],
     uri: Annotated[str | None, uri_option()] = None,

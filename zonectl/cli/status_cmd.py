@@ -13,6 +13,7 @@ import typer
 
 from zonectl.cli.boundary import guarded
 from zonectl.cli.common import uri_option, warn
+from zonectl.cli.fleet_options import FleetSpec, fleet_command
 from zonectl.errors import ExitCode
 from zonectl.mongo import connect
 from zonectl.mongo.status import read_status
@@ -27,6 +28,7 @@ class Format(StrEnum):
 
 
 @guarded
+@fleet_command(FleetSpec("status"))
 def command(
     uri: Annotated[str | None, uri_option()] = None,
     namespaces: Annotated[

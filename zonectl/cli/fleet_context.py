@@ -1,0 +1,39 @@
+"""The cluster a fleet worker is running for, in a context variable: `load_desired` reads
+it to hand out that cluster's overlaid desired state (the policy is loaded once per run)."""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zonectl.fleet.inventory import Cluster
+from zonectl.fleet.overlay import apply_overlay
+from zonectl.model.desired import DesiredState
+
+
+@dataclass(frozen=True)
+class FleetTarget:
+    cluster: Cluster
+    # Policies loaded before the fan-out, keyed by their paths: already overlaid.
+    loaded: Mapping[tuple[str, ...], DesiredState] = field(default_factory=dict)
+
+    def desired(self, paths: Sequence[Path]) -> DesiredState | None:
+        return self.loaded.get(paths_key(paths))
+
+    def overlaid(self, desired: DesiredState) -> DesiredState:
+        return apply_overlay(desired, self.cluster.overlay)
+
+
+CURRENT: contextvars.ContextVar[FleetTarget | None] = contextvars.ContextVar(
+    "zonectl_fleet_target", default=None
+)
+
+
+def current_target() -> FleetTarget | None:
+    return CURRENT.get()
+
+
+def paths_key(paths: Sequence[Path | str]) -> tuple[str, ...]:
+    return tuple(str(p) for p in paths)
