@@ -34,7 +34,7 @@ def test_a_cluster_named_twice_is_an_error_at_its_line_naming_the_first(
     path = write_inventory(inventory(port, "  - name: east\n    uri: {env: EAST_AGAIN}\n"))
     code, err = run_plan(path, "--all")
     assert code == 3
-    assert f"{path}:7:11: error ZI120 cluster \"east\" is named twice (first at line 4)" in err
+    assert f'{path}:7:11: error ZI120 cluster "east" is named twice (first at line 4)' in err
     assert not tripwire()
 
 
@@ -100,7 +100,11 @@ def test_an_overlay_renaming_a_shard_the_policy_lacks_is_an_error_before_connect
         ("    uri: {env: A, file: b}\n", "5:10", "ZI133 uri needs exactly one of env, file, value"),
         ("    urls: {env: A}\n", "5:5", 'ZI110 unknown key "urls" in clusters[0]'),
         ("    uri: {env: A}\n    labels: {tier: 1}\n", "6:20", "ZI112 clusters[0].labels.tier"),
-        ("    uri: {value: 'mongodb://ops:hunter2@db:27017'}\n", "5:18", "ZI132 cluster x: uri.value"),
+        (
+            "    uri: {value: 'mongodb://ops:hunter2@db:27017'}\n",
+            "5:18",
+            "ZI132 cluster x: uri.value",
+        ),
     ],
 )
 def test_schema_mistakes_are_reported_at_their_position(
