@@ -32,6 +32,7 @@ class UriSource:
     kind: Literal["env", "file", "value"]
     ref: str  # the variable name, the file path (resolved), or the URI itself
     position: Position
+    written: str = ""  # the file path as written in the inventory (relative to it)
 
     def describe(self) -> str:
         return {"env": f"${self.ref}", "file": self.ref, "value": "inline"}[self.kind]
@@ -160,7 +161,7 @@ def _cluster(doc: Document, i: int, raw: ClusterModel) -> tuple[Cluster, list[Di
                     "move the URI to a secret: uri: {env: VAR} or uri: {file: PATH}",
                 )
             )
-        source = UriSource(kind, ref, ref_at)  # type: ignore[arg-type]
+        source = UriSource(kind, ref, ref_at, sources[kind])  # type: ignore[arg-type]
     overlay = Overlay(
         dict(raw.overlay.shardNames),
         {shard: frozenset(zones) for shard, zones in raw.overlay.extraZones.items()},
