@@ -103,7 +103,9 @@ def _files(
             continue
         directory = Path(directory)
         if directory.exists() and not directory.is_dir():
-            raise UsageError(f"with several clusters, -o names a directory; {directory} is a file")
+            raise UsageError(
+                f"in a fleet run -o names a directory (one file per cluster); {directory} is a file"
+            )
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
