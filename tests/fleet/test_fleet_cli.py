@@ -192,3 +192,34 @@ def test_status_and_export_run_per_cluster(fleet: dict[str, Any], tmp_path: Path
     assert code == 0
     assert sorted(p.name for p in out_dir.iterdir()) == ["east.yaml", "renamed.yaml"]
     assert "rs-east-a" in (out_dir / "renamed.yaml").read_text(encoding="utf-8")
+
+
+def test_a_plan_saved_per_cluster_applies_to_that_cluster_with_its_overlay(
+    fleet: dict[str, Any], tmp_path: Path
+) -> None:
+    plans = tmp_path / "plans"
+    code, _, err = run(fleet, "plan", "--cluster", "east", "--cluster", "renamed", "-o", str(plans))
+    assert code == 0
+    assert sorted(p.name for p in plans.iterdir()) == ["east.json", "renamed.json"]
+    code, _, err = zonectl(
+        "apply",
+        "--plan",
+        str(plans / "renamed.json"),
+        "--inventory",
+        str(fleet["path"]),
+        "--cluster",
+        "renamed",
+        "--yes",
+        env=fleet["env"],
+    )
+    assert code == 0, err  # the overlaid policy digest matches the saved one: not stale
+    assert [tag for _ns, _min, tag in tags(fleet["renamed"])] == ["hot"]
+    code, _, err = run(fleet, "apply", "--plan", str(plans / "east.json"), "--all", "--yes")
+    assert code == 2 and "a saved plan (--plan) belongs to one cluster" in err
+
+
+def test_an_unreadable_uri_file_is_an_error_at_its_line(fleet: dict[str, Any]) -> None:
+    (fleet["path"].parent / "renamed.uri").unlink()
+    code, _, err = run(fleet, "status", "--cluster", "renamed")
+    assert code == 3
+    assert f"{fleet['path']}:14:17: error ZI131 cluster renamed: cannot read URI file" in err
