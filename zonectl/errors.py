@@ -45,6 +45,10 @@ class InvalidPolicyError(ZonectlError):
         self.diagnostics = list(diagnostics)
 
 
+class InvalidInventoryError(InvalidPolicyError):
+    """The cluster inventory (clusters.yaml) or a fleet selection is invalid (exit 3)."""
+
+
 class ClusterError(ZonectlError):
     """The cluster answered with an error, or could not be reached."""
 

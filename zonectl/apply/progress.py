@@ -49,7 +49,9 @@ class ConsoleEvents:
             TimeRemainingColumn(),
             console=self.console,
             transient=False,
-            disable=self.quiet,
+            # Not on a terminal (a log, or one of several clusters of a fleet run writing
+            # through a line prefixer): no live bar, whose refresh thread writes on its own.
+            disable=self.quiet or not self.console.is_terminal,
         )
         self._progress.start()
         self._task = self._progress.add_task(f"migrating {ns}", total=chunks)

@@ -20,6 +20,8 @@ from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migra
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, make_confirm, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
+from zonectl.cli.fleet_context import FleetSpec
+from zonectl.cli.fleet_options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
@@ -39,6 +41,7 @@ class Pause(StrEnum):
 
 
 @guarded
+@fleet_command(FleetSpec("apply", writes=True, files={"metrics_file": ".prom"}, format_param=None))
 def command(
     paths: Annotated[
         list[Path] | None, typer.Argument(help="Policy files or directories (or use --plan).")

@@ -9,6 +9,7 @@ def register(app: typer.Typer) -> None:
     from zonectl.cli import (
         apply_cmd,
         export_cmd,
+        fleet_cmd,
         plan_cmd,
         recover_cmd,
         rotate_cmd,
@@ -27,3 +28,4 @@ def register(app: typer.Typer) -> None:
     app.command("status")(status_cmd.command)
     app.command("export")(export_cmd.command)
     app.command("schema")(schema_cmd.command)
+    app.add_typer(fleet_cmd.app, name="fleet")

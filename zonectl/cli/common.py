@@ -39,14 +39,20 @@ def parse_at(text: str | None, now: dt.datetime) -> dt.datetime:
 
 def load_desired(paths: Sequence[Path]) -> DesiredState:
     """Load and validate the policies; warnings to stderr; InvalidPolicyError (exit 3)
-    carries the diagnostics, which the boundary prints."""
+    carries the diagnostics, which the boundary prints. In a fleet run, the current
+    cluster's overlay is applied (the policy itself was loaded once, before the fan-out)."""
+    from zonectl.cli.fleet_context import current_target
     from zonectl.policy import load_policy
 
+    target = current_target()
+    ready = target.desired(paths) if target is not None else None
+    if ready is not None:
+        return ready
     loaded = load_policy(list(paths))
     for diagnostic in loaded.diagnostics:
         stderr.print(redact(str(diagnostic)), markup=False)
     desired: DesiredState = loaded.desired
-    return desired
+    return target.overlaid(desired) if target is not None else desired
 
 
 def window_boundaries(

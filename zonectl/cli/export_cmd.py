@@ -13,6 +13,8 @@ import typer
 
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, warn
+from zonectl.cli.fleet_context import FleetSpec
+from zonectl.cli.fleet_options import fleet_command
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.mongo import connect
@@ -21,6 +23,7 @@ from zonectl.policy.export import build_policy
 
 
 @guarded
+@fleet_command(FleetSpec("export", files={"out": ".yaml"}, format_param=None, artifact="yaml"))
 def command(
     uri: Annotated[str | None, uri_option()] = None,
     namespaces: Annotated[

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 import typer
 
 from zonectl.cli.common import warn, window_boundaries
+from zonectl.cli.fleet_context import current_target
 from zonectl.errors import ExitCode, PlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, read_cluster_state
@@ -63,7 +64,7 @@ def read_cluster_metrics(
     if report is None:
         report = read_status(conn, database=settings.database, now=now, namespaces=namespaces)
     metrics = ClusterMetrics(
-        cluster=settings.cluster or cluster_label(conn.uri),
+        cluster=_cluster_name(settings, conn.uri),
         now=now,
         report=report,
         balancer_in_window=in_active_window(
@@ -162,7 +163,7 @@ class MetricsRun:
         self, path: Path | None, command: str, uri: str | None, settings: Settings
     ) -> None:
         self.path, self.command, self.settings = path, command, settings
-        self.cluster = settings.cluster or cluster_label(uri or settings.uri or "")
+        self.cluster = _cluster_name(settings, uri or settings.uri or "")
         self.now = dt.datetime.now(dt.UTC)
         self.metrics: ClusterMetrics | None = None
         self.exit_code = 0  # what the command returns, when it returns rather than raises
@@ -229,3 +230,12 @@ class MetricsRun:
         labels = {"cluster": self.cluster, "command": self.command}
         value = find_sample(text, "zonectl_run_last_success_timestamp_seconds", labels)
         return dt.datetime.fromtimestamp(value, dt.UTC) if value is not None else None
+
+
+def _cluster_name(settings: Settings, uri: str) -> str:
+    """The `cluster` label: the inventory name in a fleet run, else $ZONECTL_CLUSTER, else
+    the URI's host list (never its credentials)."""
+    target = current_target()
+    if target is not None:
+        return target.cluster.name
+    return settings.cluster or cluster_label(uri)

@@ -14,6 +14,8 @@ import typer
 
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
+from zonectl.cli.fleet_context import FleetSpec
+from zonectl.cli.fleet_options import fleet_command
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_cluster_state, read_impacts
@@ -30,6 +32,7 @@ class Format(StrEnum):
 
 
 @guarded
+@fleet_command(FleetSpec("plan", files={"out": ".json"}))
 def command(
     paths: Annotated[list[Path], typer.Argument(help="Policy files or directories.")],
     uri: Annotated[str | None, uri_option()] = None,

@@ -24,6 +24,8 @@ from zonectl.apply.run import (
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn
+from zonectl.cli.fleet_context import FleetSpec
+from zonectl.cli.fleet_options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
@@ -44,6 +46,7 @@ from zonectl.settings import Settings
 
 
 @guarded
+@fleet_command(FleetSpec("rotate", writes=True, files={"metrics_file": ".prom"}, format_param=None))
 def command(
     paths: Annotated[list[Path], typer.Argument(help="Policy files or directories.")],
     uri: Annotated[str | None, uri_option()] = None,

@@ -14,6 +14,8 @@ import typer
 
 from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option, warn
+from zonectl.cli.fleet_context import FleetSpec
+from zonectl.cli.fleet_options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, read_cluster_metrics
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
@@ -33,6 +35,7 @@ class Format(StrEnum):
 
 
 @guarded
+@fleet_command(FleetSpec("status", files={"metrics_file": ".prom"}))
 def command(
     policy: Annotated[
         list[Path] | None,

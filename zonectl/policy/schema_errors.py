@@ -96,9 +96,9 @@ def describe(value: Any) -> str:
     return repr(value)
 
 
-def allowed_keys(loc: Sequence[str | int]) -> list[str]:
-    """The keys the model at `loc` accepts (for "did you mean")."""
-    target: Any = PolicyFileModel
+def allowed_keys(loc: Sequence[str | int], root: type[BaseModel] = PolicyFileModel) -> list[str]:
+    """The keys the model at `loc` under `root` accepts (for "did you mean")."""
+    target: Any = root
     for step in loc:
         target = _unwrap(target)
         if isinstance(target, type) and issubclass(target, BaseModel):

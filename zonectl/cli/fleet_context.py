@@ -1,0 +1,63 @@
+"""What a fleet run is: the command's spec, the fleet options given, and the cluster a worker
+is running for, in a context variable that `load_desired` reads to hand out that cluster's
+overlaid desired state (the policy is loaded once per run)."""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zonectl.fleet.inventory import Cluster
+from zonectl.fleet.overlay import apply_overlay
+from zonectl.model.desired import DesiredState
+
+
+@dataclass(frozen=True)
+class FleetTarget:
+    cluster: Cluster
+    # Policies loaded before the fan-out, keyed by their paths: already overlaid.
+    loaded: Mapping[tuple[str, ...], DesiredState] = field(default_factory=dict)
+
+    def desired(self, paths: Sequence[Path]) -> DesiredState | None:
+        return self.loaded.get(paths_key(paths))
+
+    def overlaid(self, desired: DesiredState) -> DesiredState:
+        return apply_overlay(desired, self.cluster.overlay)
+
+
+CURRENT: contextvars.ContextVar[FleetTarget | None] = contextvars.ContextVar(
+    "zonectl_fleet_target", default=None
+)
+
+
+def current_target() -> FleetTarget | None:
+    return CURRENT.get()
+
+
+def paths_key(paths: Sequence[Path | str]) -> tuple[str, ...]:
+    return tuple(str(p) for p in paths)
+
+
+@dataclass(frozen=True)
+class FleetSpec:
+    command: str  # the name shown in the summary and markdown
+    writes: bool = False  # apply/rotate: several clusters need --yes (no interleaved prompts)
+    # Options naming an output file: with a fleet they name a directory, one file per cluster.
+    files: Mapping[str, str] = field(default_factory=dict)  # parameter -> suffix
+    format_param: str | None = "fmt"  # parameter holding the output format, if any
+    artifact: str = "text"  # the output kind when there is no format parameter
+
+
+@dataclass(frozen=True)
+class FleetArgs:
+    inventory: Path | None
+    clusters: tuple[str, ...]
+    everything: bool
+    selectors: tuple[str, ...]
+    jobs: int
+
+    @property
+    def active(self) -> bool:
+        return bool(self.clusters or self.everything or self.selectors)

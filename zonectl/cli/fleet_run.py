@@ -1,0 +1,192 @@
+"""Running one command across the chosen clusters of the inventory: every check that needs
+no cluster first (inventory, selection, URIs, policy, overlays), then the clusters at once,
+bounded by --jobs, each through the command's own body, lease and journal, so one failing
+never stops the others; then the grouped artifact, the summary table and the worst code."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import io
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from zonectl.cli.boundary import run_guarded, stderr
+from zonectl.cli.common import load_desired
+from zonectl.cli.fleet_context import CURRENT, FleetArgs, FleetSpec, FleetTarget, paths_key
+from zonectl.cli.fleet_output import Outcome, combine, summary_lines, worst_code
+from zonectl.cli.fleet_streams import ErrorWatch, PrefixWriter, ThreadRouter, routed_streams
+from zonectl.errors import ExitCode, InvalidInventoryError, UsageError, ZonectlError
+from zonectl.fleet import (
+    Cluster,
+    apply_overlay,
+    check_overlay_policy,
+    check_overlay_shards,
+    load_inventory,
+    read_uris,
+    select_clusters,
+)
+from zonectl.mongo import connect, read_cluster_state
+
+Body = Callable[..., int]
+
+
+def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetArgs) -> int:
+    clusters, uris = _choose(spec, kwargs, args)
+    targets = _targets(clusters, kwargs)
+    per_cluster = _files(spec, kwargs, clusters)
+    jobs = [
+        _Job(spec, body, {**kwargs, **per_cluster[c.name]}, targets[c.name], uris[c.name])
+        for c in clusters
+    ]
+    with routed_streams() as (out, err):
+        outcomes = _run_all(jobs, args.jobs, out, err)
+    code = worst_code([o.code for o in outcomes])
+    kind = _kind(spec, kwargs)
+    sys.stdout.write(combine(kind, spec.command, outcomes))
+    sys.stdout.flush()
+    for line in summary_lines(spec.command, outcomes, code):
+        stderr.print(line, markup=False)
+    return code
+
+
+def _choose(
+    spec: FleetSpec, kwargs: Mapping[str, Any], args: FleetArgs
+) -> tuple[list[Cluster], dict[str, str]]:
+    """Everything knowable without a cluster: usage, inventory, selection, URIs."""
+    uri = kwargs.get("uri")
+    if uri and uri != os.environ.get("ZONECTL_URI"):
+        raise UsageError("--uri names one cluster; --cluster/--all/--selector name inventory ones")
+    inventory = load_inventory(args.inventory or Path("clusters.yaml"))
+    clusters = select_clusters(inventory, args.clusters, args.everything, args.selectors)
+    several = len(clusters) > 1
+    if several and kwargs.get("plan_file") is not None:
+        raise UsageError("a saved plan (--plan) belongs to one cluster: choose one with --cluster")
+    if spec.writes and several and not kwargs.get("yes") and not kwargs.get("dry_run"):
+        raise UsageError(
+            f"{spec.command} against {len(clusters)} clusters needs --yes: prompts from "
+            "several clusters at once would interleave",
+            hint=f"review with `zonectl plan ... --all` (or the same selection), then rerun "
+            f"{spec.command} with --yes",
+        )
+    return clusters, read_uris(clusters, os.environ)
+
+
+def _targets(clusters: list[Cluster], kwargs: Mapping[str, Any]) -> dict[str, FleetTarget]:
+    """Load the policy once (exit 3 before any cluster is contacted) and check each
+    cluster's overlay against it; then each cluster's overlaid desired state."""
+    paths = kwargs.get("paths")
+    if not paths:
+        return {c.name: FleetTarget(c) for c in clusters}
+    base = load_desired(paths)
+    problems = [d for c in clusters for d in check_overlay_policy(c.name, c.overlay, base)]
+    if problems:
+        raise InvalidInventoryError(
+            f"{len(problems)} overlay problem(s) against the policy", diagnostics=problems
+        )
+    key = paths_key(paths)
+    return {c.name: FleetTarget(c, {key: apply_overlay(base, c.overlay)}) for c in clusters}
+
+
+def _files(
+    spec: FleetSpec, kwargs: Mapping[str, Any], clusters: list[Cluster]
+) -> dict[str, dict[str, Path]]:
+    """`-o DIR`: one file per cluster in DIR (created), named after the cluster."""
+    chosen: dict[str, dict[str, Path]] = {c.name: {} for c in clusters}
+    for name, suffix in spec.files.items():
+        directory = kwargs.get(name)
+        if directory is None:
+            continue
+        directory = Path(directory)
+        if directory.exists() and not directory.is_dir():
+            raise UsageError(
+                f"in a fleet run -o names a directory (one file per cluster); {directory} is a file"
+            )
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ZonectlError(f"cannot create {directory}: {exc.strerror or exc}") from None
+        for c in clusters:
+            chosen[c.name][name] = directory / f"{c.name}{suffix}"
+    return chosen
+
+
+class _Job:
+    def __init__(
+        self, spec: FleetSpec, body: Body, kwargs: dict[str, Any], target: FleetTarget, uri: str
+    ) -> None:
+        self.spec, self.body, self.kwargs, self.target, self.uri = spec, body, kwargs, target, uri
+        self.name = target.cluster.name
+
+    def run(self, out: ThreadRouter, err: ThreadRouter, alone: bool) -> Outcome:
+        buffer = io.StringIO()
+        watch: PrefixWriter | ErrorWatch = (
+            ErrorWatch(err.default) if alone else PrefixWriter(self.name, err.default)
+        )
+        out.route(buffer)
+        err.route(watch)
+        token = CURRENT.set(self.target)
+        started = time.monotonic()
+        try:
+            code = run_guarded(self._body)
+        finally:
+            CURRENT.reset(token)
+            watch.finish()
+            out.route(None)
+            err.route(None)
+        seconds = time.monotonic() - started
+        return Outcome(self.name, code, seconds, buffer.getvalue(), watch.first_error)
+
+    def _body(self) -> int:
+        self._check_shards()
+        return self.body(**{**self.kwargs, "uri": self.uri})
+
+    def _check_shards(self) -> None:
+        """An overlay naming a shard this cluster lacks is reported before any write."""
+        overlay = self.target.cluster.overlay
+        if overlay.is_empty or not self.kwargs.get("paths"):
+            return
+        with connect(self.uri) as conn:
+            live = {s.id for s in read_cluster_state(conn, ()).shards}
+        problems = check_overlay_shards(self.name, overlay, live)
+        if problems:
+            raise InvalidInventoryError(
+                f"cluster {self.name}: its overlay names shard(s) it lacks; nothing was sent",
+                diagnostics=problems,
+            )
+
+
+def _run_all(jobs: list[_Job], bound: int, out: ThreadRouter, err: ThreadRouter) -> list[Outcome]:
+    if len(jobs) == 1:
+        return [jobs[0].run(out, err, alone=True)]
+    results: dict[str, Outcome] = {}
+    pool = concurrent.futures.ThreadPoolExecutor(min(bound, len(jobs)), "zonectl-fleet")
+    futures = {pool.submit(job.run, out, err, False): job for job in jobs}
+    try:
+        for future in concurrent.futures.as_completed(futures):
+            job = futures[future]
+            results[job.name] = future.result()
+    except KeyboardInterrupt:
+        # Running clusters finish (their safeguards restore balancing); the rest never start.
+        stderr.print("zonectl: interrupted: waiting for running clusters to finish", markup=False)
+        pool.shutdown(wait=True, cancel_futures=True)
+        for future, job in futures.items():
+            if job.name not in results:
+                done = future.done() and not future.cancelled()
+                results[job.name] = (
+                    future.result()
+                    if done
+                    else Outcome(job.name, int(ExitCode.INTERRUPTED), 0.0, "", None, False)
+                )
+    finally:
+        pool.shutdown(wait=True)
+    return [results[job.name] for job in jobs]
+
+
+def _kind(spec: FleetSpec, kwargs: Mapping[str, Any]) -> str:
+    if spec.format_param is not None and kwargs.get(spec.format_param) is not None:
+        return str(getattr(kwargs[spec.format_param], "value", kwargs[spec.format_param]))
+    return spec.artifact
