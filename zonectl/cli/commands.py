@@ -8,6 +8,7 @@ import typer
 def register(app: typer.Typer) -> None:
     from zonectl.cli import (
         apply_cmd,
+        doctor_cmd,
         export_cmd,
         plan_cmd,
         recover_cmd,
@@ -27,3 +28,4 @@ def register(app: typer.Typer) -> None:
     app.command("status")(status_cmd.command)
     app.command("export")(export_cmd.command)
     app.command("schema")(schema_cmd.command)
+    app.command("doctor")(doctor_cmd.command)

@@ -111,7 +111,12 @@ def connection_status(request: Request) -> dict[str, Any]:
     roles = [
         {"role": spec.partition("@")[0], "db": spec.partition("@")[2]} for spec in session.roles
     ]
-    return {"authInfo": {"authenticatedUsers": users, "authenticatedUserRoles": roles}}
+    info: dict[str, Any] = {"authenticatedUsers": users, "authenticatedUserRoles": roles}
+    if request.body.get("showPrivileges") is True:
+        from zonectl.sandbox.show_privileges import privilege_documents
+
+        info["authenticatedUserPrivileges"] = privilege_documents(tuple(session.roles))
+    return {"authInfo": info}
 
 
 @command("endSessions", requires_auth=False)

@@ -273,6 +273,9 @@ def drop(request: Request) -> dict[str, Any]:
         # A mongos refuses to drop the sharding metadata it serves.
         raise CommandError.of("IllegalOperation", f"Cannot drop collection {namespace} via mongos")
     existed = request.sandbox.catalog.drop(namespace)
+    # A sharded collection's drop also removes its config.collections entry, chunks and
+    # zone ranges (reference §1.7; Cluster.drop_collection), documents or not.
+    existed = request.sandbox.cluster.drop_collection(namespace) or existed
     _INDEXES.get(request.sandbox, {}).pop(namespace, None)
     if not existed and request.sandbox.version.major_minor in ("5.0", "6.0"):
         raise CommandError.of("NamespaceNotFound", "ns not found")
