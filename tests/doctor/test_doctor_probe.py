@@ -118,7 +118,7 @@ def test_the_probe_refuses_while_the_balancer_is_in_a_round(sandbox_server: Any)
     sandbox.balancer.run_round()
     assert sb.client.admin.command("balancerStatus")["inBalancerRound"] is True
     before = snapshot(sb.client)
-    result = zonectl("doctor", "--uri", sb.uri, "--probe")
+    result = zonectl("doctor", "--uri", sb.uri, "--probe", "--wait-timeout", "0.5s")
     assert result.code == 1
     assert "--probe refused: the balancer is in a round" in result.err
     assert snapshot(sb.client) == before

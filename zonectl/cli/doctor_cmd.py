@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from zonectl.cli.apply_wiring import parse_duration
 from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option
 from zonectl.doctor.facts import Check
@@ -48,9 +49,13 @@ def command(
             "collection in zonectl's database and a scratch zone on one shard, a range "
             "added, checked and removed, balancing paused and restored, the error codes "
             "zonectl relies on provoked; everything is removed after success, failure or "
-            "Ctrl-C. Refused while a lease is held or the balancer is in a round.",
+            "Ctrl-C. Refused while a lease is held or the balancer stays in a round.",
         ),
     ] = False,
+    wait_timeout: Annotated[
+        str,
+        typer.Option(help="How long --probe waits for a balancer round to end before refusing."),
+    ] = "30s",
 ) -> int:
     """Check that this cluster and this user can run zonectl safely.
 
@@ -83,6 +88,7 @@ def command(
     from zonectl.mongo.doctor_read import read_doctor_facts
 
     settings = Settings.from_environ(os.environ)
+    round_wait_s = parse_duration(wait_timeout, "--wait-timeout") or 0.0
     desired = load_desired(paths) if paths else None  # bad input before anything is sent
     namespaces = (
         {ns for ns in desired.collections if "*" not in ns and "?" not in ns} if desired else None
@@ -91,7 +97,7 @@ def command(
         facts = read_doctor_facts(conn, database=settings.database, namespaces=namespaces)
         checks = make_checks(facts, desired, dt.datetime.now(dt.UTC))
         if probe:
-            checks.extend(_run_probe(conn, settings.database))
+            checks.extend(_run_probe(conn, settings.database, round_wait_s))
     passed = exit_status(checks, strict=strict)
     if fmt is Format.json:
         sys.stdout.write(render_json(checks, uri=facts.uri, passed=passed, probe=probe))
@@ -101,10 +107,16 @@ def command(
     return int(ExitCode.OK if passed else ExitCode.FAILURE)
 
 
-def _run_probe(conn: Connection, database: str) -> list[Check]:
+def _run_probe(conn: Connection, database: str, round_wait_s: float) -> list[Check]:
     """SIGINT/SIGTERM unwind through the probe's cleanup, which runs with them deferred."""
     from zonectl.apply.safeguards import SIGNALS, signals_as_interrupts
     from zonectl.mongo.probe import run_probe
 
     with signals_as_interrupts():
-        return run_probe(conn, database, now=dt.datetime.now(dt.UTC), shield=SIGNALS.deferred)
+        return run_probe(
+            conn,
+            database,
+            now=dt.datetime.now(dt.UTC),
+            round_wait_s=round_wait_s,
+            shield=SIGNALS.deferred,
+        )

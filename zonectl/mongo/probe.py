@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -26,7 +27,8 @@ from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.plan.ops import SetCollectionBalancing
 
 Shield = Callable[[], contextlib.AbstractContextManager[None]]
-PREFIX = "zonectl_probe_"  # every scratch name starts so: nothing else is ever touched
+PREFIX = "zonectl_probe_"
+_POLL_S = 0.2  # every scratch name starts so: nothing else is ever touched
 
 
 class _Failed(Exception):
@@ -43,8 +45,9 @@ class Probe:
         self.zone = f"{PREFIX}{token}"
         self.checks: list[Check] = []
 
-    def refuse_if_busy(self, now: dt.datetime) -> None:
-        """Never while a run holds the lease or the balancer is inside a round."""
+    def refuse_if_busy(self, now: dt.datetime, round_wait_s: float) -> None:
+        """Never while a run holds the lease or the balancer is inside a round (a round
+        lasts seconds: wait up to `round_wait_s` for it to end first)."""
         holder = MongoLease(self.client, self.database).read()
         expires = holder.get("expires") if holder else None
         if holder is not None and _aware(expires) > now:
@@ -52,12 +55,14 @@ class Probe:
                 f"--probe refused: lease held by {describe_holder(holder)}",
                 hint="run the probe when no zonectl apply or rotate is running",
             )
-        status = self._admin({"balancerStatus": 1}, "balancerStatus")
-        if status.get("inBalancerRound"):
-            raise ClusterError(
-                "--probe refused: the balancer is in a round",
-                hint="rerun in a few seconds, or outside the balancer's active window",
-            )
+        deadline = time.monotonic() + round_wait_s
+        while self._admin({"balancerStatus": 1}, "balancerStatus").get("inBalancerRound"):
+            if time.monotonic() >= deadline:
+                raise ClusterError(
+                    "--probe refused: the balancer is in a round",
+                    hint="rerun when the round is over, or outside the balancer's active window",
+                )
+            time.sleep(_POLL_S)
 
     def run(self, shield: Shield) -> list[Check]:
         """The round trip; cleanup runs under `shield` (signals deferred) in every case."""
@@ -257,12 +262,17 @@ def _nothing() -> Iterator[None]:
 
 
 def run_probe(
-    conn: Connection, database: str, *, now: dt.datetime, shield: Shield = _nothing
+    conn: Connection,
+    database: str,
+    *,
+    now: dt.datetime,
+    round_wait_s: float = 30.0,
+    shield: Shield = _nothing,
 ) -> list[Check]:
     """Refuse when busy, else run the round trip; ZonectlError when cleanup failed."""
     probe = Probe(conn, database)
     try:
-        probe.refuse_if_busy(now)
+        probe.refuse_if_busy(now, round_wait_s)
     except PyMongoError as exc:
         raise ClusterError(f"--probe: {_say(exc)}") from None
     except ZonectlError:
