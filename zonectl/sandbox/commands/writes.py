@@ -292,4 +292,18 @@ def drop_database(request: Request) -> dict[str, Any]:
     dropped = [ns for ns in list(catalog.namespaces()) if ns.split(".", 1)[0] == db]
     for ns in dropped:
         catalog.drop(ns)
-    return {"dropped": db} if dropped else {}
+    # DropDatabaseCoordinator (mongo:src/mongo/db/s/drop_database_coordinator.cpp): every
+    # sharded collection's metadata goes first (entry, chunks, zone ranges), then the
+    # config.databases entry (removeDatabaseMetadataFromConfig).
+    cluster = request.sandbox.cluster
+    sharded = [d["_id"] for d in cluster.coll("config.collections") if _in_db(d["_id"], db)]
+    known = cluster.database_doc(db) is not None
+    for ns in sharded:
+        cluster.drop_collection(ns)
+    if known:
+        cluster.coll("config.databases").remove(db)
+    return {"dropped": db} if dropped or sharded or known else {}
+
+
+def _in_db(namespace: Any, db: str) -> bool:
+    return isinstance(namespace, str) and namespace.split(".", 1)[0] == db
