@@ -17,6 +17,7 @@ USERS = AuthConfig(
         User("admin", "admin", "s3cret", ("root",)),
         User("ops", "admin", "pw", ("clusterManager", ("readWrite", "zonectl"))),
         User("monitor", "admin", "pw", ("clusterMonitor",)),
+        User("appuser", "admin", "pw", (("readWrite", "app"),)),
     ],
     iterations_sha256=4096,
     iterations_sha1=4096,
@@ -62,6 +63,23 @@ def test_a_user_without_the_zone_privileges_fails_naming_the_action(sandbox_serv
     assert "update on config.collections" in apply_line
     assert "find on zonectl.locks" in apply_line
     assert "pw" not in result.out + result.err
+
+
+def test_a_user_who_cannot_read_config_still_learns_what_is_missing(sandbox_server: Any) -> None:
+    sb = sandbox_server(sandbox=demo_sandbox(auth=USERS))
+    result = zonectl("doctor", "--uri", uri_of(sb, "appuser"), "--probe")
+    assert result.code == 1
+    assert "find on config.shards" in result.line("privileges:plan")
+    assert result.line("config").startswith("fail")
+    assert "Unauthorized" in result.line("config")
+    assert "probe:" not in result.out  # nothing is tried without the config metadata
+
+
+def test_no_credentials_on_a_cluster_with_access_control(sandbox_server: Any) -> None:
+    sb = sandbox_server(sandbox=demo_sandbox(auth=USERS))
+    result = zonectl("doctor", "--uri", sb.uri)
+    assert result.code == 1
+    assert "no user authenticated, and the cluster requires one" in result.line("privileges")
 
 
 def test_a_zone_operator_passes_and_warnings_fail_only_with_strict(sandbox_server: Any) -> None:

@@ -96,7 +96,7 @@ def command(
     with connect(uri) as conn:
         facts = read_doctor_facts(conn, database=settings.database, namespaces=namespaces)
         checks = make_checks(facts, desired, dt.datetime.now(dt.UTC))
-        if probe:
+        if probe and facts.config_error is None:
             checks.extend(_run_probe(conn, settings.database, round_wait_s))
     passed = exit_status(checks, strict=strict)
     if fmt is Format.json:

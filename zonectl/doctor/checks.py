@@ -25,6 +25,12 @@ def make_checks(facts: DoctorFacts, desired: DesiredState | None, now: dt.dateti
         _version(facts),
         *_privileges(facts, desired),
         _clock(facts),
+    ]
+    if facts.config_error is not None:
+        fix = "grant find on config.shards, tags, collections, chunks, settings, migrations"
+        detail = f"cannot read the config metadata: {facts.config_error}"
+        return [*checks, Check("config", Status.FAIL, detail, fix)]
+    checks += [
         _balancer(facts),
         _migrations(facts),
         _draining(facts, desired),
@@ -82,6 +88,15 @@ def _version(facts: DoctorFacts) -> Check:
 
 
 def _privileges(facts: DoctorFacts, desired: DesiredState | None) -> list[Check]:
+    if not facts.users and facts.config_error is not None:
+        return [
+            Check(
+                "privileges",
+                Status.FAIL,
+                "no user authenticated, and the cluster requires one",
+                "put the user and password in the URI (and authSource if not admin)",
+            )
+        ]
     if not facts.users:
         detail = "no user authenticated and the config reads succeeded: access control is off"
         return [Check("privileges", Status.OK, detail)]

@@ -69,4 +69,5 @@ class DoctorFacts:
     lease: LeaseFact | None = None
     open_journals: int = 0
     own_error: str | None = None  # why the lease and journal could not be read
+    config_error: str | None = None  # why config.* could not be read (then it is all unknown)
     database: str = "zonectl"

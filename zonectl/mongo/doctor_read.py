@@ -38,6 +38,15 @@ def read_doctor_facts(
             for d in colls
             if namespaces is None or d["_id"] in namespaces
         }
+    except OperationFailure as exc:
+        if exc.code != 13:  # Unauthorized: still report privileges, clock and version
+            raise ClusterError(f"{conn.uri}: reading config metadata failed: {_say(exc)}") from None
+        return DoctorFacts(
+            uri=conn.uri, version=conn.version, fcv=conn.fcv, users=users,
+            privileges=privileges, clock=clock, shards={}, sharded={}, balancer_mode="?",
+            balancer_window=None, in_round=None, migrations=0, database=database,
+            config_error=_say(exc),
+        )  # fmt: skip
     except PyMongoError as exc:
         raise ClusterError(f"{conn.uri}: reading config metadata failed: {_say(exc)}") from None
     status = _balancer_status(conn)
