@@ -15,13 +15,13 @@ import datetime as dt
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from bson.min_key import MinKey
 from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.doctor.facts import Check, Status
-from zonectl.errors import ClusterError, ZonectlError, redact
+from zonectl.errors import ClusterError, redact
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.plan.ops import SetCollectionBalancing
@@ -161,7 +161,13 @@ class Probe:
             self.client[db].drop_collection(coll)
         except PyMongoError as exc:
             problems.append(f"drop {self.ns}: {_say(exc)}")
-        left = self.leftovers()
+        try:
+            left = self.leftovers()
+        except PyMongoError as exc:
+            raise ClusterError(
+                f"the probe could not check its cleanup: {_say(exc)}",
+                hint=f"check for the {self.zone} zone and the {self.ns} collection by hand",
+            ) from None
         if left:
             raise ClusterError(
                 f"the probe could not remove {', '.join(left)}"
@@ -216,7 +222,7 @@ class Probe:
         if not holds:
             self._fail(f"probe:{what}", f"answered ok, but not so: {claim}")
 
-    def _fail(self, name: str, detail: str) -> None:
+    def _fail(self, name: str, detail: str) -> NoReturn:
         fix = "zonectl relies on this answer; report it with the server version"
         self.checks.append(Check(name, Status.FAIL, detail, fix))
         raise _Failed
@@ -226,7 +232,6 @@ class Probe:
             return self.client[db].command(dict(command))
         except PyMongoError as exc:
             self._fail(f"probe:{what}", _say(exc))
-            raise AssertionError("unreachable") from None
 
     def _admin(self, command: Mapping[str, Any], what: str) -> Mapping[str, Any]:
         try:
@@ -275,8 +280,6 @@ def run_probe(
         probe.refuse_if_busy(now, round_wait_s)
     except PyMongoError as exc:
         raise ClusterError(f"--probe: {_say(exc)}") from None
-    except ZonectlError:
-        raise
     return probe.run(shield)
 
 
