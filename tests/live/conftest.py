@@ -16,7 +16,7 @@ from typing import Any
 import pymongo
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.append(str(Path(__file__).parent))  # after the others: `conftest` stays theirs
 from live_kit import LiveTarget, Scratch
 
 

@@ -133,3 +133,16 @@ class Scratch:
             client[db].drop_collection(coll)
         client.drop_database(self.name)
         client.drop_database(self.meta)
+
+
+def ranges_policy(s: Scratch, tmp_path: Path) -> Path:
+    """The scratch zones on their shards, and `events` split at {n: 100}: hot below, cold
+    above."""
+    return s.policy(
+        tmp_path,
+        f"  {s.ns()}:\n"
+        "    key: {n: 1}\n"
+        "    ranges:\n"
+        f"      - {{zone: {s.hot}, min: {{n: {{$minKey: 1}}}}, max: {{n: 100}}}}\n"
+        f"      - {{zone: {s.cold}, min: {{n: 100}}, max: {{n: {{$maxKey: 1}}}}}}\n",
+    )

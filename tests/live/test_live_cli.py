@@ -11,20 +11,9 @@ from pathlib import Path
 import pytest
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
-from live_kit import Scratch
+from live_kit import Scratch, ranges_policy
 
 pytestmark = pytest.mark.live
-
-
-def ranges_policy(s: Scratch, tmp_path: Path) -> Path:
-    return s.policy(
-        tmp_path,
-        f"  {s.ns()}:\n"
-        "    key: {n: 1}\n"
-        "    ranges:\n"
-        f"      - {{zone: {s.hot}, min: {{n: {{$minKey: 1}}}}, max: {{n: 100}}}}\n"
-        f"      - {{zone: {s.cold}, min: {{n: 100}}, max: {{n: {{$maxKey: 1}}}}}}\n",
-    )
 
 
 def test_plan_apply_then_plan_is_empty(scratch: Scratch, tmp_path: Path) -> None:

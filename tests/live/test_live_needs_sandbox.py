@@ -7,8 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from live_kit import Scratch
-from test_live_cli import ranges_policy
+from live_kit import Scratch, ranges_policy
 
 pytestmark = pytest.mark.live
 

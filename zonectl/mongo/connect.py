@@ -90,8 +90,9 @@ def _admin(client: Client, shown: str, command: dict[str, Any]) -> dict[str, Any
         return client.admin.command(command)
     except OperationFailure as exc:
         if exc.code == 18:  # AuthenticationFailed: the driver logs in on first use
+            errmsg = (exc.details or {}).get("errmsg", "Authentication failed.")
             raise ClusterError(
-                f"authentication failed for {shown}",
+                f"authentication failed for {shown}: {redact(str(errmsg))}",
                 hint="check the user name, password, authSource and authMechanism in the URI",
             ) from None
         raise ClusterError(
