@@ -15,15 +15,19 @@ from typing import Any
 from zonectl.sandbox import auth
 
 
-def _every_action() -> frozenset[str]:
-    actions: set[str] = set()
-    for group in (
-        auth.READ, auth.WRITE, auth.MONITOR_CLUSTER, auth.MANAGER_CLUSTER, auth.MANAGER_ANY_DB,
-    ):  # fmt: skip
-        actions |= group
-    for need in auth.COMMAND_PRIVILEGES.values():
-        actions |= {action for alternative in need for _, action in alternative}
-    return frozenset(actions)
+def _role_privileges(role: str, db: str) -> auth.Privileges:
+    """auth.role_privileges, except root: auth.py lets root run anything ("*" on any
+    resource), but connectionStatus lists what addRootRolePrivileges grants
+    (mongo:src/mongo/db/auth/builtin_roles.cpp, 6.0): clusterAdmin, readWriteAnyDatabase, and
+    validate on any resource; of its other roles (userAdminAnyDatabase, dbAdminAnyDatabase,
+    backup, restore) the sandbox models none, and zonectl needs none."""
+    if role == "root" and db == "admin":
+        return (
+            *auth.role_privileges("clusterAdmin", "admin"),
+            *auth.role_privileges("readWriteAnyDatabase", "admin"),
+            ("any", frozenset({"validate"})),
+        )
+    return auth.role_privileges(role, db)
 
 
 def _resource(pattern: str) -> dict[str, Any]:
@@ -37,15 +41,12 @@ def _resource(pattern: str) -> dict[str, Any]:
 
 
 def privilege_documents(roles: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Merged privileges of `roles` ("role@db"). The sandbox models root as every action on
-    any resource (auth.py lets root run anything); real root lists the privileges of the
-    roles it inherits instead, which grant zonectl the same actions."""
+    """Merged privileges of `roles` ("role@db"), one entry per resource."""
     merged: dict[str, set[str]] = {}
     for spec in roles:
         role, _, db = spec.partition("@")
-        for pattern, actions in auth.role_privileges(role, db):
-            expanded = _every_action() if "*" in actions else actions
-            merged.setdefault(pattern, set()).update(expanded)
+        for pattern, actions in _role_privileges(role, db):
+            merged.setdefault(pattern, set()).update(actions)
     return [
         {"resource": _resource(pattern), "actions": sorted(actions)}
         for pattern, actions in sorted(merged.items())
