@@ -12,6 +12,7 @@ from doctor_kit import demo_sandbox, doctor_json, snapshot, zonectl
 
 from zonectl.sandbox.auth import AuthConfig, User
 
+DEMO = Path(__file__).resolve().parents[2] / "policies" / "demo"
 USERS = AuthConfig(
     users=[
         User("admin", "admin", "s3cret", ("root",)),
@@ -218,3 +219,18 @@ def test_an_unreachable_cluster_is_one_clear_line() -> None:
     assert result.err.startswith("zonectl: error: cannot reach mongodb://127.0.0.1:9/")
     assert "Topology Description" not in result.err
     assert len(result.err.splitlines()) == 1
+
+
+def test_jumbo_chunks_and_migrations_in_flight_are_warnings(sandbox_server: Any) -> None:
+    sandbox = demo_sandbox()
+    store = sandbox.cluster.chunks("app.users")
+    assert store is not None
+    store.set_jumbo(0, True)
+    sb = sandbox_server(sandbox=sandbox)
+    sb.client.config.migrations.insert_one({"_id": "m1", "ns": "app.users"})
+    result = zonectl("doctor", str(DEMO), "--uri", sb.uri)
+    assert result.code == 0, result.out
+    assert result.status("jumbo") == "warn"
+    assert "app.users 1" in result.line("jumbo")
+    assert result.status("migrations") == "warn"
+    assert zonectl("doctor", str(DEMO), "--uri", sb.uri, "--strict").code == 1

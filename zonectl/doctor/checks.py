@@ -183,7 +183,8 @@ def _draining(facts: DoctorFacts, desired: DesiredState | None) -> Check:
 def _jumbo(facts: DoctorFacts) -> Check:
     jumbo = {ns: n for ns, n in sorted(facts.jumbo.items()) if n}
     if not jumbo:
-        return Check("jumbo", Status.OK, f"no jumbo chunk in {len(facts.jumbo)} namespace(s)")
+        detail = f"no jumbo chunk in the {len(facts.jumbo)} zoned or managed namespace(s)"
+        return Check("jumbo", Status.OK, detail)
     listed = ", ".join(f"{ns} {n}" for ns, n in jumbo.items())
     return Check(
         "jumbo",
@@ -283,8 +284,5 @@ def _namespace(
 
 
 def _key(key: Mapping[str, Any]) -> str:
-    return (
-        "{"
-        + ", ".join(f"{k}: {v!r}" if isinstance(v, str) else f"{k}: {v}" for k, v in key.items())
-        + "}"
-    )
+    fields = (f'{k}: "{v}"' if isinstance(v, str) else f"{k}: {v}" for k, v in key.items())
+    return "{" + ", ".join(fields) + "}"

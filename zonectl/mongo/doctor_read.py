@@ -22,7 +22,7 @@ from zonectl.mongo.state import is_sharded_entry
 def read_doctor_facts(
     conn: Connection, *, database: str, namespaces: Collection[str] | None
 ) -> DoctorFacts:
-    """`namespaces`: those whose jumbo chunks to count (None: every sharded namespace)."""
+    """`namespaces`: those whose jumbo chunks to count (None: those with zone ranges)."""
     users, privileges = _read_privileges(conn)
     clock = read_clock(conn)
     config = conn.client.config
@@ -31,12 +31,15 @@ def read_doctor_facts(
         colls = [d for d in config.collections.find({}) if is_sharded_entry(d)]
         settings = config.settings.find_one({"_id": "balancer"}) or {}
         migrations = config.migrations.count_documents({})
+        # `jumbo` is not indexed: count it only where zonectl acts (the policy's namespaces,
+        # else those with zone ranges), never over every chunk of a large cluster.
+        zoned = namespaces if namespaces is not None else _zoned(conn)
         jumbo = {
             str(d["_id"]): config.chunks.count_documents(
                 {**chunk_filter(d, conn.version), "jumbo": True}
             )
             for d in colls
-            if namespaces is None or d["_id"] in namespaces
+            if d["_id"] in zoned
         }
     except OperationFailure as exc:
         if exc.code != 13:  # Unauthorized: still report privileges, clock and version
@@ -76,6 +79,10 @@ def read_doctor_facts(
         own_error=own_error,
         database=database,
     )
+
+
+def _zoned(conn: Connection) -> set[str]:
+    return {str(d.get("ns")) for d in conn.client.config.tags.find({}, {"_id": 0, "ns": 1})}
 
 
 def _read_own(conn: Connection, database: str) -> tuple[LeaseFact | None, int, str | None]:
