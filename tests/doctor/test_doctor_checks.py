@@ -234,3 +234,20 @@ def test_jumbo_chunks_and_migrations_in_flight_are_warnings(sandbox_server: Any)
     assert "app.users 1" in result.line("jumbo")
     assert result.status("migrations") == "warn"
     assert zonectl("doctor", str(DEMO), "--uri", sb.uri, "--strict").code == 1
+
+
+def test_json_says_not_ok_and_names_the_failing_check(sandbox_server: Any) -> None:
+    sb = sandbox_server(sandbox=demo_sandbox())
+    sb.sandbox.clock.set(dt.datetime.now(dt.UTC) - dt.timedelta(hours=1))
+    doc = doctor_json("--uri", sb.uri)
+    assert doc["exit"] == 1 and doc["ok"] is False
+    [failed] = [c for c in doc["checks"] if c["status"] == "fail"]
+    assert failed["name"] == "clock" and "NTP" in failed["fix"]
+
+
+def test_an_invalid_policy_exits_3_before_connecting(tmp_path: Path) -> None:
+    policy = write_policy(tmp_path, "collections:\n  nodot: {}\n")
+    result = zonectl("doctor", str(policy), "--uri", "mongodb://127.0.0.1:9/")
+    assert result.code == 3
+    assert f"{policy}:4:" in result.err
+    assert "cannot reach" not in result.err
