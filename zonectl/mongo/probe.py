@@ -274,12 +274,15 @@ def run_probe(
     round_wait_s: float = 30.0,
     shield: Shield = _nothing,
 ) -> list[Check]:
-    """Refuse when busy, else run the round trip; ZonectlError when cleanup failed."""
+    """The round trip's checks, or one failed `probe` check when refused (busy); raises
+    ClusterError when the cleanup could not remove everything."""
     probe = Probe(conn, database)
     try:
         probe.refuse_if_busy(now, round_wait_s)
     except PyMongoError as exc:
         raise ClusterError(f"--probe: {_say(exc)}") from None
+    except ClusterError as exc:  # refused: a line of the report, nothing was touched
+        return [Check("probe", Status.FAIL, exc.message, exc.hint)]
     return probe.run(shield)
 
 
