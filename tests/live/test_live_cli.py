@@ -150,3 +150,24 @@ def test_doctor_and_its_probe_pass(scratch: Scratch, tmp_path: Path) -> None:
         if n.startswith("zonectl_probe_")
     ]  # fmt: skip
     assert leftovers == []
+
+
+def test_recover_restores_what_a_killed_apply_left(scratch: Scratch) -> None:
+    """What `kill -9` during an apply leaves: balancing paused by it and its journal open
+    (written with zonectl's own journal class, as the apply would have)."""
+    from zonectl.mongo.journal import MongoJournal
+
+    client = scratch.target.client
+    journal = MongoJournal(client, scratch.meta)
+    journal.open({"_id": "killed-1", "plan_id": "p1", "owner": "cron@gone", "state": "open",
+                  "started": dt.datetime.now(dt.UTC), "ops": []})  # fmt: skip
+    journal.event("killed-1", {"type": "pause", "scope": "collection", "ns": scratch.ns(),
+                               "prior": False})  # fmt: skip
+    client.config.collections.update_one({"_id": scratch.ns()}, {"$set": {"noBalance": True}})
+    status = json.loads(scratch.zonectl("status", "-n", scratch.ns(), "--format", "json").out)
+    assert [j["applyId"] for j in status["unfinishedApplies"]] == ["killed-1"]
+    recovered = scratch.zonectl("recover")
+    assert recovered.code == 0, recovered.err
+    assert f"restored noBalance: False on {scratch.ns()}" in recovered.err
+    assert scratch.no_balance() is False
+    assert journal.find_open() == []
