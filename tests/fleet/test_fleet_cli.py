@@ -239,3 +239,15 @@ def test_metrics_file_of_a_fleet_run_is_one_textfile_per_cluster_labelled_by_its
         assert f'zonectl_run_exit_code{{cluster="{name}",command="status"}} 0' in text
         other = "west" if name == "east" else "east"
         assert f'cluster="{other}"' not in text
+
+
+def test_doctor_runs_per_cluster_and_fails_only_for_the_unreachable_one(
+    fleet: dict[str, Any],
+) -> None:
+    code, out, err = run(fleet, "doctor", "--all", "--format", "json")
+    assert code == 1
+    results = {c["cluster"]: c for c in json.loads(out)["clusters"]}
+    assert sorted(results) == ["dead", "east", "renamed", "west"]
+    assert results["east"]["exit_code"] == 0 and results["west"]["exit_code"] == 0
+    assert results["dead"]["exit_code"] == 1
+    assert "dead" in err

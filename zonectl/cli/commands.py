@@ -8,6 +8,7 @@ import typer
 def register(app: typer.Typer) -> None:
     from zonectl.cli import (
         apply_cmd,
+        doctor_cmd,
         export_cmd,
         fleet_cmd,
         plan_cmd,
@@ -29,3 +30,4 @@ def register(app: typer.Typer) -> None:
     app.command("export")(export_cmd.command)
     app.command("schema")(schema_cmd.command)
     app.add_typer(fleet_cmd.app, name="fleet")
+    app.command("doctor")(doctor_cmd.command)

@@ -4,6 +4,7 @@ cluster in-process), a check that the target is a mongos, and every message reda
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,7 +66,8 @@ def connect(
             hello = _admin(client, shown, {"hello": 1})
             if hello.get("msg") != "isdbgrid":
                 raise ClusterError(
-                    f"{shown} is not a mongos; zonectl reads and changes zones through a mongos",
+                    f"{shown} is not a mongos ({_what_it_is(hello)}); zonectl reads and "
+                    "changes zones through a mongos",
                     hint="point --uri at a mongos router, not at a shard or config server",
                 )
             version = str(_admin(client, shown, {"buildInfo": 1}).get("version", ""))
@@ -74,15 +76,36 @@ def connect(
             client.close()
 
 
+def _what_it_is(hello: dict[str, Any]) -> str:
+    """How hello classifies the server (pymongo hello.py, reference §6.3)."""
+    if hello.get("setName"):
+        return f"it answers as a member of replica set {hello['setName']}"
+    if hello.get("isreplicaset"):
+        return "it answers as an uninitialized replica set member"
+    return "it answers as a standalone mongod"
+
+
 def _admin(client: Client, shown: str, command: dict[str, Any]) -> dict[str, Any]:
     try:
         return client.admin.command(command)
     except OperationFailure as exc:
+        if exc.code == 18:  # AuthenticationFailed: the driver logs in on first use
+            errmsg = (exc.details or {}).get("errmsg", "Authentication failed.")
+            raise ClusterError(
+                f"authentication failed for {shown}: {redact(str(errmsg))}",
+                hint="check the user name, password, authSource and authMechanism in the URI",
+            ) from None
         raise ClusterError(
             f"{shown}: {next(iter(command))} failed: {redact(str(exc.details or exc))}"
         ) from None
     except PyMongoError as exc:
-        raise ClusterError(f"cannot reach {shown}: {redact(str(exc))}") from None
+        raise ClusterError(f"cannot reach {shown}: {_reason(exc)}") from None
+
+
+def _reason(exc: PyMongoError) -> str:
+    """pymongo's server-selection message without its topology dump and timeout list."""
+    text = str(exc).split(", Timeout: ", 1)[0]
+    return redact(re.sub(r" \(configured timeouts: [^)]*\)", "", text))
 
 
 def _read_fcv(client: Client) -> str | None:

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from zonectl.sandbox.auth.roles import is_allowed
+from zonectl.sandbox.auth.show_privileges import privilege_documents
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
 
@@ -111,7 +112,10 @@ def connection_status(request: Request) -> dict[str, Any]:
     roles = [
         {"role": spec.partition("@")[0], "db": spec.partition("@")[2]} for spec in session.roles
     ]
-    return {"authInfo": {"authenticatedUsers": users, "authenticatedUserRoles": roles}}
+    info: dict[str, Any] = {"authenticatedUsers": users, "authenticatedUserRoles": roles}
+    if request.body.get("showPrivileges") is True:
+        info["authenticatedUserPrivileges"] = privilege_documents(tuple(session.roles))
+    return {"authInfo": info}
 
 
 @command("endSessions", requires_auth=False)

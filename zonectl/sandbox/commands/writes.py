@@ -241,6 +241,9 @@ def drop(request: Request) -> dict[str, Any]:
         # A mongos refuses to drop the sharding metadata it serves.
         raise CommandError.of("IllegalOperation", f"Cannot drop collection {namespace} via mongos")
     existed = request.sandbox.catalog.drop(namespace)
+    # A sharded collection's drop also removes its config.collections entry, chunks and
+    # zone ranges (reference §1.7; Cluster.drop_collection), documents or not.
+    existed = request.sandbox.cluster.drop_collection(namespace) or existed
     forget_indexes(request.sandbox, namespace)
     if not existed and request.sandbox.version.major_minor in ("5.0", "6.0"):
         raise CommandError.of("NamespaceNotFound", "ns not found")
@@ -257,4 +260,18 @@ def drop_database(request: Request) -> dict[str, Any]:
     dropped = [ns for ns in list(catalog.namespaces()) if ns.split(".", 1)[0] == db]
     for ns in dropped:
         catalog.drop(ns)
-    return {"dropped": db} if dropped else {}
+    # DropDatabaseCoordinator (mongo:src/mongo/db/s/drop_database_coordinator.cpp): every
+    # sharded collection's metadata goes first (entry, chunks, zone ranges), then the
+    # config.databases entry (removeDatabaseMetadataFromConfig).
+    cluster = request.sandbox.cluster
+    sharded = [d["_id"] for d in cluster.coll("config.collections") if _in_db(d["_id"], db)]
+    known = cluster.database_doc(db) is not None
+    for ns in sharded:
+        cluster.drop_collection(ns)
+    if known:
+        cluster.coll("config.databases").remove(db)
+    return {"dropped": db} if dropped or sharded or known else {}
+
+
+def _in_db(namespace: Any, db: str) -> bool:
+    return isinstance(namespace, str) and namespace.split(".", 1)[0] == db

@@ -1,0 +1,125 @@
+"""`zonectl doctor`: a read-only preflight of a cluster and this user, one line per check;
+with --probe, a scratch round trip in zonectl's own database."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zonectl.cli.apply_wiring import parse_duration
+from zonectl.cli.boundary import guarded
+from zonectl.cli.common import load_desired, uri_option
+from zonectl.cli.fleet_context import FleetSpec
+from zonectl.cli.fleet_options import fleet_command
+from zonectl.doctor.facts import Check
+from zonectl.errors import ExitCode
+from zonectl.mongo.connect import Connection
+from zonectl.settings import Settings
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+@guarded
+@fleet_command(FleetSpec("doctor"))
+def command(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Policy files or directories: also check that their shards, namespaces "
+            "and shard keys exist as they say.",
+            show_default=False,
+        ),
+    ] = None,
+    uri: Annotated[str | None, uri_option()] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Warnings fail too (exit 1), not only failures.")
+    ] = False,
+    probe: Annotated[
+        bool,
+        typer.Option(
+            "--probe",
+            help="Also run a round trip that CHANGES the cluster briefly: a scratch sharded "
+            "collection in zonectl's database and a scratch zone on one shard, a range "
+            "added, checked and removed, balancing paused and restored, the error codes "
+            "zonectl relies on provoked; everything is removed after success, failure or "
+            "Ctrl-C. Refused while a lease is held or the balancer stays in a round.",
+        ),
+    ] = False,
+    wait_timeout: Annotated[
+        str,
+        typer.Option(help="How long --probe waits for a balancer round to end before refusing."),
+    ] = "30s",
+) -> int:
+    """Check that this cluster and this user can run zonectl safely.
+
+    Read-only (without --probe): the target is a mongos; its version and
+    feature compatibility version, and what zonectl will use on it; this
+    user's privileges against what plan, apply, rotate, status, export and
+    recover send (from connectionStatus with showPrivileges), naming each
+    missing action and resource; the clock skew between this host and the
+    cluster; the balancer's state, window and round; migrations in flight;
+    draining shards; jumbo chunks; a held lease or an unfinished apply.
+    Given policies, also that each shard and namespace they name exists and
+    each shard key is the live one.
+
+    Exit codes: 0 every check ok (warnings allowed unless --strict);
+    1 a check failed, or the cluster is unreachable, not a mongos, or
+    refuses the login; 3 invalid policy; 130 interrupted (--probe cleans up
+    first).
+
+    Examples:
+
+      zonectl doctor --uri sandbox:
+
+      zonectl doctor policies/ --uri "$ZONECTL_URI" --strict --format json
+
+      zonectl doctor --uri "$ZONECTL_URI" --probe
+    """
+    from zonectl.doctor.checks import exit_status, make_checks
+    from zonectl.doctor.render import render_json, render_text
+    from zonectl.mongo import connect
+    from zonectl.mongo.doctor_read import read_doctor_facts
+
+    settings = Settings.from_environ(os.environ)
+    round_wait_s = parse_duration(wait_timeout, "--wait-timeout") or 0.0
+    desired = load_desired(paths) if paths else None  # bad input before anything is sent
+    namespaces = (
+        {ns for ns in desired.collections if "*" not in ns and "?" not in ns} if desired else None
+    )
+    with connect(uri) as conn:
+        facts = read_doctor_facts(conn, database=settings.database, namespaces=namespaces)
+        checks = make_checks(facts, desired, dt.datetime.now(dt.UTC))
+        if probe and facts.config_error is None:
+            checks.extend(_run_probe(conn, settings.database, round_wait_s))
+    passed = exit_status(checks, strict=strict)
+    if fmt is Format.json:
+        sys.stdout.write(render_json(checks, uri=facts.uri, passed=passed, probe=probe))
+    else:
+        sys.stdout.write(render_text(checks, f"zonectl doctor: {facts.uri}"))
+    sys.stdout.flush()
+    return int(ExitCode.OK if passed else ExitCode.FAILURE)
+
+
+def _run_probe(conn: Connection, database: str, round_wait_s: float) -> list[Check]:
+    """SIGINT/SIGTERM unwind through the probe's cleanup, which runs with them deferred."""
+    from zonectl.apply.safeguards import SIGNALS, signals_as_interrupts
+    from zonectl.mongo.probe import run_probe
+
+    with signals_as_interrupts():
+        return run_probe(
+            conn,
+            database,
+            now=dt.datetime.now(dt.UTC),
+            round_wait_s=round_wait_s,
+            shield=SIGNALS.deferred,
+        )
