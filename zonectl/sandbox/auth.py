@@ -91,6 +91,9 @@ MANAGER_ANY_DB = frozenset(
     {
         "enableSharding", "moveChunk", "splitChunk", "splitVector", "clearJumboFlag",
         "refineCollectionShardKey", "reshardCollection",
+        # 7.0+: clusterManager grants analyzeShardKey on every non-system collection
+        # (manual, "analyzeShardKey" Access Control; built-in roles, clusterManager)
+        "analyzeShardKey",
     }
 )  # fmt: skip
 

@@ -19,7 +19,7 @@ from bson import Int64
 from bson.raw_bson import RawBSONDocument
 
 from zonectl.model.keys import bson_equal
-from zonectl.sandbox import auth, data_distribution
+from zonectl.sandbox import auth, data_distribution, doc_keys
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
 from zonectl.sandbox.cursors import encode_cursor
 from zonectl.sandbox.errors import CommandError
@@ -334,7 +334,7 @@ def list_collections(request: Request) -> dict[str, Any]:
         if not ns.startswith(prefix):
             continue
         name = ns[len(prefix) :]
-        entry: dict[str, Any] = {"name": name, "type": "collection"}
+        entry: dict[str, Any] = {"name": name, "type": doc_keys.kind(request.sandbox, ns)}
         if not name_only:
             entry.update(
                 options={},
