@@ -7,6 +7,7 @@ import typer
 
 def register(app: typer.Typer) -> None:
     from zonectl.cli import (
+        analyze_cmd,
         apply_cmd,
         export_cmd,
         plan_cmd,
@@ -27,3 +28,4 @@ def register(app: typer.Typer) -> None:
     app.command("status")(status_cmd.command)
     app.command("export")(export_cmd.command)
     app.command("schema")(schema_cmd.command)
+    app.command("analyze")(analyze_cmd.command)
