@@ -14,7 +14,7 @@ from zonectl.model.cluster import ClusterState, LiveRange
 from zonectl.model.desired import CollectionPolicy
 from zonectl.model.keys import format_value, is_max_key, is_min_key, range_contains, sort_key
 
-IMBALANCE = 2.0  # a shard holding over twice its fair share of a zone's data
+IMBALANCE = 2.0  # a shard holding at least twice its fair share of a zone's data
 MIN_CHUNKS_PER_SHARD = 2  # below this a zone is too small to call unbalanced
 
 
@@ -188,7 +188,7 @@ def balance_rule(
             continue
         fair = total / len(shards)
         heavy, most = max(in_zone.items(), key=lambda kv: kv[1])
-        if most > IMBALANCE * fair:
+        if most >= IMBALANCE * fair:
             shares = ", ".join(f"{s} {100 * v / total:.0f}%" for s, v in sorted(in_zone.items()))
             found.append(
                 Finding(
