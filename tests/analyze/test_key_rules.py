@@ -19,20 +19,26 @@ collections:
 
 
 def _ev(key: str, extra: str = "") -> str:
-    return SHARDS + f"""
+    return (
+        SHARDS
+        + f"""
 collections:
   - ns: app.ev
     key: {key}
     chunks: 6
     keys: {{type: date, start: "2026-01-01T00:00:00Z", step: 1d}}
 {extra}"""
+    )
 
 
 def test_firehose_on_a_hashed_key_is_an_error(sandbox_server: Any, tmp_path: Path) -> None:
-    cluster = SHARDS + """
+    cluster = (
+        SHARDS
+        + """
 collections:
   - {ns: app.ev, key: {ts: hashed}, chunks: 4}
 """
+    )
     handle = serve_cluster(sandbox_server, cluster)
     code, report, err = analyze(handle.uri, tmp_path, FIREHOSE)
     assert code == 0, err
@@ -71,10 +77,13 @@ def test_a_monotonic_key_without_a_window_warns_and_names_the_top_shard(
 def test_a_key_with_random_inserts_raises_no_monotonicity_warning(
     sandbox_server: Any, tmp_path: Path
 ) -> None:
-    cluster = SHARDS + """
+    cluster = (
+        SHARDS
+        + """
 collections:
   - {ns: app.s, key: {userId: 1}, chunks: 6, keys: {type: int, start: 0, step: 1000}}
 """
+    )
     handle = serve_cluster(sandbox_server, cluster)
     _, report, _ = analyze(handle.uri, tmp_path)
     assert "ZA103" not in rules(report, "app.s")
@@ -83,7 +92,9 @@ collections:
     assert figures["monotonicity"]["source"] == "analyzeShardKey"
 
 
-LOW = SHARDS + """
+LOW = (
+    SHARDS
+    + """
 collections:
   - ns: app.u
     key: {country: 1}
@@ -91,6 +102,7 @@ collections:
     chunkSize: {bytes: 335544320, docs: 1000000}
     documents: {distinct: 3, topFrequency: 1000000}
 """
+)
 
 
 def test_a_value_bigger_than_a_chunk_under_zone_ranges_is_an_error(

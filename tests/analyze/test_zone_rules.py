@@ -11,7 +11,9 @@ from bson import Int64
 
 from tests.analyze.kit import SHARDS, analyze, collection, rules, serve_cluster
 
-INTS = SHARDS + """
+INTS = (
+    SHARDS
+    + """
 collections:
   - ns: app.c
     key: {x: 1}
@@ -21,6 +23,7 @@ collections:
     shard: s0
     jumbo: {jumbo}
 """
+)
 
 
 def _cluster(distribution: str = "all-on-one", jumbo: str = "[]") -> str:
@@ -78,7 +81,9 @@ def test_a_zone_with_a_live_shard_raises_no_draining_error(
     assert "ZA108" not in rules(report)
 
 
-def test_all_of_a_zones_data_on_one_of_its_shards_warns(sandbox_server: Any, tmp_path: Path) -> None:
+def test_all_of_a_zones_data_on_one_of_its_shards_warns(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
     handle = serve_cluster(sandbox_server, _cluster())  # all 8 chunks on s0
     _zone(handle, 0, 8000, "a")  # zone a: s0 and s1
     _, report, _ = analyze(handle.uri, tmp_path)
@@ -136,7 +141,9 @@ collections:
     key: {ts: 1}
     firehose: {field: ts, type: date, schedule: "0 0 * * *", keep: 1, hot: b, cold: a}
 """
-EVENTS = SHARDS + """
+EVENTS = (
+    SHARDS
+    + """
 collections:
   - ns: app.ev
     key: {ts: 1}
@@ -144,6 +151,7 @@ collections:
     keys: {type: date, start: "2020-01-01T00:00:00Z", step: 1d}
     distribution: {dist}
 """
+)
 
 
 def test_old_chunks_left_on_the_hot_shard_are_a_backlog(

@@ -1,0 +1,98 @@
+"""Bad input for analyze: missing namespace, view, time-series collection, a user without the
+analyzeShardKey privilege, a server without the command. Each is a finding, never a
+traceback, and analyze writes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.analyze.kit import SHARDS, analyze, collection, rules, serve_cluster
+
+CLUSTER = (
+    SHARDS
+    + """
+collections:
+  - {ns: app.c, key: {x: 1}, chunks: 4}
+views:
+  - {ns: app.v}
+  - {ns: app.metrics, timeseries: true}
+"""
+)
+
+
+def test_missing_view_and_timeseries_namespaces_are_findings(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    handle = serve_cluster(sandbox_server, CLUSTER)
+    code, report, err = analyze(
+        handle.uri, tmp_path, None, "-n", "app.nope", "-n", "app.v", "-n", "app.metrics"
+    )
+    assert code == 0, err
+    assert rules(report, "app.nope") == {"ZA001"}
+    assert rules(report, "app.v") == {"ZA002"}
+    assert rules(report, "app.metrics") == {"ZA003"}
+    assert "Traceback" not in err
+
+
+def test_a_server_before_7_0_reports_metrics_unavailable(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    handle = serve_cluster(sandbox_server, CLUSTER, version="6.0")
+    _, report, _ = analyze(handle.uri, tmp_path, None, "-n", "app.c")
+    finding = next(f for f in collection(report, "app.c")["findings"] if f["rule"] == "ZA004")
+    assert "new in 7.0" in finding["evidence"]
+
+
+def test_a_user_without_the_privilege_reports_metrics_unavailable(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    users = (
+        CLUSTER
+        + """
+users:
+  - {user: watcher, pwd: pw, roles: [clusterMonitor, readAnyDatabase]}
+"""
+    )
+    from zonectl.sandbox.seed import auth_config, seed
+    from zonectl.sandbox.seed_schema import load_cluster_file
+    from zonectl.sandbox.state import Sandbox
+
+    spec = load_cluster_file("cluster.yaml", users)
+    sandbox = Sandbox("7.0", auth=auth_config(spec))
+    seed(sandbox, spec)
+    handle = sandbox_server("7.0", sandbox=sandbox, client_options={"username": "watcher",
+                                                                     "password": "pw"})  # fmt: skip
+    uri = handle.uri.replace("mongodb://", "mongodb://watcher:pw@")
+    code, report, err = analyze(uri, tmp_path, None, "-n", "app.c")
+    assert code == 0, err
+    finding = next(f for f in collection(report, "app.c")["findings"] if f["rule"] == "ZA004")
+    assert "not authorized" in finding["evidence"]
+    assert "pw@" not in err
+
+
+def test_analyze_never_writes(sandbox_server: Any, tmp_path: Path) -> None:
+    from pymongo import monitoring
+
+    handle = serve_cluster(sandbox_server, CLUSTER)
+    seen: list[str] = []
+
+    class Listener(monitoring.CommandListener):
+        def started(self, event: monitoring.CommandStartedEvent) -> None:
+            seen.append(event.command_name)
+
+        def succeeded(self, event: monitoring.CommandSucceededEvent) -> None: ...
+
+        def failed(self, event: monitoring.CommandFailedEvent) -> None: ...
+
+    before = {ns: len(handle.sandbox.catalog.get(ns) or []) for ns in
+              handle.sandbox.catalog.namespaces()}  # fmt: skip
+    monitoring.register(Listener())
+    analyze(handle.uri, tmp_path)
+    after = {ns: len(handle.sandbox.catalog.get(ns) or []) for ns in
+             handle.sandbox.catalog.namespaces()}  # fmt: skip
+    writes = {"insert", "update", "delete", "findAndModify", "updateZoneKeyRange",
+              "moveChunk", "split", "balancerStop", "configureCollectionBalancing"}  # fmt: skip
+    assert not writes & set(seen)
+    assert "analyzeShardKey" in seen
+    assert before == after
