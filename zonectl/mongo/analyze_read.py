@@ -170,3 +170,27 @@ def _read_chunk_sizes(conn: Connection, state: ClusterState) -> dict[str, int]:
         for ns in state.collections:
             sizes.setdefault(ns, int(setting["value"]) * 1024 * 1024)
     return sizes
+
+
+def read_plan_checks(
+    conn: Connection, actual: ClusterState, namespaces: Collection[str]
+) -> tuple[dict[str, list[ChunkInfo]], dict[str, int]]:
+    """For plan's cluster rules: the jumbo chunks and chunk totals of `namespaces` (two
+    indexed reads per namespace; jumbo chunks are few)."""
+    jumbo: dict[str, list[ChunkInfo]] = {}
+    totals: dict[str, int] = {}
+    chunks = conn.client.config.chunks
+    try:
+        for ns in sorted(namespaces):
+            live = actual.collections.get(ns)
+            if live is None:
+                continue
+            query: dict[str, Any] = {"uuid": live.uuid} if live.uuid is not None else {"ns": ns}
+            totals[ns] = chunks.count_documents(query)
+            jumbo[ns] = [
+                ChunkInfo(dict(d["min"]), dict(d["max"]), str(d["shard"]), True)
+                for d in chunks.find({**query, "jumbo": True}, _CHUNK_FIELDS)
+            ]
+    except PyMongoError as exc:
+        raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
+    return jumbo, totals
