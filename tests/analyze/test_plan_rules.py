@@ -91,4 +91,4 @@ def test_github_format_annotates_the_warnings_at_the_policy(
     assert lines[0].startswith(
         f"::warning file={tmp_path / 'policy.yaml'},line=6,col=3,title=ZA202::"
     )
-    assert "assign" in err  # the plan itself goes to stderr
+    assert "1 to add, 0 to remove" in err  # the plan itself goes to stderr
