@@ -111,8 +111,8 @@ def draining_rules(state: ClusterState) -> list[Finding]:
 def unsharded_rule(
     coll: CollectionInput, policy: CollectionPolicy | None, live: Sequence[LiveRange]
 ) -> list[Finding]:
-    """ZA109: zone ranges for a namespace that is not sharded yet; the ranges imply the
-    split points the collection should be created (pre-split) with."""
+    """ZA109: zone ranges or a window for a namespace that is not sharded yet; the ranges
+    imply the split points the collection should be created (pre-split) with."""
     if coll.kind not in ("unsharded", "missing"):
         return []
     points: dict[Any, Mapping[str, Any]] = {}
@@ -124,8 +124,8 @@ def unsharded_rule(
                     points[sort_key(b)] = b
         if policy.ranges:
             what.append(f"{len(policy.ranges)} policy range(s)")
-        if policy.pin:
-            what.append(f"a pin to zone {policy.pin}")
+        # A pin alone is fine on an unsharded collection: 8.0+ moves it whole
+        # (moveCollection), earlier versions get a report from plan (DESIGN §2).
         if policy.firehose:
             what.append("a firehose window (split at its boundary)")
     for lr in live:

@@ -78,7 +78,14 @@ def _read_collection(
         n = config.changelog.count_documents({"ns": ns, "what": what, "time": {"$gte": since}})
         if n:
             changes[what] = n
-    metrics, note = _read_metrics(conn, ns, dict(live.key))
+    metrics: KeyMetrics | None
+    note: str | None
+    if ".system.buckets." in ns:
+        # A sharded time-series collection's chunks: analyzeShardKey refuses system
+        # collections ("Cannot run against a system collection").
+        metrics, note = None, "a time-series buckets collection, which analyzeShardKey refuses"
+    else:
+        metrics, note = _read_metrics(conn, ns, dict(live.key))
     return CollectionInput(
         namespace=ns,
         kind="sharded",

@@ -211,10 +211,12 @@ def _supporting_index(
         unique = bool(spec.get("unique")) or spec["key"] == {"_id": 1}
         candidates.append((dict(spec["key"]), unique))
     wanted = list(key.items())
-    for index, unique in candidates:
-        if list(index.items())[: len(wanted)] == wanted:
-            return index, unique and len(index) == len(wanted)
-    return None
+    matching = [(i, u) for i, u in candidates if list(i.items())[: len(wanted)] == wanted]
+    if not matching:
+        return None
+    # isUnique: "only true if there is a unique index for the shard key" (the manual).
+    unique = any(u and len(i) == len(wanted) for i, u in matching)
+    return matching[0][0], unique
 
 
 def _characteristics(
