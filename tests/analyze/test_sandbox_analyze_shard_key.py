@@ -91,3 +91,20 @@ def test_errors_are_the_servers(
 def test_before_7_0_the_command_is_unknown(sandbox_server: Any) -> None:
     handle = serve_cluster(sandbox_server, CLUSTER, version="6.0")
     assert _code(handle, ns="app.ev", key={"ts": 1})[0] == 59
+
+
+def test_an_unsharded_collection_is_analyzed_from_its_documents(sandbox_server: Any) -> None:
+    handle = serve_cluster(sandbox_server, CLUSTER)
+    coll = handle.client.app.plain
+    coll.insert_many([{"x": i, "y": (i * 37) % 50, "c": i % 3} for i in range(50)])
+    for field in ("x", "y", "c"):
+        coll.create_index(field)
+    ascending = _run(handle, ns="app.plain", key={"x": 1})["keyCharacteristics"]
+    assert ascending["monotonicity"]["type"] == "monotonic"
+    assert ascending["numDocsTotal"] == ascending["numDistinctValues"] == 50
+    shuffled = _run(handle, ns="app.plain", key={"y": 1})["keyCharacteristics"]
+    assert shuffled["monotonicity"]["type"] == "not monotonic"
+    skewed = _run(handle, ns="app.plain", key={"c": 1})["keyCharacteristics"]
+    assert skewed["numDistinctValues"] == 3
+    assert skewed["mostCommonValues"][0] == {"value": {"c": 0}, "frequency": 17}
+    assert _code(handle, ns="app.plain", key={"nope": 1}, readWriteDistribution=False)[0] == 20

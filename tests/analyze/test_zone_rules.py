@@ -170,3 +170,17 @@ def test_old_chunks_on_cold_shards_are_no_backlog(sandbox_server: Any, tmp_path:
     handle = serve_cluster(sandbox_server, EVENTS.replace("{dist}", "all-on-one\n    shard: s0"))
     _, report, _ = analyze(handle.uri, tmp_path, FIREHOSE)
     assert "ZA111" not in rules(report, "app.ev")
+
+
+def test_ranges_on_an_unsharded_collection_warn_but_a_pin_alone_does_not(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    handle = serve_cluster(sandbox_server, _cluster())
+    handle.client.app.plain.insert_one({"x": 1})
+    ranged = POLICY.replace("app.later", "app.plain")
+    _, report, _ = analyze(handle.uri, tmp_path, ranged)
+    finding = next(f for f in collection(report, "app.plain")["findings"] if f["rule"] == "ZA109")
+    assert "app.plain is not sharded" in finding["evidence"]
+    pinned = POLICY.split("    ranges:")[0].replace("app.later", "app.plain") + "    pin: a\n"
+    _, report, _ = analyze(handle.uri, tmp_path, pinned)
+    assert "ZA109" not in rules(report, "app.plain")
