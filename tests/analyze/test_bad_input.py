@@ -96,3 +96,9 @@ def test_analyze_never_writes(sandbox_server: Any, tmp_path: Path) -> None:
     assert code == 0, err
     assert report["collections"]
     assert snapshot() == before
+
+
+def test_a_malformed_namespace_is_a_usage_error_before_connecting(tmp_path: Path) -> None:
+    code, report, err = analyze("mongodb://127.0.0.1:1/", tmp_path, None, "-n", "nodot")
+    assert code == 2 and report == {}
+    assert "--namespace 'nodot': expected a namespace db.collection" in err

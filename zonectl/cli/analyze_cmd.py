@@ -14,7 +14,7 @@ from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, window_boundaries
-from zonectl.errors import ExitCode
+from zonectl.errors import ExitCode, UsageError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
 from zonectl.mongo.analyze_read import read_analyze_input
@@ -62,6 +62,10 @@ def command(
 
       zonectl analyze policies/ --uri "$ZONECTL_URI" --format markdown
     """
+    for ns in namespaces or ():
+        db, dot, coll = ns.partition(".")
+        if not (db and dot and coll) or any(c in db for c in '/\\ "$'):
+            raise UsageError(f"--namespace {ns!r}: expected a namespace db.collection")
     now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
     boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
