@@ -108,3 +108,12 @@ def test_an_unsharded_collection_is_analyzed_from_its_documents(sandbox_server: 
     assert skewed["numDistinctValues"] == 3
     assert skewed["mostCommonValues"][0] == {"value": {"c": 0}, "frequency": 17}
     assert _code(handle, ns="app.plain", key={"nope": 1}, readWriteDistribution=False)[0] == 20
+
+
+def test_skipping_every_metric_is_refused(sandbox_server: Any) -> None:
+    handle = serve_cluster(sandbox_server, CLUSTER)
+    body = {"keyCharacteristics": False, "readWriteDistribution": False}
+    assert _code(handle, ns="app.ev", key={"ts": 1}, **body) == (
+        72,
+        "Cannot skip analyzing all metrics",
+    )

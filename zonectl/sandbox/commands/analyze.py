@@ -8,8 +8,8 @@ the shard, output fields from src/mongo/s/analyze_shard_key_cmd.idl and the manu
     refusal reads just "Unauthorized" (doCheckAuthorization's uassert);
   * validateNamespace: admin/config/local -> IllegalOperation "Cannot run against an
     internal collection"; `system.*` -> "Cannot run against a system collection";
-  * sampleRate and sampleSize together -> InvalidOptions; keyCharacteristics and
-    readWriteDistribution both false -> InvalidOptions;
+  * keyCharacteristics and readWriteDistribution both false -> InvalidOptions "Cannot skip
+    analyzing all metrics"; sampleRate and sampleSize together -> InvalidOptions;
   * validateCollectionOptions (analyze_shard_key_util.cpp): a time-series collection ->
     IllegalOperation "Operation not supported for a timeseries collection", a view ->
     CommandNotSupportedOnView "Operation not supported for a view", a missing collection
@@ -82,16 +82,17 @@ def analyze_shard_key(request: Request) -> dict[str, Any]:
     characteristics = _flag(body, "keyCharacteristics")
     distribution = _flag(body, "readWriteDistribution")
     rate, size = _sampling(body)
-    if not characteristics and not distribution:
-        raise CommandError.of(
-            "InvalidOptions",
-            "Cannot specify both 'keyCharacteristics' and 'readWriteDistribution' to false",
-        )
+    # The router checks the namespace (validateNamespace), then the shard checks the options
+    # and the collection (analyze_shard_key_cmd.cpp typedRun, in this order).
     db, _, coll = ns.partition(".")
     if db in ("admin", "config", "local"):
         raise CommandError.of("IllegalOperation", "Cannot run against an internal collection")
     if coll.startswith("system."):
         raise CommandError.of("IllegalOperation", "Cannot run against a system collection")
+    if not characteristics and not distribution:
+        raise CommandError.of("InvalidOptions", "Cannot skip analyzing all metrics")
+    if rate is not None and size is not None:
+        raise CommandError.of("InvalidOptions", "Cannot specify both 'sampleRate' and 'sampleSize'")
     sandbox = request.sandbox
     kind = doc_keys.kind(sandbox, ns)
     if kind == "timeseries":
@@ -153,8 +154,6 @@ def _flag(body: Mapping[str, Any], name: str) -> bool:
 
 def _sampling(body: Mapping[str, Any]) -> tuple[float | None, int | None]:
     rate, size = body.get("sampleRate"), body.get("sampleSize")
-    if rate is not None and size is not None:
-        raise CommandError.of("InvalidOptions", "Cannot specify both 'sampleRate' and 'sampleSize'")
     if rate is not None and not (isinstance(rate, int | float) and 0 < rate <= 1):
         # IDL validator {gt: 0, lte: 1}; the wording is the IDL's bounds message.
         raise CommandError.of(
