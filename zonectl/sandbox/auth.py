@@ -91,8 +91,8 @@ MANAGER_ANY_DB = frozenset(
     {
         "enableSharding", "moveChunk", "splitChunk", "splitVector", "clearJumboFlag",
         "refineCollectionShardKey", "reshardCollection",
-        # 7.0+: clusterManager grants analyzeShardKey on every non-system collection
-        # (manual, "analyzeShardKey" Access Control; built-in roles, clusterManager)
+        # 7.0+: clusterManager's database action set has analyzeShardKey (and
+        # configureQueryAnalyzer): mongo:src/mongo/db/auth/builtin_roles (clusterManager)
         "analyzeShardKey",
     }
 )  # fmt: skip
