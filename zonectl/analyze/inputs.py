@@ -38,8 +38,12 @@ class KeyMetrics:
 
     @property
     def top_bytes(self) -> int:
-        """Estimated bytes of the most common value in the whole collection."""
-        scale = self.num_docs / self.sampled if self.sampled else 1.0
+        """Estimated bytes of the most common value in the whole collection: its sample
+        frequency scaled to the collection (a value seen once in the sample is taken as
+        one document: scaling a singleton would invent duplicates)."""
+        if self.top_frequency <= 1 or not self.sampled:
+            return self.top_frequency * self.avg_doc_bytes
+        scale = self.num_docs / self.sampled
         return int(self.top_frequency * scale * self.avg_doc_bytes)
 
 
