@@ -44,31 +44,40 @@ def test_a_server_before_7_0_reports_metrics_unavailable(
     assert "new in 7.0" in finding["evidence"]
 
 
-def test_a_user_without_the_privilege_reports_metrics_unavailable(
-    sandbox_server: Any, tmp_path: Path
-) -> None:
-    users = (
-        CLUSTER
-        + """
-users:
-  - {user: watcher, pwd: pw, roles: [clusterMonitor, readAnyDatabase]}
-"""
-    )
+def _served_with_user(sandbox_server: Any, roles: str) -> str:
+    """A served sandbox with authentication and one user `watcher` holding `roles`; its
+    URI with the user's credentials."""
     from zonectl.sandbox.seed import auth_config, seed
     from zonectl.sandbox.seed_schema import load_cluster_file
     from zonectl.sandbox.state import Sandbox
 
-    spec = load_cluster_file("cluster.yaml", users)
+    text = CLUSTER + f"users:\n  - {{user: watcher, pwd: pw, roles: {roles}}}\n"
+    spec = load_cluster_file("cluster.yaml", text)
     sandbox = Sandbox("7.0", auth=auth_config(spec))
     seed(sandbox, spec)
-    handle = sandbox_server("7.0", sandbox=sandbox, client_options={"username": "watcher",
-                                                                     "password": "pw"})  # fmt: skip
-    uri = handle.uri.replace("mongodb://", "mongodb://watcher:pw@")
+    options = {"username": "watcher", "password": "pw"}
+    handle = sandbox_server("7.0", sandbox=sandbox, client_options=options)
+    return str(handle.uri).replace("mongodb://", "mongodb://watcher:pw@")
+
+
+def test_a_user_without_the_privilege_reports_metrics_unavailable(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    uri = _served_with_user(sandbox_server, "[clusterMonitor, readAnyDatabase]")
     code, report, err = analyze(uri, tmp_path, None, "-n", "app.c")
     assert code == 0, err
     finding = next(f for f in collection(report, "app.c")["findings"] if f["rule"] == "ZA004")
     assert "not authorized" in finding["evidence"]
     assert "pw@" not in err
+
+
+def test_a_cluster_manager_gets_the_key_metrics(sandbox_server: Any, tmp_path: Path) -> None:
+    uri = _served_with_user(sandbox_server, "[clusterMonitor, clusterManager, readAnyDatabase]")
+    code, report, err = analyze(uri, tmp_path, None, "-n", "app.c")
+    assert code == 0, err
+    assert "ZA004" not in rules(report, "app.c")
+    names = {f["name"] for f in collection(report, "app.c")["figures"]}
+    assert {"cardinality", "most common value"} <= names
 
 
 def test_analyze_never_writes(sandbox_server: Any, tmp_path: Path) -> None:
