@@ -7,6 +7,7 @@ import typer
 
 def register(app: typer.Typer) -> None:
     from zonectl.cli import (
+        analyze_cmd,
         apply_cmd,
         doctor_cmd,
         export_cmd,
@@ -31,3 +32,4 @@ def register(app: typer.Typer) -> None:
     app.command("schema")(schema_cmd.command)
     app.add_typer(fleet_cmd.app, name="fleet")
     app.command("doctor")(doctor_cmd.command)
+    app.command("analyze")(analyze_cmd.command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import sys
@@ -12,6 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
+from zonectl.analyze.plan_rules import plan_findings
+from zonectl.cli.annotations import finding_warning, github_warnings
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
 from zonectl.cli.fleet_context import FleetSpec
@@ -19,6 +22,8 @@ from zonectl.cli.fleet_options import fleet_command
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_cluster_state, read_impacts
+from zonectl.mongo.analyze_read import read_plan_checks
+from zonectl.plan.ops import AssignZoneRange
 from zonectl.plan.planner import make_plan
 from zonectl.plan.serialize import dump_plan
 from zonectl.plan.value import Plan
@@ -29,6 +34,7 @@ class Format(StrEnum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    github = "github"
 
 
 @guarded
@@ -44,7 +50,15 @@ def command(
         Path | None,
         typer.Option("-o", "--out", help="Also save the plan as versioned JSON for apply."),
     ] = None,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Output format; github: the plan's warnings as workflow annotations "
+            "(the plan itself goes to stderr).",
+        ),
+    ] = Format.text,
     detailed_exitcode: Annotated[
         bool, typer.Option("--detailed-exitcode", help="Exit 4 when the plan has changes.")
     ] = False,
@@ -92,7 +106,11 @@ def command(
         except OSError as exc:
             raise ZonectlError(f"cannot write plan to {out}: {exc.strerror or exc}") from None
         stderr.print(f"plan {plan.plan_id} saved to {out}", markup=False)
-    sys.stdout.write(_render(plan, fmt))
+    if fmt is Format.github:
+        stderr.print(render_text(plan, color=False), markup=False)
+        sys.stdout.write(github_warnings(plan.warnings))
+    else:
+        sys.stdout.write(_render(plan, fmt))
     sys.stdout.flush()
     if detailed_exitcode and plan.has_changes:
         return int(ExitCode.CHANGES_PENDING)
@@ -106,16 +124,23 @@ def build_plan(
     at: dt.datetime,
     namespaces: list[str] | None,
 ) -> Plan:
-    """Connect, read, plan, and attach impact estimates: the plan every command shares."""
+    """Connect, read, plan, attach impact estimates, and add the cluster rules' warnings
+    (docs/analyze.md: ZA201 jumbo chunks a new range strands, ZA202 most of a collection
+    moving at once)."""
     with connect(uri) as conn:
         actual = read_cluster_state(conn, desired.collections)
         plan = make_plan(desired, actual, boundaries=boundaries, at=at, namespaces=namespaces)
-        return plan.with_impacts(read_impacts(conn, actual, plan))
+        plan = plan.with_impacts(read_impacts(conn, actual, plan))
+        assigned = {op.ns for op in plan.ops if isinstance(op, AssignZoneRange)}
+        jumbo, totals = read_plan_checks(conn, actual, assigned)
+    checks = plan_findings(plan, actual, desired, jumbo, totals)
+    if not checks:
+        return plan
+    extra = tuple(finding_warning(where, f) for where, f in checks)
+    return dataclasses.replace(plan, warnings=plan.warnings + extra)
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
-    import dataclasses
-
     return dataclasses.replace(plan, valid_until=tick)
 
 

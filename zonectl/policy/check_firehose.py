@@ -59,6 +59,7 @@ def check_firehose(coll: CollectionEntry, key: Mapping[str, Any] | None) -> list
                 "a window needs a ranged field"
             )
             problems.append(_error("ZP402", coll.at("firehose", "field"), message))
+    problems += _type_fits_field(coll, fh)
     if fh.cold is not None and fh.cold == fh.hot:
         message = f'firehose hot and cold are both zone "{fh.hot}"; the window would move nothing'
         problems.append(_error("ZP408", coll.at("firehose", "cold"), message))
@@ -132,6 +133,27 @@ def check_coverage(coll: CollectionEntry, checked: list[CheckedRange]) -> list[D
             )
             problems.append(_error("ZP203", c.entry.position, message))
     return problems
+
+
+def _type_fits_field(coll: CollectionEntry, fh: FirehoseModel) -> list[Diagnostic]:
+    """ZP410: an ObjectId window on a field other than `_id`, or a time type on `_id`. The
+    boundary is written in the window's type, and BSON orders types apart, so a boundary of
+    the wrong type sits below or above every real value (docs/analyze.md)."""
+    if fh.type == "objectId" and fh.field != "_id":
+        message = (
+            f'firehose type objectId on field "{fh.field}": ObjectIds are normally only in '
+            "_id; if the field holds dates or numbers the window never moves any data"
+        )
+        hint = "use type: date (or epochSeconds/epochMillis) to match what the field holds"
+    elif fh.type != "objectId" and fh.field == "_id":
+        message = (
+            f"firehose type {fh.type} on _id: _id holds ObjectIds unless the application "
+            f"sets it, and an ObjectId never falls inside a {fh.type} window"
+        )
+        hint = "use type: objectId, unless your _id values really are " + fh.type
+    else:
+        return []
+    return [Diagnostic("ZP410", Severity.WARNING, coll.at("firehose", "type"), message, hint)]
 
 
 def _schedule(coll: CollectionEntry, fh: FirehoseModel) -> list[Diagnostic]:

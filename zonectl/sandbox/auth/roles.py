@@ -34,6 +34,9 @@ MANAGER_ANY_DB = frozenset(
     {
         "enableSharding", "moveChunk", "splitChunk", "splitVector", "clearJumboFlag",
         "refineCollectionShardKey", "reshardCollection",
+        # 7.0+: clusterManager's database action set has analyzeShardKey (and
+        # configureQueryAnalyzer): mongo:src/mongo/db/auth/builtin_roles (clusterManager)
+        "analyzeShardKey",
     }
 )  # fmt: skip
 

@@ -20,7 +20,7 @@ from bson.raw_bson import RawBSONDocument
 
 from zonectl.model.keys import bson_equal
 from zonectl.sandbox.auth.roles import is_allowed
-from zonectl.sandbox.catalog import data_distribution
+from zonectl.sandbox.catalog import data_distribution, doc_keys
 from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
 from zonectl.sandbox.commands.authz import command_namespace
@@ -336,7 +336,7 @@ def list_collections(request: Request) -> dict[str, Any]:
         if not ns.startswith(prefix):
             continue
         name = ns[len(prefix) :]
-        entry: dict[str, Any] = {"name": name, "type": "collection"}
+        entry: dict[str, Any] = {"name": name, "type": doc_keys.kind(request.sandbox.catalog, ns)}
         if not name_only:
             entry.update(
                 options={},

@@ -21,6 +21,7 @@ from bson.min_key import MinKey
 
 from zonectl.model.keys import sort_key
 from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
+from zonectl.sandbox.seed.doc_keys import record_documents, record_view
 from zonectl.sandbox.seed.schema import (
     ClusterFile,
     CollectionSpec,
@@ -89,6 +90,8 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
         )
     for coll in spec.collections:
         _seed_collection(sandbox, coll, names, source)
+    for view in spec.views:
+        record_view(sandbox, view.ns, view.timeseries)
     if spec.balancer is not None:
         b = spec.balancer
         doc: dict[str, Any] = {"_id": "balancer", "mode": "full" if b.enabled else "off"}
@@ -138,6 +141,7 @@ def _seed_collection(sandbox: Sandbox, spec: CollectionSpec, names: list[str], s
     for i in spec.jumbo:
         if 0 <= i < n:
             store.set_jumbo(i, True)
+    record_documents(sandbox, spec)
 
 
 def _zone_for(ranges: list[Any], lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str | None:

@@ -49,6 +49,22 @@ class ChunkSizeSpec(_Model):
     docs: int = Field(default=100_000, ge=0)
 
 
+class DocumentsSpec(_Model):
+    """What the chunks' documents hold, for analyzeShardKey (doc_keys.py). All optional."""
+
+    distinct: int | None = Field(default=None, ge=1)  # distinct shard-key values
+    topFrequency: int | None = Field(default=None, ge=1)  # docs of the most common value
+    inserts: Literal["ascending", "descending", "random"] | None = None
+    prefixDistinct: dict[str, int] = {}  # "country" or "a,b" -> distinct values
+
+
+class ViewSpec(_Model):
+    """An unsharded view or time-series collection (listCollections type)."""
+
+    ns: str
+    timeseries: bool = False
+
+
 class CollectionSpec(_Model):
     ns: str
     key: dict[str, Any]
@@ -61,6 +77,7 @@ class CollectionSpec(_Model):
     chunkSize: ChunkSizeSpec = ChunkSizeSpec()
     noBalance: bool = False
     jumbo: list[int] = []  # chunk indexes to mark jumbo
+    documents: DocumentsSpec | None = None
 
 
 class ZoneRangeSpec(_Model):
@@ -94,6 +111,7 @@ class ClusterFile(_Model):
     databases: list[DatabaseSpec] = []
     collections: list[CollectionSpec] = []
     zones: list[ZoneRangeSpec] = []
+    views: list[ViewSpec] = []
     balancer: BalancerSpec | None = None
     users: list[UserSpec] = []
 

@@ -1,0 +1,112 @@
+"""The analysis report as text (terminal), JSON (format_version 1) or markdown (CI)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from zonectl.analyze.report import CollectionReport, Finding, Report, Severity
+
+FORMAT_VERSION = 1
+_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def summary(report: Report) -> str:
+    found = report.all_findings()
+    counts = {s: sum(f.severity is s for f in found) for s in Severity}
+    return (
+        f"{len(report.collections)} collection(s) analyzed: {counts[Severity.ERROR]} error(s), "
+        f"{counts[Severity.WARNING]} warning(s), {counts[Severity.INFO]} note(s)"
+    )
+
+
+def render_text(report: Report) -> str:
+    lines: list[str] = []
+    for f in _sorted(report.findings):
+        lines += _finding_text(f)
+    for c in report.collections:
+        lines.append(f"{c.namespace}  ({c.kind}; key {c.key}; {c.shape})")
+        width = max((len(fig.name) for fig in c.figures), default=0)
+        for fig in c.figures:
+            lines.append(
+                f"  {fig.name.ljust(width)}  {fig.value}  [{fig.source}, {fig.confidence}]"
+            )
+        for f in _sorted(c.findings):
+            lines += ["  " + line for line in _finding_text(f)]
+        lines.append("")
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def _finding_text(f: Finding) -> list[str]:
+    return [
+        f"{f.severity.value} {f.rule} {f.name}: {f.evidence}",
+        f"    fix: {f.fix}  [{f.source}]",
+    ]
+
+
+def render_json(report: Report) -> str:
+    doc: dict[str, Any] = {
+        "format_version": FORMAT_VERSION,
+        "summary": summary(report),
+        "findings": [_finding_json(f) for f in _sorted(report.findings)],
+        "collections": [_collection_json(c) for c in report.collections],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _collection_json(c: CollectionReport) -> dict[str, Any]:
+    return {
+        "namespace": c.namespace,
+        "kind": c.kind,
+        "key": c.key,
+        "shape": c.shape,
+        "figures": [
+            {"name": f.name, "value": f.value, "source": f.source, "confidence": f.confidence}
+            for f in c.figures
+        ],
+        "findings": [_finding_json(f) for f in _sorted(c.findings)],
+    }
+
+
+def _finding_json(f: Finding) -> dict[str, Any]:
+    return {
+        "rule": f.rule,
+        "name": f.name,
+        "severity": f.severity.value,
+        "namespace": f.namespace,
+        "evidence": f.evidence,
+        "fix": f.fix,
+        "source": f.source,
+    }
+
+
+def render_markdown(report: Report) -> str:
+    lines = ["## zonectl analyze", "", summary(report), ""]
+    found = sorted(report.all_findings(), key=lambda f: (_ORDER[f.severity], f.rule))
+    if found:
+        lines += ["| severity | rule | namespace | evidence | fix |", "|---|---|---|---|---|"]
+        for f in found:
+            lines.append(
+                f"| {f.severity.value} | `{f.rule}` {f.name} | {f.namespace or '-'} | "
+                f"{_cell(f.evidence)} | {_cell(f.fix)} |"
+            )
+        lines.append("")
+    for c in report.collections:
+        lines += [f"### {c.namespace}", "", f"{c.kind}; key `{c.key}`; {c.shape}", ""]
+        if c.figures:
+            lines += ["| figure | value | source | confidence |", "|---|---|---|---|"]
+            for fig in c.figures:
+                lines.append(
+                    f"| {fig.name} | {_cell(fig.value)} | {fig.source} | {fig.confidence} |"
+                )
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _sorted(findings: tuple[Finding, ...]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (_ORDER[f.severity], f.rule))

@@ -1,0 +1,60 @@
+"""The analysis as a value: figures (each with its source and confidence) and findings
+(rule id, severity, evidence, one-sentence fix), per collection and cluster-wide."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+Source = Literal[
+    "analyzeShardKey", "config metadata", "$shardedDataDistribution", "changelog", "policy"
+]
+Confidence = Literal["high", "medium", "low"]
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    value: str
+    source: Source
+    confidence: Confidence
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str  # stable id, e.g. "ZA103"
+    name: str  # stable slug, e.g. "monotonic-key-without-firehose"
+    severity: Severity
+    namespace: str | None
+    evidence: str
+    fix: str  # one sentence
+    source: Source
+
+
+@dataclass(frozen=True)
+class CollectionReport:
+    namespace: str
+    kind: str
+    key: str
+    shape: str
+    figures: tuple[Figure, ...] = ()
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class Report:
+    collections: tuple[CollectionReport, ...] = ()
+    findings: tuple[Finding, ...] = field(default_factory=tuple)  # cluster-wide
+
+    def all_findings(self) -> list[Finding]:
+        out = list(self.findings)
+        for c in self.collections:
+            out += c.findings
+        return out

@@ -1,0 +1,84 @@
+"""`zonectl analyze`: shard-key and zone health rules against the live cluster (read-only)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from zonectl.analyze import build_report
+from zonectl.analyze.render import render_json, render_markdown, render_text, summary
+from zonectl.cli.boundary import guarded, stderr
+from zonectl.cli.common import load_desired, uri_option, window_boundaries
+from zonectl.errors import ExitCode, UsageError
+from zonectl.model.desired import DesiredState
+from zonectl.mongo import connect
+from zonectl.mongo.analyze_read import read_analyze_input
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+@guarded
+def command(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Policy files or directories (optional): their namespaces are analyzed too, "
+            "and their firehose windows and ranges are checked against the live keys."
+        ),
+    ] = None,
+    uri: Annotated[str | None, uri_option()] = None,
+    namespaces: Annotated[
+        list[str] | None,
+        typer.Option("--namespace", "-n", help="Analyze only these namespaces (repeatable)."),
+    ] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+) -> int:
+    """Check shard keys and zones against MongoDB's rules for them.
+
+    For each sharded (or policy-named) collection: the key's shape,
+    cardinality, frequency and monotonicity (analyzeShardKey, 7.0+),
+    jumbo chunks and their zones, per-shard balance inside each zone
+    ($shardedDataDistribution, config.chunks), recent splits and migrations
+    (config.changelog), and a firehose window's hot share and backlog. Each
+    figure names its source and confidence; each finding has a stable rule
+    id, a severity, the evidence and a one-sentence fix (docs/analyze.md).
+
+    Read-only: analyze never changes the cluster.
+
+    Exit codes: 0 analyzed (findings or not); 1 runtime error; 3 invalid policy.
+
+    Examples:
+
+      zonectl analyze --uri sandbox:
+
+      zonectl analyze policies/ --uri "$ZONECTL_URI" --format markdown
+    """
+    for ns in namespaces or ():
+        db, dot, coll = ns.partition(".")
+        if not (db and dot and coll) or any(c in db for c in '/\\ "$'):
+            raise UsageError(f"--namespace {ns!r}: expected a namespace db.collection")
+    now = dt.datetime.now(dt.UTC)
+    desired: DesiredState | None = load_desired(paths) if paths else None
+    boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
+    with connect(uri) as conn:
+        data = read_analyze_input(conn, desired, namespaces or None, now, boundaries)
+    report = build_report(data)
+    if fmt is Format.json:
+        sys.stdout.write(render_json(report))
+    elif fmt is Format.markdown:
+        sys.stdout.write(render_markdown(report))
+    else:
+        sys.stdout.write(render_text(report))
+    sys.stdout.flush()
+    if fmt is not Format.text:
+        stderr.print(f"zonectl: {summary(report)}", markup=False)
+    return int(ExitCode.OK)

@@ -1,0 +1,203 @@
+"""Reads for `zonectl analyze`, all read-only: config metadata of the collections, their
+chunks, listCollections (views, time-series), `$shardedDataDistribution` (6.0.3+), the last
+day of config.changelog, and `analyzeShardKey` (7.0+) on each live shard key."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from pymongo.errors import OperationFailure, PyMongoError
+
+from zonectl.analyze.inputs import AnalyzeInput, ChunkInfo, CollectionInput, KeyMetrics, Kind
+from zonectl.errors import ClusterError, redact
+from zonectl.model.cluster import ClusterState
+from zonectl.model.desired import DesiredState
+from zonectl.mongo.connect import Connection
+from zonectl.mongo.state import read_config_documents
+from zonectl.plan.impact import default_chunk_bytes
+
+SAMPLE_SIZE = 100_000  # documents analyzeShardKey samples: enough for frequency estimates
+_CHANGES = ("moveChunk.commit", "split", "multi-split", "merge", "moveRange.commit")
+_CHUNK_FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1, "estimatedDataSizeBytes": 1}
+
+
+def read_analyze_input(
+    conn: Connection,
+    desired: DesiredState | None,
+    namespaces: Collection[str] | None,
+    now: dt.datetime,
+    boundaries: Mapping[str, Any],
+) -> AnalyzeInput:
+    """Everything the rules need for `namespaces` (None: every sharded namespace and every
+    namespace the policy names)."""
+    docs = read_config_documents(conn, None)
+    state = docs.cluster_state(conn)
+    targets = set(namespaces or ()) or set(state.collections) | set(
+        desired.collections if desired else ()
+    )
+    targets = {ns for ns in targets if "*" not in ns}  # policy globs are not namespaces
+    try:
+        distribution = _read_distribution(conn)
+        sizes = _read_chunk_sizes(conn, state)
+        collections = {
+            ns: _read_collection(conn, state, ns, distribution, sizes, now) for ns in targets
+        }
+    except PyMongoError as exc:
+        raise ClusterError(f"{conn.uri}: reading for analyze failed: {redact(str(exc))}") from None
+    return AnalyzeInput(state, collections, desired, dict(boundaries))
+
+
+def _read_collection(
+    conn: Connection,
+    state: ClusterState,
+    ns: str,
+    distribution: Mapping[str, Mapping[str, tuple[int, int]]] | None,
+    sizes: Mapping[str, int],
+    now: dt.datetime,
+) -> CollectionInput:
+    live = state.collections.get(ns)
+    if live is None:
+        return CollectionInput(ns, _unsharded_kind(conn, ns))
+    config = conn.client.config
+    query: dict[str, Any] = {"uuid": live.uuid} if live.uuid is not None else {"ns": ns}
+    chunks = tuple(
+        ChunkInfo(
+            min=dict(d["min"]),
+            max=dict(d["max"]),
+            shard=str(d["shard"]),
+            jumbo=bool(d.get("jumbo", False)),
+            bytes=d.get("estimatedDataSizeBytes"),
+        )
+        for d in config.chunks.find(query, _CHUNK_FIELDS).sort("min", 1)
+    )
+    since = now - dt.timedelta(days=1)
+    changes: dict[str, int] = {}
+    for what in _CHANGES:
+        n = config.changelog.count_documents({"ns": ns, "what": what, "time": {"$gte": since}})
+        if n:
+            changes[what] = n
+    metrics: KeyMetrics | None
+    note: str | None
+    if ".system.buckets." in ns:
+        # A sharded time-series collection's chunks: analyzeShardKey refuses system
+        # collections ("Cannot run against a system collection").
+        metrics, note = None, "a time-series buckets collection, which analyzeShardKey refuses"
+    else:
+        metrics, note = _read_metrics(conn, ns, dict(live.key))
+    return CollectionInput(
+        namespace=ns,
+        kind="sharded",
+        key=dict(live.key),
+        chunks=chunks,
+        metrics=metrics,
+        metrics_note=note,
+        distribution=(distribution or {}).get(ns) if distribution is not None else None,
+        changes=changes,
+        chunk_size=sizes.get(ns, default_chunk_bytes(conn.version)),
+    )
+
+
+def _unsharded_kind(conn: Connection, ns: str) -> Kind:
+    db, _, name = ns.partition(".")
+    found = list(conn.client[db].list_collections(filter={"name": name}))
+    if not found:
+        return "missing"
+    kind = str(found[0].get("type", "collection"))
+    return "view" if kind == "view" else "timeseries" if kind == "timeseries" else "unsharded"
+
+
+def _read_metrics(
+    conn: Connection, ns: str, key: dict[str, Any]
+) -> tuple[KeyMetrics | None, str | None]:
+    """analyzeShardKey's keyCharacteristics on the live key, or why there are none."""
+    command = {
+        "analyzeShardKey": ns,
+        "key": key,
+        "keyCharacteristics": True,
+        "readWriteDistribution": False,
+        "sampleSize": SAMPLE_SIZE,
+    }
+    try:
+        reply = conn.client.admin.command(command)
+    except OperationFailure as exc:
+        reasons = {
+            59: f"the server (version {conn.version}) has no analyzeShardKey; it is new in 7.0",
+            13: "not authorized to run analyzeShardKey (needs the analyzeShardKey action, "
+            "e.g. the clusterManager role)",
+        }
+        message = (exc.details or {}).get("errmsg") or str(exc)
+        return None, reasons.get(exc.code or 0, redact(str(message)))
+    kc = reply.get("keyCharacteristics")
+    if not isinstance(kc, Mapping):
+        return None, "analyzeShardKey returned no keyCharacteristics"
+    common = kc.get("mostCommonValues") or []
+    mono = kc.get("monotonicity") or {}
+    coefficient = mono.get("recordIdCorrelationCoefficient")
+    return (
+        KeyMetrics(
+            key=key,
+            num_docs=int(kc.get("numDocsTotal", 0)),
+            avg_doc_bytes=int(kc.get("avgDocSizeBytes", 0)),
+            sampled=int(kc.get("numDocsSampled", 0)),
+            unique=bool(kc.get("isUnique", False)),
+            distinct=int(kc.get("numDistinctValues", 0)),
+            top_frequency=int(common[0]["frequency"]) if common else 0,
+            monotonicity=str(mono.get("type", "unknown")),
+            coefficient=float(coefficient) if coefficient is not None else None,
+        ),
+        None,
+    )
+
+
+def _read_distribution(conn: Connection) -> dict[str, dict[str, tuple[int, int]]] | None:
+    """ns -> shard -> (owned documents, owned bytes); None before 6.0.3 or when refused."""
+    try:
+        docs = list(conn.client.admin.aggregate([{"$shardedDataDistribution": {}}]))
+    except OperationFailure:
+        return None
+    return {
+        str(d["ns"]): {
+            str(s["shardName"]): (int(s["numOwnedDocuments"]), int(s["ownedSizeBytes"]))
+            for s in d.get("shards", [])
+        }
+        for d in docs
+    }
+
+
+def _read_chunk_sizes(conn: Connection, state: ClusterState) -> dict[str, int]:
+    """Each collection's max chunk size: maxChunkSizeBytes, else the chunksize setting."""
+    config = conn.client.config
+    setting = config.settings.find_one({"_id": "chunksize"})
+    sizes: dict[str, int] = {}
+    for d in config.collections.find({"maxChunkSizeBytes": {"$exists": True}}):
+        sizes[str(d["_id"])] = int(d["maxChunkSizeBytes"])
+    if setting and setting.get("value"):
+        for ns in state.collections:
+            sizes.setdefault(ns, int(setting["value"]) * 1024 * 1024)
+    return sizes
+
+
+def read_plan_checks(
+    conn: Connection, actual: ClusterState, namespaces: Collection[str]
+) -> tuple[dict[str, list[ChunkInfo]], dict[str, int]]:
+    """For plan's cluster rules: the jumbo chunks and chunk totals of `namespaces` (two
+    indexed reads per namespace; jumbo chunks are few)."""
+    jumbo: dict[str, list[ChunkInfo]] = {}
+    totals: dict[str, int] = {}
+    chunks = conn.client.config.chunks
+    try:
+        for ns in sorted(namespaces):
+            live = actual.collections.get(ns)
+            if live is None:
+                continue
+            query: dict[str, Any] = {"uuid": live.uuid} if live.uuid is not None else {"ns": ns}
+            totals[ns] = chunks.count_documents(query)
+            jumbo[ns] = [
+                ChunkInfo(dict(d["min"]), dict(d["max"]), str(d["shard"]), True)
+                for d in chunks.find({**query, "jumbo": True}, _CHUNK_FIELDS)
+            ]
+    except PyMongoError as exc:
+        raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
+    return jumbo, totals
