@@ -336,10 +336,11 @@ def list_collections(request: Request) -> dict[str, Any]:
         if not ns.startswith(prefix):
             continue
         name = ns[len(prefix) :]
-        entry: dict[str, Any] = {"name": name, "type": "collection"}
+        meta = getattr(catalog.get(ns), "meta", {})
+        entry: dict[str, Any] = {"name": name, "type": meta.get("type", "collection")}
         if not name_only:
             entry.update(
-                options={},
+                options=dict(meta.get("options", {})),
                 info={"readOnly": False},
                 idIndex={"v": 2, "key": {"_id": 1}, "name": "_id_"},
             )

@@ -63,6 +63,15 @@ class CollectionSpec(_Model):
     jumbo: list[int] = []  # chunk indexes to mark jumbo
 
 
+class UnshardedSpec(_Model):
+    """An unsharded collection on its database's primary shard, with nominal sizes."""
+
+    ns: str
+    bytes: int = Field(default=1024 * 1024, ge=0)
+    docs: int = Field(default=1000, ge=0)
+    type: Literal["collection", "view", "timeseries", "capped"] = "collection"
+
+
 class ZoneRangeSpec(_Model):
     ns: str
     min: dict[str, Any]
@@ -93,6 +102,7 @@ class ClusterFile(_Model):
     shards: list[ShardSpec]
     databases: list[DatabaseSpec] = []
     collections: list[CollectionSpec] = []
+    unsharded: list[UnshardedSpec] = []
     zones: list[ZoneRangeSpec] = []
     balancer: BalancerSpec | None = None
     users: list[UserSpec] = []
