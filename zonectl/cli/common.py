@@ -40,9 +40,13 @@ def parse_at(text: str | None, now: dt.datetime) -> dt.datetime:
 def load_desired(paths: Sequence[Path]) -> DesiredState:
     """Load and validate the policies; warnings to stderr; InvalidPolicyError (exit 3)
     carries the diagnostics, which the boundary prints."""
-    from zonectl.policy import load_policy
+    import os
 
-    loaded = load_policy(list(paths))
+    from zonectl.policy import load_policy
+    from zonectl.settings import Settings
+
+    own = Settings.from_environ(os.environ).database  # no pattern may name it
+    loaded = load_policy(list(paths), own_database=own)
     for diagnostic in loaded.diagnostics:
         stderr.print(redact(str(diagnostic)), markup=False)
     desired: DesiredState = loaded.desired

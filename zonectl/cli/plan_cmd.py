@@ -16,7 +16,9 @@ from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.desired import DesiredState
-from zonectl.mongo import connect, read_cluster_state, read_impacts
+from zonectl.mongo import connect, read_impacts
+from zonectl.mongo.resolve import read_resolved
+from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.planner import make_plan
 from zonectl.plan.serialize import dump_plan
 from zonectl.plan.value import Plan
@@ -103,11 +105,25 @@ def build_plan(
     at: dt.datetime,
     namespaces: list[str] | None,
 ) -> Plan:
-    """Connect, read, plan, and attach impact estimates: the plan every command shares."""
+    """Connect, read, expand namespace patterns, plan, and attach impact estimates (range
+    ops from config.chunks, moveCollection ops from collStats)."""
     with connect(uri) as conn:
-        actual = read_cluster_state(conn, desired.collections)
-        plan = make_plan(desired, actual, boundaries=boundaries, at=at, namespaces=namespaces)
-        return plan.with_impacts(read_impacts(conn, actual, plan))
+        resolved = read_resolved(conn, desired)
+        if resolved.origins:  # windows of namespaces a pattern brought in
+            extra, _tick = window_boundaries(resolved.desired, at)
+            boundaries = {**extra, **boundaries}
+        actual = resolved.actual
+        plan = make_plan(
+            resolved.desired,
+            actual,
+            boundaries=boundaries,
+            at=at,
+            namespaces=namespaces,
+            origins=resolved.origins,
+            notes=resolved.notes,
+        )
+        impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
+        return plan.with_impacts(impacts)
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:

@@ -52,6 +52,7 @@ class CollectionPolicy:
     balancing: bool | None = None  # None: not managed
     migrate: Literal["eager", "balancer"] | None = None
     position: Position | None = dataclasses.field(default=None, compare=False)
+    pattern: str | None = None  # the `collections:` glob this namespace was expanded from
 
     def zones(self) -> frozenset[str]:
         """Every zone this collection's policy refers to."""
@@ -93,6 +94,10 @@ class DesiredState:
     digest: str = ""  # sha256 of the normalized policy, for plans and audit
     # Where each shard entry stands in the policy files, for plan-time errors.
     shard_positions: Mapping[str, Position] = dataclasses.field(default_factory=dict, compare=False)
+    # Glob keys of `collections:` (fnmatch, dot literal): expanded against live namespaces by
+    # `zonectl.plan.patterns` before planning; `collections` then holds what they matched.
+    patterns: Mapping[str, CollectionPolicy] = dataclasses.field(default_factory=dict)
+    own_database: str = "zonectl"  # never matched by a pattern
 
     @property
     def managed_zones(self) -> frozenset[str]:

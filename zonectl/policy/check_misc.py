@@ -15,9 +15,21 @@ _DB_FORBIDDEN = set('/\\. "$*<>:|?\0')
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
-def check_namespace(coll: CollectionEntry) -> list[Diagnostic]:
-    """MongoDB's naming rules for a sharded collection (db < 64 bytes, ns <= 255 bytes)."""
+GLOB_CHARS = frozenset("*?[")
+INTERNAL_DATABASES = ("admin", "config", "local")
+
+
+def is_pattern(namespace: str) -> bool:
+    """A `collections:` key with fnmatch wildcards (`*`, `?`, `[...]`) is a pattern."""
+    return bool(set(namespace) & GLOB_CHARS)
+
+
+def check_namespace(coll: CollectionEntry, own_database: str = "zonectl") -> list[Diagnostic]:
+    """MongoDB's naming rules for a sharded collection (db < 64 bytes, ns <= 255 bytes);
+    a pattern gets the glob rules of `check_pattern` instead."""
     ns = coll.namespace
+    if is_pattern(ns):
+        return check_pattern(coll, own_database)
     db, dot, name = ns.partition(".")
     problem: str | None = None
     if not dot or not db or not name:
@@ -39,6 +51,52 @@ def check_namespace(coll: CollectionEntry) -> list[Diagnostic]:
         return []
     message = f"{ns!r} is not a valid namespace: {problem}"
     return [_error("ZP140", coll.at(key=True), message)]
+
+
+def check_pattern(coll: CollectionEntry, own_database: str) -> list[Diagnostic]:
+    """A glob "db.coll" (fnmatch, the dot literal): both parts present, brackets closed and
+    not empty, no character a database name cannot hold, and never a literal internal
+    database or zonectl's own, which wildcards never match either."""
+    ns = coll.namespace
+    db, dot, name = ns.partition(".")
+    problem: str | None = None
+    hint = 'e.g. "logs.*" or "tenant_*.events"'
+    if not dot or not db or not name:
+        problem = 'expected "database.collection" with wildcards in either part'
+    elif (bad := _unclosed_bracket(db) or _unclosed_bracket(name)) is not None:
+        problem = bad
+    elif set(db) & (_DB_FORBIDDEN - GLOB_CHARS - {"]"}):
+        chars = "".join(sorted(set(db) & (_DB_FORBIDDEN - GLOB_CHARS)))
+        problem = f"database part {db!r} contains {chars!r}"
+    elif db in (*INTERNAL_DATABASES, own_database):
+        problem = f"the {db} database is never managed by a pattern"
+        hint = f"name {db} collections one by one, or use a pattern for another database"
+    elif "$" in name or "\0" in name:
+        problem = "collection names cannot contain '$' or NUL"
+    if problem is None:
+        return []
+    message = f"{ns!r} is not a valid namespace pattern: {problem}"
+    return [_error("ZP141", coll.at(key=True), message, hint)]
+
+
+def _unclosed_bracket(part: str) -> str | None:
+    """fnmatch reads an unclosed `[` literally; in a policy it is a typo, so refuse it."""
+    i = 0
+    while i < len(part):
+        if part[i] == "[":
+            j = i + 1
+            if j < len(part) and part[j] in "!^":
+                j += 1
+            if j < len(part) and part[j] == "]":
+                j += 1
+            close = part.find("]", j)
+            if close < 0:
+                return f"'[' at offset {i} of {part!r} is never closed"
+            if close == i + 1:
+                return f"empty '[]' in {part!r}"
+            i = close
+        i += 1
+    return None
 
 
 def check_shard(shard: ShardEntry) -> list[Diagnostic]:

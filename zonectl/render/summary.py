@@ -33,9 +33,13 @@ def summary_line(plan: Plan) -> str:
     )
     if s.settings:
         text += f", {plural(s.settings, 'setting')} to change"
+    if s.collections:
+        text += f", {plural(s.collections, 'collection')} to move"
     if s.to_add and s.impact_known:
         text += f"; ~{plural(s.chunks, 'chunk')} (~{format_bytes(s.bytes)}) will migrate"
-    elif s.to_add:
+    elif s.collections and s.impact_known:
+        text += f"; ~{format_bytes(s.bytes)} will be copied"
+    elif s.to_add or s.collections:
         text += "; migration impact not estimated"
     return text + "."
 

@@ -1,0 +1,120 @@
+"""Expand the glob keys of `collections:` against the live namespaces. Pure: the mongo layer
+lists the namespaces (config.collections and one listCollections per database).
+
+A pattern is fnmatch-style (`*`, `?`, `[...]`) in each part of "db.coll"; the first dot
+separates the parts, so a wildcard never crosses from the database into the collection name.
+An exact entry wins over any pattern; a namespace two patterns match is an error naming both;
+a pattern matching nothing is fine and the plan says so. Wildcards never match admin, config,
+local, zonectl's own database, `system.*` collections (time-series buckets among them) or
+views.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from zonectl.errors import PlanError
+from zonectl.model.desired import CollectionPolicy, DesiredState
+
+INTERNAL = frozenset({"admin", "config", "local"})
+# Kinds a pattern skips (with a note) rather than refusing: a view holds no data, and a
+# time-series or capped collection cannot take the ranges a key or window needs.
+_SKIPPED = {"view": "a view"}
+
+
+@dataclass(frozen=True)
+class Expanded:
+    desired: DesiredState  # exact entries plus one entry per matched live namespace
+    origins: Mapping[str, str]  # namespace -> the pattern it came from
+    notes: tuple[str, ...]  # per pattern: what it matched, or that it matched nothing
+
+
+@dataclass(frozen=True)
+class _Glob:
+    text: str
+    policy: CollectionPolicy
+    db: re.Pattern[str]
+    coll: re.Pattern[str]
+
+    @classmethod
+    def of(cls, text: str, policy: CollectionPolicy) -> _Glob:
+        db, _, coll = text.partition(".")
+        return cls(
+            text, policy, re.compile(fnmatch.translate(db)), re.compile(fnmatch.translate(coll))
+        )
+
+    def where(self, fallback: str) -> str:
+        return str(self.policy.position) if self.policy.position else fallback
+
+
+def expand_patterns(desired: DesiredState, kinds: Mapping[str, str]) -> Expanded:
+    """`kinds`: every live namespace -> "collection", "capped", "view" or "timeseries"."""
+    if not desired.patterns:
+        return Expanded(desired, {}, ())
+    fallback = desired.sources[0] if desired.sources else "policy"
+    globs = [_Glob.of(text, cp) for text, cp in sorted(desired.patterns.items())]
+    skip_dbs = INTERNAL | {desired.own_database}
+    collections = dict(desired.collections)
+    origins: dict[str, str] = {}
+    matched: dict[str, list[str]] = {g.text: [] for g in globs}
+    errors: list[str] = []
+    notes: list[str] = []
+    by_db: dict[str, list[str]] = {}
+    for ns in sorted(kinds):
+        db, _, coll = ns.partition(".")
+        if db in skip_dbs or coll.startswith("system.") or ns in desired.collections:
+            continue
+        by_db.setdefault(db, []).append(ns)
+    for db, names in by_db.items():
+        candidates = [g for g in globs if g.db.match(db)]
+        if not candidates:
+            continue
+        for ns in names:
+            coll = ns.partition(".")[2]
+            hits = [g for g in candidates if g.coll.match(coll)]
+            if not hits:
+                continue
+            if len(hits) > 1:
+                a, b = hits[0], hits[1]
+                errors.append(
+                    f"{ns} matches pattern {a.text!r} at {a.where(fallback)} and pattern "
+                    f"{b.text!r} at {b.where(fallback)}; narrow one of them or name {ns} "
+                    "exactly (an exact entry wins over patterns)"
+                )
+                continue
+            glob = hits[0]
+            skipped = _skip_reason(kinds[ns], glob.policy)
+            if skipped is not None:
+                notes.append(f"{ns} matches pattern {glob.text!r} but is {skipped}: not managed")
+                continue
+            collections[ns] = dataclasses.replace(glob.policy, namespace=ns, pattern=glob.text)
+            origins[ns] = glob.text
+            matched[glob.text].append(ns)
+    if errors:
+        raise PlanError(
+            f"namespace patterns overlap ({len(errors)} problem(s)):\n  " + "\n  ".join(errors)
+        )
+    for glob in globs:
+        names = matched[glob.text]
+        where = glob.where(fallback)
+        if not names:
+            notes.append(f"pattern {glob.text!r} ({where}) matches no namespace yet")
+        else:
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            notes.append(f"pattern {glob.text!r} ({where}) matches {len(names)}: {shown}")
+    expanded = dataclasses.replace(desired, collections=collections)
+    return Expanded(expanded, origins, tuple(notes))
+
+
+def _skip_reason(kind: str, policy: CollectionPolicy) -> str | None:
+    if kind in _SKIPPED:
+        return _SKIPPED[kind]
+    if kind == "timeseries":
+        return "a time-series collection (moveCollection refuses it on 8.0; no pin applies)"
+    if kind == "capped" and (policy.key is not None or policy.firehose or policy.ranges):
+        return "a capped collection, which cannot be sharded, so no range applies"
+    return None
