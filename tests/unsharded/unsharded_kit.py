@@ -55,3 +55,37 @@ def make_sandbox(version: str, text: str = CLUSTER) -> Sandbox:
     sandbox.clock.set(T0)
     build.seed(sandbox, load_cluster_file("cluster.yaml", text), "cluster.yaml")
     return sandbox
+
+
+PIN_POLICY = """apiVersion: zonectl/v1
+kind: ZonePolicy
+shards:
+  s0: [hot]
+  s1: [logs]
+  s2: [logs]
+collections:
+  shop.orders: {pin: logs}
+"""
+
+
+def zonectl(*args: str) -> tuple[int, str, str]:
+    """Run the CLI in-process; (exit code, stdout, stderr)."""
+    from typer.testing import CliRunner
+
+    from zonectl.cli.app import app
+    from zonectl.cli.commands import register
+
+    if not app.registered_commands:
+        register(app)
+    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def home_of(client: object, ns: str) -> str | None:
+    """Where an unsharded collection lives, read from config as a user would."""
+    config = client.config  # type: ignore[attr-defined]
+    entry = config.collections.find_one({"_id": ns})
+    if entry and entry.get("unsplittable"):
+        return str(config.chunks.find_one({"uuid": entry["uuid"]})["shard"])
+    db = config.databases.find_one({"_id": ns.split(".", 1)[0]})
+    return str(db["primary"]) if db else None

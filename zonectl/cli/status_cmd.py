@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import shutil
 import sys
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from zonectl.cli.boundary import guarded
-from zonectl.cli.common import uri_option, warn
+from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
 from zonectl.errors import ExitCode
+from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
+from zonectl.mongo.connect import Connection
+from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.status import read_status
-from zonectl.render.status import render_status_json
+from zonectl.plan.planner import make_plan
+from zonectl.render.status import DatabaseStatus, StatusReport, render_status_json
 from zonectl.render.status_text import render_status_text
 from zonectl.settings import Settings
 
@@ -38,6 +44,16 @@ def command(
         ),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    policy: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="Policy files or directories (repeatable): also show each managed database's "
+            "primary shard and its zones, where pinned unsharded collections live, and which "
+            "pattern each namespace came from.",
+        ),
+    ] = None,
 ) -> int:
     """Show where data sits and whether each namespace complies with its zones.
 
@@ -66,6 +82,8 @@ def command(
             now=dt.datetime.now(dt.UTC),
             namespaces=namespaces or None,
         )
+        if policy:
+            report = _with_policy(conn, report, load_desired(policy))
     if namespaces:
         for note in report.notes:
             if note.split(":", 1)[0] in namespaces:
@@ -78,3 +96,28 @@ def command(
         sys.stdout.write(render_status_text(report, color=color, width=width))
     sys.stdout.flush()
     return int(ExitCode.OK)
+
+
+def _with_policy(conn: Connection, report: StatusReport, desired: DesiredState) -> StatusReport:
+    """Managed databases with their primary, and the plan's notes on pins and patterns."""
+    now = dt.datetime.now(dt.UTC)
+    resolved = read_resolved(conn, desired)
+    boundaries, _tick = window_boundaries(resolved.desired, now)
+    plan = make_plan(
+        resolved.desired,
+        resolved.actual,
+        boundaries=boundaries,
+        at=now,
+        origins=resolved.origins,
+        notes=resolved.notes,
+    )
+    actual = resolved.actual
+    zones = {s.id: s.zones for s in actual.shards}
+    names = sorted({ns.split(".", 1)[0] for ns in resolved.desired.collections})
+    databases = tuple(
+        DatabaseStatus(db, actual.databases[db], tuple(zones.get(actual.databases[db], ())))
+        for db in names
+        if db in actual.databases
+    )
+    origins = [f"{ns}: from pattern {p!r}" for ns, p in sorted(resolved.origins.items())]
+    return dataclasses.replace(report, databases=databases, placements=(*plan.notes, *origins))

@@ -18,6 +18,7 @@ from zonectl.plan.ops import MoveCollection, Op
 from zonectl.plan.ranges import Problems
 
 MIN_MOVE_VERSION = 8
+UNREACHABLE = "no zone can reach"  # the wording of the pre-8.0 note (summary lines look for it)
 
 
 def is_unsharded_pin(cp: CollectionPolicy, actual: ClusterState) -> bool:
@@ -82,7 +83,7 @@ def pin_unsharded(
     if actual.major < MIN_MOVE_VERSION:
         notes.append(
             f"{ns}{origin}: unsharded, lives on {live.shard} ({where}), outside zone {zone}; "
-            f"no zone can reach an unsharded collection on MongoDB {actual.version or '< 8.0'}. "
+            f"{UNREACHABLE} an unsharded collection on MongoDB {actual.version or '< 8.0'}. "
             f"Fix: shard it, with `key:` in the policy so the {zone} range applies; or upgrade "
             "to 8.0, where zonectl moves it with moveCollection"
         )

@@ -90,6 +90,15 @@ class OpenJournal:
 
 
 @dataclass(frozen=True)
+class DatabaseStatus:
+    """A database a policy manages: its primary shard (home of its unsharded collections)."""
+
+    name: str
+    primary: str
+    zones: tuple[str, ...]  # zones the primary shard carries
+
+
+@dataclass(frozen=True)
 class StatusReport:
     uri: str
     version: str
@@ -99,6 +108,10 @@ class StatusReport:
     lease: LeaseState | None = None
     journals: tuple[OpenJournal, ...] = ()
     notes: tuple[str, ...] = ()  # what could not be read, and why
+    # With `status --policy`: managed databases, and where pinned unsharded collections live
+    # and which pattern each namespace came from (the plan's own notes).
+    databases: tuple[DatabaseStatus, ...] = ()
+    placements: tuple[str, ...] = ()
 
     @property
     def compliant(self) -> bool:
@@ -169,6 +182,17 @@ def status_document(report: StatusReport) -> dict[str, Any]:
             for j in report.journals
         ],
         "notes": list(report.notes),
+        **(
+            {
+                "databases": [
+                    {"name": d.name, "primary": d.primary, "zones": list(d.zones)}
+                    for d in report.databases
+                ],
+                "placements": list(report.placements),
+            }
+            if report.databases or report.placements
+            else {}
+        ),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from zonectl.plan.ops import AddShardToZone, Op, RemoveShardFromZone
+from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.plan.value import Plan, Summary
 
 ZONES_GROUP = "zone memberships"
@@ -25,6 +26,12 @@ def plural(n: int, word: str) -> str:
 def summary_line(plan: Plan) -> str:
     """ "N to add, M to remove, K shards to re-zone; ~X chunks (~Y GiB) will migrate"."""
     if not plan.ops:
+        stuck = sum(UNREACHABLE in note for note in plan.notes)
+        if stuck:
+            return (
+                f"No changes zonectl can make, but {plural(stuck, 'pinned collection')} "
+                "outside its zone that no zone can reach on this version (see notes)."
+            )
         return "No changes: the cluster matches the policy."
     s: Summary = plan.summary()
     text = (
