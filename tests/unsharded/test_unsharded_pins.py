@@ -76,7 +76,7 @@ def test_pins_on_views_time_series_and_keyed_capped_are_refused_at_plan_time(
 ) -> None:
     sb = served("8.0")
     text = PIN_POLICY.replace("shop.orders: {pin: logs}", f"{ns}: {entry}")
-    code, out, err = zonectl("apply", _policy(tmp_path, text), "--uri", sb.uri, "--yes")
+    code, _, err = zonectl("apply", _policy(tmp_path, text), "--uri", sb.uri, "--yes")
     assert code == 1
     assert says in err and "policy.yaml:" in err
     assert sb.client.config.reshardingOperations.count_documents({}) == 0
