@@ -35,9 +35,7 @@ def test_apply_moves_a_pinned_unsharded_collection_into_its_zone_on_8_0(
     assert "in zone logs" in out
 
 
-def test_before_8_0_the_plan_explains_and_nothing_is_written(
-    served: Any, tmp_path: Path
-) -> None:
+def test_before_8_0_the_plan_explains_and_nothing_is_written(served: Any, tmp_path: Path) -> None:
     sb = served("7.0")
     policy = _policy(tmp_path)
     before = list(sb.client.config.databases.find()), list(sb.client.config.collections.find())

@@ -23,6 +23,7 @@ shards:
 databases:
   - {name: shop, primary: s0}
   - {name: app, primary: s0}
+  - {name: logs, primary: s0}
 unsharded:
   - {ns: shop.orders, bytes: 3221225472, docs: 100000}
   - {ns: shop.carts}
