@@ -148,7 +148,7 @@ def _preparer(
 ) -> Callable[[], Prepared]:
     def prepare() -> Prepared:
         now = dt.datetime.now(dt.UTC)
-        resolved = read_resolved(conn, desired)  # patterns expanded against live namespaces
+        resolved = read_resolved(conn, desired, now)  # patterns expanded against live namespaces
         actual, expanded = resolved.actual, resolved.desired
         names = [ns for ns in sorted(expanded.collections) if not only or ns in only]
         eager = [

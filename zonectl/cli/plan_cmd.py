@@ -108,7 +108,7 @@ def build_plan(
     """Connect, read, expand namespace patterns, plan, and attach impact estimates (range
     ops from config.chunks, moveCollection ops from collStats)."""
     with connect(uri) as conn:
-        resolved = read_resolved(conn, desired)
+        resolved = read_resolved(conn, desired, at)
         if resolved.origins:  # windows of namespaces a pattern brought in
             extra, _tick = window_boundaries(resolved.desired, at)
             boundaries = {**extra, **boundaries}

@@ -108,7 +108,7 @@ def command(
         def plan_now() -> tuple[WindowPlan, ClusterState]:
             # Patterns are expanded afresh each run: a collection created since the last
             # run is placed now (its pins, ranges and windows), the others add nothing.
-            resolved = read_resolved(conn, desired)
+            resolved = read_resolved(conn, desired, instant)
             actual, expanded = resolved.actual, resolved.desired
             extra = [ns for ns in window_namespaces(expanded) if ns in resolved.origins]
             wanted = {**_boundaries(expanded, extra, instant)[0], **boundaries}

@@ -101,7 +101,7 @@ def command(
 def _with_policy(conn: Connection, report: StatusReport, desired: DesiredState) -> StatusReport:
     """Managed databases with their primary, and the plan's notes on pins and patterns."""
     now = dt.datetime.now(dt.UTC)
-    resolved = read_resolved(conn, desired)
+    resolved = read_resolved(conn, desired, now)
     boundaries, _tick = window_boundaries(resolved.desired, now)
     plan = make_plan(
         resolved.desired,

@@ -5,6 +5,7 @@ databases, unsharded collections and moves in flight that `unsharded_read` lists
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ from zonectl.mongo.connect import Connection
 from zonectl.mongo.state import read_config_documents
 from zonectl.mongo.unsharded_read import needs_listing, read_listing
 from zonectl.plan.patterns import expand_patterns
+from zonectl.windows.slices import slice_boundaries
 
 
 @dataclass(frozen=True)
@@ -25,8 +27,9 @@ class Resolved:
     round_trips: int = 0  # listing commands sent beyond the usual config reads
 
 
-def read_resolved(conn: Connection, desired: DesiredState) -> Resolved:
-    """Read the cluster for `desired` and expand its patterns (PlanError when two overlap)."""
+def read_resolved(conn: Connection, desired: DesiredState, at: dt.datetime) -> Resolved:
+    """Read the cluster for `desired` and expand its patterns at instant `at` (which slices
+    of a collection-per-period window are hot); PlanError when two patterns overlap."""
     wanted = None if desired.patterns else desired.collections
     actual = read_config_documents(conn, wanted).cluster_state(conn)
     if not needs_listing(desired, actual.collections):
@@ -37,7 +40,7 @@ def read_resolved(conn: Connection, desired: DesiredState) -> Resolved:
         kinds[ns] = "capped" if live.capped else live.kind
     for ns, kind in listing.kinds.items():
         kinds.setdefault(ns, kind)
-    expanded = expand_patterns(desired, kinds)
+    expanded = expand_patterns(desired, kinds, slice_boundaries(desired.patterns, at))
     actual = dataclasses.replace(
         actual,
         databases=listing.databases,

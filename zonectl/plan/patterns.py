@@ -12,6 +12,7 @@ views.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import fnmatch
 import re
 from collections.abc import Mapping
@@ -33,6 +34,9 @@ class Expanded:
     notes: tuple[str, ...]  # per pattern: what it matched, or that it matched nothing
 
 
+_CODES = {"Y": r"\d{4}", "m": r"\d{2}", "d": r"\d{2}", "H": r"\d{2}", "%": "%"}
+
+
 @dataclass(frozen=True)
 class _Glob:
     text: str
@@ -43,6 +47,8 @@ class _Glob:
     @classmethod
     def of(cls, text: str, policy: CollectionPolicy) -> _Glob:
         db, _, coll = text.partition(".")
+        if policy.slices is not None:  # a strftime template: literal db, dated names
+            return cls(text, policy, re.compile(re.escape(db) + r"\Z"), _template(coll))
         return cls(
             text, policy, re.compile(fnmatch.translate(db)), re.compile(fnmatch.translate(coll))
         )
@@ -51,8 +57,13 @@ class _Glob:
         return str(self.policy.position) if self.policy.position else fallback
 
 
-def expand_patterns(desired: DesiredState, kinds: Mapping[str, str]) -> Expanded:
-    """`kinds`: every live namespace -> "collection", "capped", "view" or "timeseries"."""
+def expand_patterns(
+    desired: DesiredState,
+    kinds: Mapping[str, str],
+    slice_boundaries: Mapping[str, dt.datetime] | None = None,
+) -> Expanded:
+    """`kinds`: every live namespace -> "collection", "capped", "view" or "timeseries".
+    `slice_boundaries`: template -> wall time from which slices are hot (zonectl.windows)."""
     if not desired.patterns:
         return Expanded(desired, {}, ())
     fallback = desired.sources[0] if desired.sources else "policy"
@@ -91,7 +102,18 @@ def expand_patterns(desired: DesiredState, kinds: Mapping[str, str]) -> Expanded
             if skipped is not None:
                 notes.append(f"{ns} matches pattern {glob.text!r} but is {skipped}: not managed")
                 continue
-            collections[ns] = dataclasses.replace(glob.policy, namespace=ns, pattern=glob.text)
+            policy = dataclasses.replace(glob.policy, namespace=ns, pattern=glob.text)
+            if glob.policy.slices is not None:
+                try:
+                    zone = _slice_zone(glob, coll, (slice_boundaries or {}).get(glob.text))
+                except ValueError:  # digits in the right places, but no such date
+                    notes.append(f"{ns} matches {glob.text!r} but names no valid date: skipped")
+                    continue
+                if zone is None:
+                    notes.append(f"{ns}: older than the window of {glob.text!r}, no cold zone")
+                    continue
+                policy = dataclasses.replace(policy, pin=zone, slices=None)
+            collections[ns] = policy
             origins[ns] = glob.text
             matched[glob.text].append(ns)
     if errors:
@@ -108,6 +130,28 @@ def expand_patterns(desired: DesiredState, kinds: Mapping[str, str]) -> Expanded
             notes.append(f"pattern {glob.text!r} ({where}) matches {len(names)}: {shown}")
     expanded = dataclasses.replace(desired, collections=collections)
     return Expanded(expanded, origins, tuple(notes))
+
+
+def _template(coll: str) -> re.Pattern[str]:
+    out, i = "", 0
+    while i < len(coll):
+        if coll[i] == "%" and i + 1 < len(coll):
+            out += _CODES.get(coll[i + 1], re.escape(coll[i : i + 2]))
+            i += 2
+        else:
+            out += re.escape(coll[i])
+            i += 1
+    return re.compile(out + r"\Z")
+
+
+def _slice_zone(glob: _Glob, coll: str, boundary: dt.datetime | None) -> str | None:
+    """hot when the slice named `coll` starts at or after the boundary, else cold."""
+    slices = glob.policy.slices
+    assert slices is not None
+    if boundary is None:
+        raise PlanError(f"{glob.text}: no window boundary was computed for this instant")
+    start = dt.datetime.strptime(coll, glob.text.partition(".")[2])
+    return slices.hot if start >= boundary else slices.cold
 
 
 def _skip_reason(kind: str, policy: CollectionPolicy) -> str | None:

@@ -17,6 +17,7 @@ from zonectl.model.desired import (
     CollectionPolicy,
     DesiredState,
     Firehose,
+    Slices,
     ZoneRange,
 )
 from zonectl.policy.check_misc import is_pattern
@@ -77,7 +78,12 @@ def _collection(
             fh.cold,
             entry.at("firehose"),
         )
+    slices = None
+    if model.slices is not None:
+        sl = model.slices
+        slices = Slices(sl.schedule, sl.timezone, sl.keep, sl.hot, sl.cold, entry.at("slices"))
     return CollectionPolicy(
+        slices=slices,
         namespace=ns,
         key=key,
         ranges=ranges,
@@ -134,4 +140,9 @@ def _normal_collection(c: CollectionPolicy) -> dict[str, Any]:
         else [fh.field, fh.type, fh.schedule, fh.timezone, fh.keep, fh.hot, fh.cold],
         "balancing": c.balancing,
         "migrate": c.migrate,
+        **(
+            {"slices": [sl.schedule, sl.timezone, sl.keep, sl.hot, sl.cold]}
+            if (sl := c.slices) is not None
+            else {}
+        ),
     }

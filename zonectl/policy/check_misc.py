@@ -20,14 +20,20 @@ INTERNAL_DATABASES = ("admin", "config", "local")
 
 
 def is_pattern(namespace: str) -> bool:
-    """A `collections:` key with fnmatch wildcards (`*`, `?`, `[...]`) is a pattern."""
-    return bool(set(namespace) & GLOB_CHARS)
+    """A `collections:` key with fnmatch wildcards (`*`, `?`, `[...]`) or strftime codes
+    (`%Y`, a collection-per-period template) is a pattern, expanded at plan time."""
+    return bool(set(namespace) & GLOB_CHARS) or "%" in namespace
+
+
+TEMPLATE_CODES = frozenset("YmdH%")
 
 
 def check_namespace(coll: CollectionEntry, own_database: str = "zonectl") -> list[Diagnostic]:
     """MongoDB's naming rules for a sharded collection (db < 64 bytes, ns <= 255 bytes);
     a pattern gets the glob rules of `check_pattern` instead."""
     ns = coll.namespace
+    if "%" in ns or coll.model.slices is not None:
+        return check_template(coll, own_database)
     if is_pattern(ns):
         return check_pattern(coll, own_database)
     db, dot, name = ns.partition(".")
@@ -77,6 +83,38 @@ def check_pattern(coll: CollectionEntry, own_database: str) -> list[Diagnostic]:
         return []
     message = f"{ns!r} is not a valid namespace pattern: {problem}"
     return [_error("ZP141", coll.at(key=True), message, hint)]
+
+
+def check_template(coll: CollectionEntry, own_database: str) -> list[Diagnostic]:
+    """A collection-per-period entry: a literal database, a collection name with strftime
+    codes among %Y %m %d %H (at least %Y), `slices:` and none of pin/firehose/ranges."""
+    ns, model = coll.namespace, coll.model
+    db, dot, name = ns.partition(".")
+    codes = [name[i + 1 : i + 2] for i in range(len(name)) if name[i] == "%"]
+    problem: str | None = None
+    hint = 'e.g. "metrics.events_%Y%m%d" with slices: {schedule: "0 0 * * *", keep: 7, ...}'
+    if model.slices is None:
+        problem = "a name with strftime codes needs `slices:` (a collection-per-period window)"
+    elif not dot or not db or "%" in db or set(db) & (_DB_FORBIDDEN | GLOB_CHARS):
+        problem = "the database part must be a plain database name"
+    elif "%" not in name:
+        problem = "`slices:` needs a collection name with strftime codes such as %Y%m%d"
+    elif db in (*INTERNAL_DATABASES, own_database):
+        problem = f"the {db} database is never managed by a pattern"
+    elif any(code not in TEMPLATE_CODES for code in codes) or "Y" not in codes:
+        problem = "use %Y (required), %m, %d and %H only"
+    elif model.pin or model.firehose or model.ranges:
+        problem = "`slices:` pins each slice whole: drop pin, firehose and ranges"
+    if problem is None and model.slices is not None:
+        from zonectl.windows import validate_schedule
+
+        bad = validate_schedule(model.slices.schedule, model.slices.timezone)
+        if bad is not None:
+            return [_error("ZP142", coll.at("slices", "schedule"), f"slices of {ns}: {bad}")]
+    if problem is None:
+        return []
+    message = f"{ns!r} is not a valid collection-per-period template: {problem}"
+    return [_error("ZP142", coll.at(key=True), message, hint)]
 
 
 def _unclosed_bracket(part: str) -> str | None:
@@ -145,6 +183,10 @@ def _references(coll: CollectionEntry) -> Iterable[tuple[str, Position]]:
         yield model.firehose.hot, coll.at("firehose", "hot")
         if model.firehose.cold is not None:
             yield model.firehose.cold, coll.at("firehose", "cold")
+    if model.slices is not None:
+        yield model.slices.hot, coll.at("slices", "hot")
+        if model.slices.cold is not None:
+            yield model.slices.cold, coll.at("slices", "cold")
 
 
 def check_balancer(balancer: BalancerModel, doc: Document) -> list[Diagnostic]:
