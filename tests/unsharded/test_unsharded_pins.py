@@ -141,3 +141,23 @@ def test_a_failed_move_is_journaled_and_the_next_apply_finishes_it(
         code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
     assert code == 0, err
     assert home_of(sb.client, "shop.orders") in {"s1", "s2"}
+
+
+def test_recover_reports_a_move_still_running_on_the_server(served: Any) -> None:
+    sb = served("8.0")
+    other = sb.new_client()
+    thread = threading.Thread(
+        target=lambda: other.admin.command({"moveCollection": "shop.carts", "toShard": "s1"}),
+        daemon=True,
+    )
+    thread.start()
+    for _ in range(500):
+        if sb.client.config.reshardingOperations.count_documents({}):
+            break
+        threading.Event().wait(0.01)
+    code, _, err = zonectl("recover", "--uri", sb.uri)
+    assert code == 0
+    assert "a moveCollection of shop.carts to s1 is still running on the server" in err
+    with ticking(sb.sandbox):
+        thread.join(10)
+    assert home_of(sb.client, "shop.carts") == "s1"

@@ -145,6 +145,19 @@ def read_move(conn: Connection, ns: str) -> LiveMove | None:
     return _move(doc) if doc else None
 
 
+def read_moves(conn: Connection) -> list[LiveMove]:
+    """Every moveCollection running on the server (8.0+; none before)."""
+    if _major(conn.version) < 8:
+        return []
+    try:
+        docs = conn.client.config.reshardingOperations.find({"provenance": "moveCollection"})
+        return [_move(doc) for doc in docs]
+    except PyMongoError as exc:
+        raise ClusterError(
+            f"{conn.uri}: reading config.reshardingOperations failed: {exc}"
+        ) from None
+
+
 def read_home_shard(conn: Connection, ns: str) -> str | None:
     """The shard an unsharded collection lives on now (its one chunk, else the primary)."""
     config = conn.client.config
