@@ -161,3 +161,27 @@ def test_recover_reports_a_move_still_running_on_the_server(served: Any) -> None
     with ticking(sb.sandbox):
         thread.join(10)
     assert home_of(sb.client, "shop.carts") == "s1"
+
+
+def test_a_connection_lost_during_the_move_is_journaled_and_nothing_is_half_done(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("8.0")
+    policy = _policy(tmp_path)
+    sb.client.admin.command(
+        {
+            "configureFailPoint": "failCommand",
+            "mode": {"times": 1},
+            "data": {"failCommands": ["moveCollection"], "closeConnection": True},
+        }
+    )
+    code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
+    assert code == 1 and "the outcome is unknown" in err
+    steps = list(sb.client.zonectl.journal.find({"type": "step"}))
+    assert [(s["kind"], s["status"]) for s in steps] == [("move_collection", "failed")]
+    assert sb.client.zonectl.locks.count_documents({}) == 0  # the lease was released
+    assert sb.client.config.collections.find_one({"_id": "shop.orders"}) is None
+    with ticking(sb.sandbox):
+        code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
+    assert code == 0, err
+    assert home_of(sb.client, "shop.orders") in {"s1", "s2"}
