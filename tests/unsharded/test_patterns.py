@@ -148,3 +148,22 @@ def test_plan_and_status_show_which_pattern_a_namespace_came_from(
     assert code == 0 and "shop.carts  (from pattern shop.c*)" in out
     code, out, _ = zonectl("status", "--uri", sb.uri, "--policy", policy)
     assert code == 0 and "shop.carts: from pattern 'shop.c*'" in out
+
+
+def test_a_pattern_window_applies_to_every_sharded_collection_it_matches(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("7.0")
+    for tenant in ("tenant_a", "tenant_b"):
+        sb.client.admin.command("shardCollection", f"{tenant}.events", key={"ts": 1, "_id": 1})
+    body = (
+        '  "tenant_*.events":\n'
+        "    key: {ts: 1, _id: 1}\n"
+        '    firehose: {field: ts, type: date, schedule: "0 0 * * *", hot: hot, cold: logs}\n'
+    )
+    at = "2026-11-22T12:00:00Z"
+    code, out, err = zonectl("plan", _policy(tmp_path, body), "--uri", sb.uri, "--at", at)
+    assert code == 0, err
+    for tenant in ("tenant_a", "tenant_b"):
+        assert f"{tenant}.events  (from pattern tenant_*.events)" in out
+    assert out.count("zone hot") == 2 and out.count("zone logs") == 2
