@@ -90,6 +90,13 @@ def test_in_flight_move_shows_in_resharding_operations_and_a_second_move_is_refu
         threading.Event().wait(0.01)
     assert running is not None
     assert running["provenance"] == "moveCollection"
+    # The manual's way to watch it: $currentOp, matched on originatingCommand.
+    pipeline = [
+        {"$currentOp": {"allUsers": True, "localOps": False}},
+        {"$match": {"type": "op", "originatingCommand.reshardCollection": "shop.orders"}},
+    ]
+    (op,) = list(sb.client.admin.aggregate(pipeline))
+    assert op["remainingOperationTimeEstimatedSecs"] >= 300
     assert running["recipientShards"][0]["id"] == "s1"
     with pytest.raises(OperationFailure) as exc:
         sb.client.admin.command({"moveCollection": "shop.carts", "toShard": "s2"})

@@ -35,6 +35,8 @@ from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
 
 RESHARD_IN_PROGRESS = 338  # ErrorCodes::ReshardCollectionInProgress
+CURRENT_OP = "$currentOp"
+_DUE: dict[Any, dt.datetime] = {}  # resharding uuid -> when its copy ends (for $currentOp)
 
 # replaced by the time model (issue 10) on merge
 MOVE_FLOOR = dt.timedelta(minutes=5)
@@ -102,9 +104,11 @@ def move_collection(request: Request) -> dict[str, Any]:
         "donorShards": [{"id": donor}],
         "recipientShards": [{"id": to}],
         "startTime": now,
+        "approxBytesToCopy": size,
     }
     operations.put(doc)
     due = now + move_duration(size)
+    _DUE[op_id] = due
     cluster.log_change("moveCollection.start", ns, {"toShard": to, "fromShard": donor})
     # The coordinator keeps going when the client goes away: wait without a deadline.
     sandbox.balancer.wait_for(lambda: cluster.now() >= due, None)
@@ -112,6 +116,7 @@ def move_collection(request: Request) -> dict[str, Any]:
         if operations.get(op_id) is not None:
             unsharded.track_moved(cluster, ns, to)
             operations.remove(op_id)
+            _DUE.pop(op_id, None)
             cluster.log_change("moveCollection.end", ns, {"toShard": to, "fromShard": donor})
     return {}
 
@@ -119,3 +124,37 @@ def move_collection(request: Request) -> dict[str, Any]:
 def _wait_until_gone(request: Request, op_id: Any) -> None:
     operations = request.sandbox.cluster.coll(unsharded.RESHARDING_OPERATIONS)
     request.sandbox.balancer.wait_for(lambda: operations.get(op_id) is None, None)
+
+
+def current_ops(request: Request) -> list[dict[str, Any]]:
+    """`$currentOp` documents of the moves in flight, as the manual's "Monitor the
+    moveCollection" step reads them (`type: "op"`, `originatingCommand.reshardCollection`,
+    `totalOperationTimeElapsedSecs`, `remainingOperationTimeEstimatedSecs`); one per move,
+    from its recipient shard (the rest of a real $currentOp output is not simulated)."""
+    cluster = request.sandbox.cluster
+    now = cluster.now()
+    out = []
+    for doc in cluster.coll(unsharded.RESHARDING_OPERATIONS):
+        due = _DUE.get(doc["_id"])
+        elapsed = int((now - doc["startTime"]).total_seconds()) if doc.get("startTime") else 0
+        remaining = int((due - now).total_seconds()) if due is not None else -1
+        out.append(
+            {
+                "shard": doc["recipientShards"][0]["id"],
+                "type": "op",
+                "desc": "ReshardingMetricsRecipientService",
+                "op": "command",
+                "ns": doc["ns"],
+                "originatingCommand": {
+                    "reshardCollection": doc["ns"],
+                    "key": dict(doc.get("reshardingKey", {})),
+                    "unique": False,
+                    "collation": {"locale": "simple"},
+                },
+                "provenance": doc.get("provenance"),
+                "totalOperationTimeElapsedSecs": max(elapsed, 0),
+                "remainingOperationTimeEstimatedSecs": max(remaining, 0),
+                "recipientState": doc.get("state"),
+            }
+        )
+    return out
