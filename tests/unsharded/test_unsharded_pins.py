@@ -46,6 +46,7 @@ def test_before_8_0_the_plan_explains_and_nothing_is_written(served: Any, tmp_pa
     assert "shard it, with `key:` in the policy" in out and "upgrade to 8.0" in out
     code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
     assert code == 0, err
+    assert "no zone can reach an unsharded collection on MongoDB 7.0" in err
     after = list(sb.client.config.databases.find({"_id": {"$ne": "zonectl"}}))
     assert (after, list(sb.client.config.collections.find())) == before
     assert home_of(sb.client, "shop.orders") == "s0"

@@ -29,6 +29,7 @@ from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.planner import make_plan
 from zonectl.plan.serialize import load_plan
+from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.plan.value import Plan, make_fingerprint
 from zonectl.render import render_text
 from zonectl.settings import Settings
@@ -172,6 +173,9 @@ def _preparer(
         )
         for message in plan.warnings:
             warn(message)
+        for note in plan.notes:  # pins this server version cannot honour: say so, every run
+            if UNREACHABLE in note:
+                warn(note)
         impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
         return Prepared(plan.with_impacts(impacts), tuple(eager))
 
