@@ -81,7 +81,7 @@ def command(
     desired = load_desired(paths)
     boundaries, next_tick = window_boundaries(desired, instant)
     plan = build_plan(uri, desired, boundaries, instant, namespaces or None)
-    if next_tick is not None:
+    if next_tick is not None and (plan.valid_until is None or next_tick < plan.valid_until):
         plan = _valid_until(plan, next_tick)
     for message in plan.warnings:
         warn(message)
@@ -109,8 +109,9 @@ def build_plan(
     ops from config.chunks, moveCollection ops from collStats)."""
     with connect(uri) as conn:
         resolved = read_resolved(conn, desired, at)
+        tick = None
         if resolved.origins:  # windows of namespaces a pattern brought in
-            extra, _tick = window_boundaries(resolved.desired, at)
+            extra, tick = window_boundaries(resolved.desired, at)
             boundaries = {**extra, **boundaries}
         actual = resolved.actual
         plan = make_plan(
@@ -123,7 +124,9 @@ def build_plan(
             notes=resolved.notes,
         )
         impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
-        return plan.with_impacts(impacts)
+        return (
+            _valid_until(plan.with_impacts(impacts), tick) if tick else plan.with_impacts(impacts)
+        )
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
