@@ -68,13 +68,17 @@ def command(
         bool, typer.Option("--verbose", "-v", help="Print every command sent (redacted).")
     ] = False,
 ) -> int:
-    """Move each firehose window to its boundary now (or at --at); nothing else.
+    """Move each window to its boundary now (or at --at) and place new collections.
 
     Plans only the hot/cold ranges of firehose collections and applies them
     with apply's safeguards: the lease, balancing of the collection paused
     only while its old ranges are removed and the new ones added, verified
-    in config.tags, then restored. Other drift is reported on stderr and
-    left for `zonectl apply`. Safe to run every few minutes: when no window
+    in config.tags, then restored. Namespace patterns ("logs.*") and
+    collection-per-period windows ("metrics.events_%Y%m%d") are expanded
+    afresh each run, so collections created since the last run are placed
+    (ranges, or moveCollection on 8.0), and slices that aged out move to
+    the cold zone. Other drift is reported on stderr and left for `zonectl
+    apply`. Safe to run every few minutes: when nothing is new and no window
     is due it prints nothing and sends no write. A missed run catches up.
 
     Exit codes: 0 rotated or nothing due; 1 runtime error (including a
