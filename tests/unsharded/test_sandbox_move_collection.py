@@ -10,6 +10,9 @@ import pytest
 from pymongo.errors import OperationFailure
 from unsharded_kit import T0, ticking
 
+from zonectl.sandbox.seed import persist
+from zonectl.sandbox.state import Sandbox
+
 
 def _code(exc: pytest.ExceptionInfo[OperationFailure]) -> str:
     return str((exc.value.details or {}).get("codeName"))
@@ -131,3 +134,21 @@ def test_coll_stats_and_list_databases_answer_for_unsharded_collections(served: 
     listing = sb.client.admin.command("listDatabases")
     shop = next(d for d in listing["databases"] if d["name"] == "shop")
     assert shop["shards"]["s0"] >= 3221225472
+
+
+def test_kinds_sizes_and_moves_survive_a_saved_state(
+    served: Any, sandbox_server: Any, tmp_path: Any
+) -> None:
+    sb = served()
+    with ticking(sb.sandbox):
+        sb.client.admin.command({"moveCollection": "shop.carts", "toShard": "s2"})
+    persist.save(sb.sandbox, tmp_path / "state.bin")
+    again = Sandbox("8.0")
+    persist.load(again, tmp_path / "state.bin")
+    client = sandbox_server("8.0", sandbox=again).client
+    entries = {e["name"]: e for e in client.shop.list_collections()}
+    assert entries["metrics"]["type"] == "timeseries"
+    assert entries["eventlog"]["options"]["capped"] is True
+    assert client.shop.command("collStats", "orders")["size"] == 3221225472
+    entry = client.config.collections.find_one({"_id": "shop.carts"})
+    assert entry is not None and entry["unsplittable"] is True
