@@ -167,3 +167,17 @@ def test_a_pattern_window_applies_to_every_sharded_collection_it_matches(
     for tenant in ("tenant_a", "tenant_b"):
         assert f"{tenant}.events  (from pattern tenant_*.events)" in out
     assert out.count("zone hot") == 2 and out.count("zone logs") == 2
+
+
+def test_before_8_0_a_pattern_gets_one_note_for_all_the_collections_no_zone_can_reach(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("7.0")
+    policy = _policy(tmp_path, '  "shop.*": {pin: logs}\n')
+    code, out, err = zonectl("plan", policy, "--uri", sb.uri, "-f", "json")
+    assert code == 0, err
+    notes = json.loads(out)["notes"]
+    stuck = [n for n in notes if "no zone can reach" in n]
+    assert len(stuck) == 1
+    assert "from pattern 'shop.*' live outside zone logs" in stuck[0]
+    assert "shop.orders" in stuck[0] and "shop.carts" in stuck[0]

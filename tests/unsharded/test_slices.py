@@ -4,6 +4,7 @@ by moveCollection on 8.0 as days pass; and the template's validation."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +65,9 @@ def test_plan_says_which_slices_are_hot(served: Any, tmp_path: Path) -> None:
         "plan", str(policy), "--uri", sb.uri, "--at", "2026-11-26T12:00:00Z", "-f", "json"
     )
     assert code == 0
-    notes = "\n".join(__import__("json").loads(out)["notes"])
-    assert "metrics.events_20261125" in notes and "outside zone hot" in notes
-    assert "metrics.events_20261120" in notes and "in zone logs" in notes
+    notes = "\n".join(json.loads(out)["notes"])
+    assert "hot: metrics.events_20261125; logs: metrics.events_20261120" in notes
+    assert "live outside zone hot (metrics.events_20261125); no zone can reach" in notes
 
 
 @pytest.mark.parametrize(

@@ -123,13 +123,25 @@ def expand_patterns(
     for glob in globs:
         names = matched[glob.text]
         where = glob.where(fallback)
+        if names and glob.policy.slices is not None:
+            by_zone: dict[str, list[str]] = {}
+            for ns in names:
+                by_zone.setdefault(collections[ns].pin or "", []).append(ns)
+            parts = [f"{zone}: {', '.join(_short(n))}" for zone, n in sorted(by_zone.items())]
+            notes.append(f"slices of {glob.text!r} ({where}): " + "; ".join(parts))
+            continue
         if not names:
             notes.append(f"pattern {glob.text!r} ({where}) matches no namespace yet")
         else:
-            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            shown = ", ".join(_short(names))
             notes.append(f"pattern {glob.text!r} ({where}) matches {len(names)}: {shown}")
     expanded = dataclasses.replace(desired, collections=collections)
     return Expanded(expanded, origins, tuple(notes))
+
+
+def _short(names: list[str]) -> list[str]:
+    """The first three names, and how many more."""
+    return names[:3] + ([f"{len(names) - 3} more"] if len(names) > 3 else [])
 
 
 def _template(coll: str) -> re.Pattern[str]:

@@ -50,6 +50,7 @@ from zonectl.plan.unsharded import (
     is_unsharded_pin,
     pin_unsharded,
     refuse_kind,
+    stuck_notes,
 )
 from zonectl.plan.value import Plan, Unmanaged, make_fingerprint
 
@@ -80,6 +81,7 @@ def make_plan(
     balancing_ops: list[Op] = []
     move_ops: list[Op] = []
     plan_notes = list(notes)
+    stuck: dict[tuple[str, str], list[str]] = {}
     load = initial_load(actual)
     zones_in_use: dict[str, str] = {}  # zone -> where a range of it is (for messages)
     for ns in sorted(desired.collections):
@@ -88,7 +90,7 @@ def make_plan(
             continue
         if is_unsharded_pin(cp, actual):
             zone_shards = frozenset(after.get(cp.pin or "", set()))
-            for op in pin_unsharded(cp, actual, zone_shards, load, problems, plan_notes):
+            for op in pin_unsharded(cp, actual, zone_shards, load, problems, plan_notes, stuck):
                 assert isinstance(op, MoveCollection)
                 book_move(op, load, None)
                 move_ops.append(op)
@@ -97,6 +99,7 @@ def make_plan(
             zones_in_use.setdefault(r.zone, problems.where(r.position))
         range_ops.extend(_diff_ranges(ns, wanted, actual.ranges_of(ns)))
         balancing_ops.extend(_balancing(desired, actual, ns, problems))
+    plan_notes += stuck_notes(stuck, actual.version)
     for lr in actual.ranges:
         if lr.namespace not in desired.collections:
             zones_in_use.setdefault(lr.zone, f"unmanaged namespace {lr.namespace}")

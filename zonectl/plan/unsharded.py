@@ -59,6 +59,7 @@ def pin_unsharded(
     load: dict[str, int],
     problems: Problems,
     notes: list[str],
+    stuck: dict[tuple[str, str], list[str]] | None = None,
 ) -> list[Op]:
     """The MoveCollection op that puts `cp`'s collection on a shard of its zone, if needed.
     `load` (shard -> bytes) starts from listDatabases and grows with each planned move."""
@@ -70,7 +71,8 @@ def pin_unsharded(
         return []
     where = "its single chunk" if live.tracked else "its database's primary shard"
     if live.shard in zone_shards:
-        notes.append(f"{ns}{origin}: unsharded, on {live.shard} ({where}), in zone {zone}")
+        if not cp.pattern:  # a pattern's note already counts what it matched
+            notes.append(f"{ns}: unsharded, on {live.shard} ({where}), in zone {zone}")
         return []
     running = actual.move_of(ns)
     if running is not None:
@@ -81,6 +83,9 @@ def pin_unsharded(
         )
         return []
     if actual.major < MIN_MOVE_VERSION:
+        if cp.pattern and stuck is not None:  # one note per pattern, not one per collection
+            stuck.setdefault((cp.pattern, zone), []).append(ns)
+            return []
         notes.append(
             f"{ns}{origin}: unsharded, lives on {live.shard} ({where}), outside zone {zone}; "
             f"{UNREACHABLE} an unsharded collection on MongoDB {actual.version or '< 8.0'}. "
@@ -93,6 +98,20 @@ def pin_unsharded(
         return []
     target = min(sorted(zone_shards), key=lambda shard: load.get(shard, 0))
     return [MoveCollection(ns, target, live.shard, zone)]
+
+
+def stuck_notes(stuck: dict[tuple[str, str], list[str]], version: str) -> list[str]:
+    """One note per pattern whose matched collections no zone can reach on this version."""
+    out = []
+    for (pattern, zone), names in sorted(stuck.items()):
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        out.append(
+            f"{len(names)} unsharded collection(s) from pattern {pattern!r} live outside zone "
+            f"{zone} ({shown}); {UNREACHABLE} an unsharded collection on MongoDB "
+            f"{version or '< 8.0'}. Fix: shard them, with `key:` in the pattern so the {zone} "
+            "range applies; or upgrade to 8.0, where zonectl moves them with moveCollection"
+        )
+    return out
 
 
 def book_move(op: MoveCollection, load: dict[str, int], size: int | None) -> None:
