@@ -140,7 +140,7 @@ def read_move(conn: Connection, ns: str) -> LiveMove | None:
         doc = conn.client.config.reshardingOperations.find_one({"ns": ns})
     except PyMongoError as exc:
         raise ClusterError(
-            f"{conn.uri}: reading config.reshardingOperations failed: {exc}"
+            f"{conn.uri}: reading config.reshardingOperations failed: {redact(str(exc))}"
         ) from None
     return _move(doc) if doc else None
 
@@ -154,7 +154,7 @@ def read_moves(conn: Connection) -> list[LiveMove]:
         return [_move(doc) for doc in docs]
     except PyMongoError as exc:
         raise ClusterError(
-            f"{conn.uri}: reading config.reshardingOperations failed: {exc}"
+            f"{conn.uri}: reading config.reshardingOperations failed: {redact(str(exc))}"
         ) from None
 
 
@@ -170,7 +170,9 @@ def read_home_shard(conn: Connection, ns: str) -> str | None:
             return None  # sharded
         db = config.databases.find_one({"_id": ns.split(".", 1)[0]})
     except PyMongoError as exc:
-        raise ClusterError(f"{conn.uri}: reading where {ns} lives failed: {exc}") from None
+        raise ClusterError(
+            f"{conn.uri}: reading where {ns} lives failed: {redact(str(exc))}"
+        ) from None
     return str(db["primary"]) if db else None
 
 
@@ -186,7 +188,9 @@ def read_move_impacts(conn: Connection, plan: Plan) -> dict[int, Impact]:
         except OperationFailure:
             continue
         except PyMongoError as exc:
-            raise ClusterError(f"{conn.uri}: collStats of {op.ns} failed: {exc}") from None
+            raise ClusterError(
+                f"{conn.uri}: collStats of {op.ns} failed: {redact(str(exc))}"
+            ) from None
         impacts[index] = Impact(chunks=1, migrating=1, bytes=int(stats.get("size", 0)))
     return impacts
 
