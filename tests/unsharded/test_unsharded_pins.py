@@ -186,3 +186,68 @@ def test_a_connection_lost_during_the_move_is_journaled_and_nothing_is_half_done
         code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
     assert code == 0, err
     assert home_of(sb.client, "shop.orders") in {"s1", "s2"}
+
+
+def test_apply_of_a_saved_plan_waits_for_a_move_started_meanwhile_and_sends_none(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("8.0")
+    saved = tmp_path / "plan.json"
+    code, _, _ = zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "-o", str(saved))
+    assert code == 0
+    other = sb.new_client()
+    thread = threading.Thread(
+        target=lambda: other.admin.command({"moveCollection": "shop.orders", "toShard": "s2"}),
+        daemon=True,
+    )
+    thread.start()
+    for _ in range(500):
+        if sb.client.config.reshardingOperations.count_documents({}):
+            break
+        threading.Event().wait(0.01)
+    journal = sb.new_client().zonectl.journal
+
+    def tick_once_applying() -> None:  # the move ends only after apply has planned
+        while not journal.count_documents({"type": "apply"}):
+            threading.Event().wait(0.01)
+        with ticking(sb.sandbox):
+            thread.join(10)
+
+    clock = threading.Thread(target=tick_once_applying, daemon=True)
+    clock.start()
+    code, _, err = zonectl(
+        "apply", "--plan", str(saved), "--uri", sb.uri, "--yes", "--wait-timeout", "60s"
+    )
+    clock.join(10)
+    assert code == 0, err
+    assert "already running on the server" in err
+    steps = list(sb.client.zonectl.journal.find({"type": "step"}))
+    assert [s["status"] for s in steps] == ["done by the move to s2"]
+    assert home_of(sb.client, "shop.orders") == "s2"
+
+
+def test_apply_stops_when_a_running_move_outlasts_the_wait_timeout(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("8.0")
+    saved = tmp_path / "plan.json"
+    zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "-o", str(saved))
+    other = sb.new_client()
+    thread = threading.Thread(
+        target=lambda: other.admin.command({"moveCollection": "shop.orders", "toShard": "s2"}),
+        daemon=True,
+    )
+    thread.start()
+    for _ in range(500):
+        if sb.client.config.reshardingOperations.count_documents({}):
+            break
+        threading.Event().wait(0.01)
+    code, _, err = zonectl(
+        "apply", "--plan", str(saved), "--uri", sb.uri, "--yes", "--wait-timeout", "0.3s"
+    )
+    assert code == 1
+    assert "still running; zonectl does not start a second one" in err
+    assert sb.client.config.reshardingOperations.count_documents({}) == 1
+    with ticking(sb.sandbox):
+        thread.join(10)
+    assert home_of(sb.client, "shop.orders") == "s2"

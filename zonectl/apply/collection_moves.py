@@ -16,12 +16,13 @@ _POLL_S = 0.2
 
 def settle_running_move(
     reader: UnshardedReader, op: MoveCollection, timeout_s: float, note: Callable[[str], None]
-) -> bool:
+) -> str | None:
     """Wait out a move already running on `op`'s collection (an earlier apply that lost its
-    connection or was interrupted). True when the collection already is on the target."""
+    connection or was interrupted). The shard the collection lives on once it has ended;
+    None when no move was running."""
     running = reader.read_move(op.ns)
     if running is None:
-        return False
+        return None
     note(
         f"{op.ns}: a moveCollection to {running.to_shard} is already running on the server "
         f"(since {running.started}); waiting up to {timeout_s:g}s instead of starting another"
@@ -36,7 +37,7 @@ def settle_running_move(
                 "or raise --wait-timeout",
             )
         time.sleep(_POLL_S)
-    return reader.read_home_shard(op.ns) == op.to_shard
+    return reader.read_home_shard(op.ns)
 
 
 def verify_move(reader: UnshardedReader, op: MoveCollection) -> None:

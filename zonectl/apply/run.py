@@ -239,10 +239,19 @@ class _Runner:
         if reader is None:
             raise ClusterError(f"{op.describe()}: this cluster connection cannot move collections")
         self.lease.check()
-        if settle_running_move(reader, op, self.options.wait_timeout_s, self.events.info):
+        home = settle_running_move(reader, op, self.options.wait_timeout_s, self.events.info)
+        if home is not None and home != op.from_shard:
+            # The move that was running placed it: done if in the zone, else plan again.
+            zone = {s.id for s in self.ports.read_state([]).shards if op.zone in s.zones}
+            if home not in zone:
+                raise ClusterError(
+                    f"{op.ns} was moved to {home} (outside zone {op.zone}) by another "
+                    "moveCollection while zonectl waited; nothing more was sent",
+                    hint="run `zonectl plan` to see where it lives now, then apply again",
+                )
             assert self.rec is not None
             self.index += 1
-            self.rec.step(self.index, op.kind, op.describe(), "done by the move already running")
+            self.rec.step(self.index, op.kind, op.describe(), f"done by the move to {home}")
             self.events.op(op, "done")
             return
         self._step(op)
