@@ -66,7 +66,7 @@ def time_plan(uri: str, policy: Path) -> tuple[float, Counter, int]:
     counter = Counter()
     start = time.perf_counter()
     with connect(uri, listeners=[counter]) as conn:
-        resolved = read_resolved(conn, desired)
+        resolved = read_resolved(conn, desired, dt.datetime.now(dt.UTC))
         make_plan(
             resolved.desired,
             resolved.actual,
