@@ -91,3 +91,32 @@ def test_slices_with_a_pin_is_refused(tmp_path: Path) -> None:
     policy.write_text(POLICY.replace("cold: logs}", "cold: logs}\n    pin: hot"))
     code, _, err = zonectl("validate", str(policy))
     assert code == 3 and "drop pin, firehose and ranges" in err
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "policies/examples/collection-per-day.yaml"
+EXAMPLE_CLUSTER = """
+shards:
+  - {name: shard-days-fast-0, zones: [days-hot]}
+  - {name: shard-days-fast-1, zones: [days-hot]}
+  - {name: shard-days-archive-0, zones: [days-cold]}
+databases:
+  - {name: metrics, primary: shard-days-archive-0}
+"""
+
+
+def test_the_shipped_collection_per_day_example_keeps_seven_berlin_days_hot(
+    served: Any,
+) -> None:
+    sb = served("8.0", EXAMPLE_CLUSTER)
+    hot = {"shard-days-fast-0", "shard-days-fast-1"}
+    for n in range(9):
+        day = DAY0 + dt.timedelta(days=n)
+        sb.client.metrics[f"events_{day:%Y%m%d}"].insert_one({"n": n})
+        at = f"{day:%Y-%m-%d}T00:05:00+01:00"  # just after Berlin midnight
+        with ticking(sb.sandbox):
+            code, _, err = zonectl("rotate", str(EXAMPLE), "--uri", sb.uri, "--at", at, "--yes")
+        assert code == 0, err
+        for back in range(n + 1):
+            name = f"metrics.events_{day - dt.timedelta(days=back):%Y%m%d}"
+            where = home_of(sb.client, name)
+            assert (where in hot) == (back < 7), (day, name, where)
