@@ -181,3 +181,35 @@ def test_before_8_0_a_pattern_gets_one_note_for_all_the_collections_no_zone_can_
     assert len(stuck) == 1
     assert "from pattern 'shop.*' live outside zone logs" in stuck[0]
     assert "shop.orders" in stuck[0] and "shop.carts" in stuck[0]
+
+
+TENANTS = Path(__file__).resolve().parents[2] / "policies/examples/collection-per-tenant.yaml"
+TENANT_CLUSTER = """
+shards:
+  - {name: shard-tenant-dedicated-0, zones: [tenant-dedicated]}
+  - {name: shard-tenant-pool-0, zones: [tenant-pool]}
+  - {name: shard-tenant-pool-1, zones: [tenant-pool]}
+databases:
+  - {name: tenant_ent_acme, primary: shard-tenant-pool-0}
+  - {name: tenant_ent_trial, primary: shard-tenant-dedicated-0}
+  - {name: tenant_42, primary: shard-tenant-dedicated-0}
+unsharded:
+  - {ns: tenant_ent_acme.orders}
+  - {ns: tenant_ent_trial.orders}
+  - {ns: tenant_ent_trial.users}
+  - {ns: tenant_42.orders}
+"""
+
+
+def test_the_shipped_collection_per_tenant_example_places_every_tenant(served: Any) -> None:
+    sb = served("8.0", TENANT_CLUSTER)
+    with ticking(sb.sandbox):
+        code, _, err = zonectl("apply", str(TENANTS), "--uri", sb.uri, "--yes")
+    assert code == 0, err
+    pool = {"shard-tenant-pool-0", "shard-tenant-pool-1"}
+    assert home_of(sb.client, "tenant_ent_acme.orders") == "shard-tenant-dedicated-0"
+    assert home_of(sb.client, "tenant_ent_trial.users") == "shard-tenant-dedicated-0"
+    assert home_of(sb.client, "tenant_ent_trial.orders") in pool  # the exact entry wins
+    assert home_of(sb.client, "tenant_42.orders") in pool
+    code, _, _ = zonectl("plan", str(TENANTS), "--uri", sb.uri, "--detailed-exitcode")
+    assert code == 0
