@@ -14,9 +14,9 @@ CLUSTER = (
     + """
 collections:
   - {ns: app.c, key: {x: 1}, chunks: 4}
-views:
-  - {ns: app.v}
-  - {ns: app.metrics, timeseries: true}
+unsharded:
+  - {ns: app.v, type: view}
+  - {ns: app.metrics, type: timeseries}
 """
 )
 

@@ -18,8 +18,13 @@ EXAMPLES = sorted((Path(__file__).parents[2] / "policies" / "examples").glob("*.
 
 def _cluster_for(policy: dict[str, Any]) -> str:
     shards = [{"name": s, "zones": list(z or [])} for s, z in policy["shards"].items()]
-    collections = []
+    collections, unsharded = [], []
     for ns, spec in policy["collections"].items():
+        if any(c in ns for c in "*?[%"):
+            continue  # namespace patterns and per-period slices name no one collection
+        if "key" not in spec:
+            unsharded.append({"ns": ns})  # a pinned unsharded collection
+            continue
         key = spec["key"]
         entry: dict[str, Any] = {"ns": ns, "key": key}
         fh = spec.get("firehose")
@@ -29,7 +34,7 @@ def _cluster_for(policy: dict[str, Any]) -> str:
             entry["documents"] = {"inserts": "ascending"}
         collections.append(entry)
     # JSON is YAML, and keeps the key's field order.
-    return json.dumps({"shards": shards, "collections": collections})
+    return json.dumps({"shards": shards, "collections": collections, "unsharded": unsharded})
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

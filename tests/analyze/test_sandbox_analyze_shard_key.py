@@ -18,9 +18,9 @@ collections:
   - {ns: app.h, key: {_id: hashed}, chunks: 4}
   - {ns: app.u, key: {country: 1, userId: 1}, keys: {type: list, values: [DE, FR]},
      documents: {prefixDistinct: {country: 3}}}
-views:
-  - {ns: app.v}
-  - {ns: app.metrics, timeseries: true}
+unsharded:
+  - {ns: app.v, type: view}
+  - {ns: app.metrics, type: timeseries}
 """
 )
 

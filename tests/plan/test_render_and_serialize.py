@@ -15,6 +15,7 @@ from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
     Impact,
+    MoveCollection,
     MoveRange,
     Op,
     RemoveShardFromZone,
@@ -43,6 +44,7 @@ ONE_OF_EACH: list[Op] = [
     SetBalancerEnabled(True, False),
     SplitChunk("app.events", {"ts": D, "_id": MIN}),
     MoveRange("app.events", {"ts": D, "_id": MIN}, {"ts": MAX, "_id": MAX}, "shard-fast-1"),
+    MoveCollection("shop.orders", "shard-logs-0", "shard-std-0", "logs", Impact(1, 1, 3 << 30)),
 ]
 
 
@@ -82,6 +84,7 @@ def test_every_op_describes_itself_and_gives_its_command(op: Op) -> None:
         "balancerStop",
         "split",
         "moveRange",
+        "moveCollection",
     }
 
 
@@ -102,8 +105,8 @@ def test_loading_refuses_another_format_version() -> None:
 
 def test_summary_line_counts_adds_removes_rezoned_shards_and_migration() -> None:
     assert summary_line(a_plan(ONE_OF_EACH)) == (
-        "2 to add, 1 to remove, 2 shards to re-zone, 3 settings to change; "
-        "migration impact not estimated."
+        "2 to add, 1 to remove, 2 shards to re-zone, 3 settings to change, "
+        "1 collection to move; migration impact not estimated."
     )
     with_impact = a_plan([ONE_OF_EACH[0], ONE_OF_EACH[2]])
     assert summary_line(with_impact).endswith("~5 chunks (~5.0 GiB) will migrate.")

@@ -263,7 +263,8 @@ CASES: dict[str, tuple[str, list[str]]] = {
         "  app.e:\n    kye: {x: 1}\n",
         [
             'p.yaml:7:5: error ZP110 unknown key "kye" in collections["app.e"]\n'
-            '  hint: did you mean "key"? allowed: key, ranges, pin, firehose, balancing, migrate'
+            '  hint: did you mean "key"? allowed: key, ranges, pin, firehose, slices, '
+            "balancing, migrate"
         ],
     ),
     "missing_required_key": (

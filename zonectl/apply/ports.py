@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from zonectl.model.cluster import ClusterState, LiveRange
+from zonectl.model.cluster import ClusterState, LiveMove, LiveRange
 from zonectl.plan.ops import Op
 
 Doc = Mapping[str, Any]
@@ -45,6 +45,13 @@ class ChunkReader(Protocol):
     def max_chunk_bytes(self, ns: str) -> int: ...
 
 
+class UnshardedReader(Protocol):
+    """Where an unsharded collection lives, and the moveCollection running on it (8.0+)."""
+
+    def read_home_shard(self, ns: str) -> str | None: ...
+    def read_move(self, ns: str) -> LiveMove | None: ...
+
+
 class AuditStore(Protocol):
     def write(self, doc: Doc) -> None: ...
 
@@ -61,6 +68,7 @@ class Ports:
     chunks: ChunkReader
     audit: AuditStore
     version: str = ""
+    unsharded: UnshardedReader | None = None  # needed only by MoveCollection ops
 
     @property
     def major(self) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from zonectl.apply import migrate
+from zonectl.apply.collection_moves import settle_running_move, verify_move
 from zonectl.apply.migrate import MigrationProgress, MigrationResult
 from zonectl.apply.ports import Ports
 from zonectl.apply.preview import Preview as Preview  # re-exported for callers of run
@@ -33,6 +34,7 @@ from zonectl.model.keys import sort_key
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
+    MoveCollection,
     Op,
     RemoveShardFromZone,
     RemoveZoneRange,
@@ -178,10 +180,14 @@ class _Runner:
             with self._cluster_pause():
                 for ns in order:
                     self._namespace(ns, by_ns.get(ns, []), ns in migrating)
+        for op in rest:  # moveCollection ops first: they belong to the pins before them
+            if isinstance(op, MoveCollection):
+                self._move_collection(op)
         for op in removes:
             self._step(op)
         for op in rest:
-            self._step(op)
+            if not isinstance(op, MoveCollection):
+                self._step(op)
 
     @contextlib.contextmanager
     def _cluster_pause(self) -> Iterator[None]:
@@ -230,6 +236,31 @@ class _Runner:
                 hint="rerun later, or raise --wait-timeout",
             )
 
+    def _move_collection(self, op: MoveCollection) -> None:
+        """Under the lease and journal like every op; a move already running on the server
+        is waited for, never doubled; the result is verified where the server records it."""
+        reader = self.ports.unsharded
+        if reader is None:
+            raise ClusterError(f"{op.describe()}: this cluster connection cannot move collections")
+        self.lease.check()
+        home = settle_running_move(reader, op, self.options.wait_timeout_s, self.events.info)
+        if home is not None and home != op.from_shard:
+            # The move that was running placed it: done if in the zone, else plan again.
+            zone = {s.id for s in self.ports.read_state([]).shards if op.zone in s.zones}
+            if home not in zone:
+                raise ClusterError(
+                    f"{op.ns} was moved to {home} (outside zone {op.zone}) by another "
+                    "moveCollection while zonectl waited; nothing more was sent",
+                    hint="run `zonectl plan` to see where it lives now, then apply again",
+                )
+            assert self.rec is not None
+            self.index += 1
+            self.rec.step(self.index, op.kind, op.describe(), f"done by the move to {home}")
+            self.events.op(op, "done")
+            return
+        self._step(op)
+        verify_move(reader, op)
+
     def _step(self, op: Op) -> None:
         assert self.rec is not None
         self.lease.check()
@@ -239,6 +270,9 @@ class _Runner:
         except ZonectlError:
             self.events.op(op, "failed")
             self.rec.step(self.index, op.kind, op.describe(), "failed")
+            raise
+        except KeyboardInterrupt:
+            self.rec.step(self.index, op.kind, op.describe(), "interrupted (may still run)")
             raise
         self.result.changed = True
         self.result.ops_done += 1 if not isinstance(op, SplitChunk) else 0

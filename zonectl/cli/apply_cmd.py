@@ -25,11 +25,14 @@ from zonectl.cli.fleet_options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
-from zonectl.mongo import connect, read_cluster_state, read_impacts
+from zonectl.mongo import connect, read_impacts
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.echo import command_line
+from zonectl.mongo.resolve import read_resolved
+from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.planner import make_plan
 from zonectl.plan.serialize import load_plan
+from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.plan.value import Plan, make_fingerprint
 from zonectl.render import render_text
 from zonectl.settings import Settings
@@ -155,27 +158,37 @@ def _preparer(
     only: list[str] | None,
     migrate: bool,
 ) -> Callable[[], Prepared]:
-    managed = sorted(desired.collections)
-    if only:
-        managed = [ns for ns in managed if ns in only]
-
     def prepare() -> Prepared:
         now = dt.datetime.now(dt.UTC)
-        actual = read_cluster_state(conn, desired.collections)
+        resolved = read_resolved(conn, desired, now)  # patterns expanded against live namespaces
+        actual, expanded = resolved.actual, resolved.desired
+        names = [ns for ns in sorted(expanded.collections) if not only or ns in only]
         eager = [
             ns
-            for ns in managed
-            if ns in actual.collections and (migrate or desired.collections[ns].migrate == "eager")
+            for ns in names
+            if ns in actual.collections and (migrate or expanded.collections[ns].migrate == "eager")
         ]
         if saved is not None:
-            fingerprint = make_fingerprint(actual, frozenset(desired.collections))
+            fingerprint = make_fingerprint(actual, frozenset(expanded.collections))
             _check_fresh(saved, desired, actual_fp=fingerprint, now=now)
             return Prepared(saved, tuple(eager))
-        boundaries, _tick = window_boundaries(desired, now)
-        plan = make_plan(desired, actual, boundaries=boundaries, at=now, namespaces=only or None)
+        boundaries, _tick = window_boundaries(expanded, now)
+        plan = make_plan(
+            expanded,
+            actual,
+            boundaries=boundaries,
+            at=now,
+            namespaces=only or None,
+            origins=resolved.origins,
+            notes=resolved.notes,
+        )
         for message in plan.warnings:
             warn(message)
-        return Prepared(plan.with_impacts(read_impacts(conn, actual, plan)), tuple(eager))
+        for note in plan.notes:  # pins this server version cannot honour: say so, every run
+            if UNREACHABLE in note:
+                warn(note)
+        impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
+        return Prepared(plan.with_impacts(impacts), tuple(eager))
 
     return prepare
 

@@ -25,6 +25,7 @@ from zonectl.mongo.executor import bind
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease
 from zonectl.mongo.state import read_cluster_state
+from zonectl.mongo.unsharded_read import MongoUnsharded
 
 
 def build_ports(conn: Connection, database: str) -> Ports:
@@ -42,6 +43,7 @@ def build_ports(conn: Connection, database: str) -> Ports:
         chunks=MongoChunks(client, conn.version),
         audit=MongoAudit(client, database),
         version=conn.version,
+        unsharded=MongoUnsharded(conn),
     )
 
 

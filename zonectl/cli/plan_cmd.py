@@ -21,8 +21,10 @@ from zonectl.cli.fleet_context import FleetSpec
 from zonectl.cli.fleet_options import fleet_command
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.desired import DesiredState
-from zonectl.mongo import connect, read_cluster_state, read_impacts
+from zonectl.mongo import connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
+from zonectl.mongo.resolve import read_resolved
+from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.ops import AssignZoneRange
 from zonectl.plan.planner import make_plan
 from zonectl.plan.serialize import dump_plan
@@ -96,7 +98,7 @@ def command(
     desired = load_desired(paths)
     boundaries, next_tick = window_boundaries(desired, instant)
     plan = build_plan(uri, desired, boundaries, instant, namespaces or None)
-    if next_tick is not None:
+    if next_tick is not None and (plan.valid_until is None or next_tick < plan.valid_until):
         plan = _valid_until(plan, next_tick)
     for message in plan.warnings:
         warn(message)
@@ -124,20 +126,37 @@ def build_plan(
     at: dt.datetime,
     namespaces: list[str] | None,
 ) -> Plan:
-    """Connect, read, plan, attach impact estimates, and add the cluster rules' warnings
-    (docs/analyze.md: ZA201 jumbo chunks a new range strands, ZA202 most of a collection
-    moving at once)."""
+    """Connect, read, expand namespace patterns, plan, attach impact estimates (range ops
+    from config.chunks, moveCollection ops from collStats), and add the cluster rules'
+    warnings (docs/analyze.md: ZA201 jumbo chunks a new range strands, ZA202 most of a
+    collection moving at once)."""
     with connect(uri) as conn:
-        actual = read_cluster_state(conn, desired.collections)
-        plan = make_plan(desired, actual, boundaries=boundaries, at=at, namespaces=namespaces)
-        plan = plan.with_impacts(read_impacts(conn, actual, plan))
+        resolved = read_resolved(conn, desired, at)
+        tick = None
+        if resolved.origins:  # windows of namespaces a pattern brought in
+            extra, tick = window_boundaries(resolved.desired, at)
+            boundaries = {**extra, **boundaries}
+        actual = resolved.actual
+        plan = make_plan(
+            resolved.desired,
+            actual,
+            boundaries=boundaries,
+            at=at,
+            namespaces=namespaces,
+            origins=resolved.origins,
+            notes=resolved.notes,
+        )
+        impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
+        plan = plan.with_impacts(impacts)
+        if tick:
+            plan = _valid_until(plan, tick)
         assigned = {op.ns for op in plan.ops if isinstance(op, AssignZoneRange)}
         jumbo, totals = read_plan_checks(conn, actual, assigned)
-    checks = plan_findings(plan, actual, desired, jumbo, totals)
+    checks = plan_findings(plan, actual, resolved.desired, jumbo, totals)
     if not checks:
         return plan
-    extra = tuple(finding_warning(where, f) for where, f in checks)
-    return dataclasses.replace(plan, warnings=plan.warnings + extra)
+    warnings = tuple(finding_warning(where, f) for where, f in checks)
+    return dataclasses.replace(plan, warnings=plan.warnings + warnings)
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:

@@ -20,6 +20,7 @@ from zonectl.cli.common import uri_option
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.mongo import connect
 from zonectl.mongo.lease import describe_holder
+from zonectl.mongo.unsharded_read import read_moves
 from zonectl.settings import Settings
 
 
@@ -41,7 +42,9 @@ def command(
     and the lease held. recover restores exactly the prior states its
     journal recorded (a balancer someone else stopped stays stopped) and
     releases the lease. The next `zonectl apply` does the same by itself
-    before it re-plans.
+    before it re-plans. A moveCollection still running on the server (8.0)
+    is reported, not stopped: it finishes by itself, and zonectl never
+    starts a second one while it runs.
 
     Exit codes: 0 done (or nothing to do); 1 runtime error or lease held by a
     live run; 5 balancing could not be restored: run the printed command.
@@ -62,6 +65,14 @@ def command(
                 )
             done = recover_open(ports.journal, ports.balancing)
             _audit(ports, done)
+        running = read_moves(conn)
+    for move in running:
+        stderr.print(
+            f"zonectl: a moveCollection of {move.namespace} to {move.to_shard} is still running "
+            f"on the server (since {move.started}); it finishes by itself, and apply waits for "
+            "it rather than starting another",
+            markup=False,
+        )
     for line in done:
         stderr.print(f"zonectl: recovered: {line}", markup=False)
     if not done:

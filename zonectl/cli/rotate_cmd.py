@@ -32,6 +32,8 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
 from zonectl.mongo import Connection, connect, read_cluster_state, read_impacts
 from zonectl.mongo.key_sample import read_top_key_value
+from zonectl.mongo.resolve import read_resolved
+from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.planner import make_plan
 from zonectl.plan.restrict import (
     WindowPlan,
@@ -40,6 +42,7 @@ from zonectl.plan.restrict import (
     make_window_plan,
     window_namespaces,
     window_problems,
+    with_pattern_ops,
 )
 from zonectl.render import render_text
 from zonectl.settings import Settings
@@ -70,13 +73,17 @@ def command(
     ] = False,
     metrics_file: Annotated[Path | None, metrics_file_option()] = None,
 ) -> int:
-    """Move each firehose window to its boundary now (or at --at); nothing else.
+    """Move each window to its boundary now (or at --at) and place new collections.
 
     Plans only the hot/cold ranges of firehose collections and applies them
     with apply's safeguards: the lease, balancing of the collection paused
     only while its old ranges are removed and the new ones added, verified
-    in config.tags, then restored. Other drift is reported on stderr and
-    left for `zonectl apply`. Safe to run every few minutes: when no window
+    in config.tags, then restored. Namespace patterns ("logs.*") and
+    collection-per-period windows ("metrics.events_%Y%m%d") are expanded
+    afresh each run, so collections created since the last run are placed
+    (ranges, or moveCollection on 8.0), and slices that aged out move to
+    the cold zone. Other drift is reported on stderr and left for `zonectl
+    apply`. Safe to run every few minutes: when nothing is new and no window
     is due it prints nothing and sends no write. A missed run catches up.
 
     Exit codes: 0 rotated or nothing due; 1 runtime error (including a
@@ -122,8 +129,8 @@ def _rotate(
     run.now = instant  # the run's time in the metrics file, even when it fails
     desired = load_desired(paths)
     names = window_namespaces(desired)
-    if not names:
-        warn("the policy has no firehose windows: nothing to rotate")
+    if not names and not desired.patterns:
+        warn("the policy has no firehose windows or namespace patterns: nothing to rotate")
         return int(ExitCode.OK)
     boundaries, next_tick = _boundaries(desired, names, instant)
     options = ApplyOptions(
@@ -137,9 +144,23 @@ def _rotate(
         ports = build_ports(conn, database)
 
         def plan_now() -> tuple[WindowPlan, ClusterState]:
-            actual = read_cluster_state(conn, desired.collections)
+            # Patterns are expanded afresh each run: a collection created since the last
+            # run is placed now (its pins, ranges and windows), the others add nothing.
+            resolved = read_resolved(conn, desired, instant)
+            actual, expanded = resolved.actual, resolved.desired
+            extra = [ns for ns in window_namespaces(expanded) if ns in resolved.origins]
+            wanted = {**_boundaries(expanded, extra, instant)[0], **boundaries}
             window = make_window_plan(
-                desired, actual, boundaries=boundaries, at=instant, valid_until=next_tick
+                expanded, actual, boundaries=wanted, at=instant, valid_until=next_tick
+            )
+            window = with_pattern_ops(
+                window,
+                expanded,
+                actual,
+                origins=resolved.origins,
+                notes=resolved.notes,
+                boundaries=wanted,
+                at=instant,
             )
             problems = window_problems(window, actual)
             if problems:
@@ -166,7 +187,10 @@ def _rotate(
         def prepare() -> Prepared:
             current, actual = plan_now()  # re-read under the lease: another run may have rotated
             ran.append(current)
-            impacts = read_impacts(conn, actual, current.plan)
+            impacts = {
+                **read_impacts(conn, actual, current.plan),
+                **read_move_impacts(conn, current.plan),
+            }
             return Prepared(current.plan.with_impacts(impacts), tuple(eager))
 
         events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty())
@@ -196,7 +220,7 @@ def _boundaries(
         raise InvalidPolicyError(_listing("invalid firehose window", problems))
     values = {ns: boundary_value(_firehose(desired, ns), instant) for ns in names}
     ticks = [next_tick(_firehose(desired, ns), instant) for ns in names]
-    return values, min(ticks)
+    return values, min(ticks) if ticks else None
 
 
 def _firehose(desired: DesiredState, ns: str) -> Firehose:
@@ -260,6 +284,11 @@ def _report(result: ApplyResult, window: WindowPlan) -> int:
     if not result.apply_id:
         return int(ExitCode.OK)
     lines = []
+    moved = {m.ns for m in window.moves}
+    for op in window.plan.ops:  # what pattern rules did to namespaces they matched
+        ns = op.namespace
+        if ns is not None and ns not in moved and ns in window.plan.origins:
+            lines.append(f"{ns} (from pattern {window.plan.origins[ns]!r}): {op.describe()}")
     for move in window.moves:
         lines.append(move.describe())
         lines.extend(f"  {op.describe()}" for op in move.ops)
@@ -272,7 +301,8 @@ def _report(result: ApplyResult, window: WindowPlan) -> int:
     sys.stdout.write("".join(f"{line}\n" for line in lines))
     sys.stdout.flush()
     stderr.print(
-        f"zonectl: rotated {len(window.moves)} window(s): {result.ops_done}/{result.ops_total} "
+        f"zonectl: rotated {len(window.moves)} window(s)"
+        f"{_pattern_count(window)}: {result.ops_done}/{result.ops_total} "
         f"op(s) (plan {result.plan_id}, rotate {result.apply_id}); balancing restored",
         markup=False,
     )
@@ -281,3 +311,13 @@ def _report(result: ApplyResult, window: WindowPlan) -> int:
 
 def _listing(title: str, problems: Sequence[str]) -> str:
     return f"{title} ({len(problems)} problem(s)):\n  " + "\n  ".join(problems)
+
+
+def _pattern_count(window: WindowPlan) -> str:
+    moved = {m.ns for m in window.moves}
+    placed = {
+        op.namespace
+        for op in window.plan.ops
+        if op.namespace in window.plan.origins and op.namespace not in moved
+    }
+    return f" and placed {len(placed)} pattern namespace(s)" if placed else ""

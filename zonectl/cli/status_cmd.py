@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import shutil
@@ -13,17 +14,20 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.boundary import guarded
-from zonectl.cli.common import load_desired, uri_option, warn
+from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
 from zonectl.cli.fleet_context import FleetSpec
 from zonectl.cli.fleet_options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, read_cluster_metrics
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
+from zonectl.mongo.connect import Connection
+from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.status import read_status
+from zonectl.plan.planner import make_plan
 from zonectl.render.exposition import render_openmetrics
 from zonectl.render.metrics import make_families
-from zonectl.render.status import render_status_json
+from zonectl.render.status import DatabaseStatus, StatusReport, render_status_json
 from zonectl.render.status_text import render_status_text
 from zonectl.settings import Settings
 
@@ -40,9 +44,11 @@ def command(
     policy: Annotated[
         list[Path] | None,
         typer.Argument(
-            help="Optional policy files or directories: with them the metrics also count "
-            "drift (pending plan ops) and each firehose window's next due time and pending "
-            "rotation; without them those metrics are absent.",
+            help="Optional policy files or directories: with them status also shows each "
+            "managed database's primary shard and its zones, where pinned unsharded "
+            "collections live and which pattern each namespace came from, and the metrics "
+            "count drift (pending plan ops) and each firehose window's next due time and "
+            "pending rotation; without them those parts are absent.",
             show_default=False,
             metavar="POLICY",
         ),
@@ -91,6 +97,8 @@ def command(
 
       zonectl status --uri "$ZONECTL_URI" -n app.events --format json
 
+      zonectl status policies/ --uri "$ZONECTL_URI"
+
       zonectl status policies/ --format openmetrics
     """
     settings = Settings.from_environ(os.environ)
@@ -124,6 +132,8 @@ def _status(
             sys.stdout.write(render_openmetrics(make_families(run.metrics)))
             sys.stdout.flush()
             return int(ExitCode.OK)
+        if desired is not None:
+            report = _with_policy(conn, report, desired)
     if namespaces:
         for note in report.notes:
             if note.split(":", 1)[0] in namespaces:
@@ -136,3 +146,28 @@ def _status(
         sys.stdout.write(render_status_text(report, color=color, width=width))
     sys.stdout.flush()
     return int(ExitCode.OK)
+
+
+def _with_policy(conn: Connection, report: StatusReport, desired: DesiredState) -> StatusReport:
+    """Managed databases with their primary, and the plan's notes on pins and patterns."""
+    now = dt.datetime.now(dt.UTC)
+    resolved = read_resolved(conn, desired, now)
+    boundaries, _tick = window_boundaries(resolved.desired, now)
+    plan = make_plan(
+        resolved.desired,
+        resolved.actual,
+        boundaries=boundaries,
+        at=now,
+        origins=resolved.origins,
+        notes=resolved.notes,
+    )
+    actual = resolved.actual
+    zones = {s.id: s.zones for s in actual.shards}
+    names = sorted({ns.split(".", 1)[0] for ns in resolved.desired.collections})
+    databases = tuple(
+        DatabaseStatus(db, actual.databases[db], tuple(zones.get(actual.databases[db], ())))
+        for db in names
+        if db in actual.databases
+    )
+    origins = [f"{ns}: from pattern {p!r}" for ns, p in sorted(resolved.origins.items())]
+    return dataclasses.replace(report, databases=databases, placements=(*plan.notes, *origins))

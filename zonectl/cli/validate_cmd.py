@@ -37,11 +37,15 @@ def command(
 
     Warnings do not fail validation. Exit 0 when valid, 3 when any error is found.
     """
+    import os
+
     from zonectl.policy import load_policy
+    from zonectl.settings import Settings
 
     desired: DesiredState | None = None
+    own = Settings.from_environ(os.environ).database  # no namespace pattern may name it
     try:
-        loaded = load_policy(list(paths))
+        loaded = load_policy(list(paths), own_database=own)
     except InvalidPolicyError as exc:
         diagnostics = exc.diagnostics
     else:

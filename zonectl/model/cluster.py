@@ -40,6 +40,29 @@ class LiveCollection:
 
 
 @dataclass(frozen=True)
+class LiveUnsharded:
+    """An unsharded collection: the shard it lives on (its database's primary, or its one
+    chunk once 8.0 tracks it as `unsplittable`) and what listCollections says it is."""
+
+    namespace: str
+    shard: str
+    kind: str = "collection"  # listCollections `type`: "collection" | "view" | "timeseries"
+    capped: bool = False
+    tracked: bool = False  # an `unsplittable` config.collections entry (8.0+)
+
+
+@dataclass(frozen=True)
+class LiveMove:
+    """A moveCollection running on the server (config.reshardingOperations, 8.0+)."""
+
+    namespace: str
+    to_shard: str
+    from_shard: str = ""
+    started: Any = None  # datetime when the server records it
+    state: str = ""
+
+
+@dataclass(frozen=True)
 class LiveBalancer:
     mode: str = "full"  # "full" | "off" (| "autoSplitOnly" before 7.0)
     stopped: bool = False
@@ -59,6 +82,20 @@ class ClusterState:
     collections: Mapping[str, LiveCollection] = field(default_factory=dict)
     ranges: tuple[LiveRange, ...] = ()
     balancer: LiveBalancer = field(default_factory=LiveBalancer)
+    # Read only when the policy needs them (unsharded pins, patterns): empty otherwise.
+    databases: Mapping[str, str] = field(default_factory=dict)  # db -> primary shard
+    unsharded: Mapping[str, LiveUnsharded] = field(default_factory=dict)
+    moves: tuple[LiveMove, ...] = ()
+    shard_bytes: Mapping[str, int] = field(default_factory=dict)  # listDatabases, per shard
+
+    @property
+    def major(self) -> int:
+        """The server's major version (7 when unknown)."""
+        head = self.version.split(".")[0]
+        return int(head) if head.isdigit() else 7
+
+    def move_of(self, namespace: str) -> LiveMove | None:
+        return next((m for m in self.moves if m.namespace == namespace), None)
 
     def shard(self, shard_id: str) -> LiveShard | None:
         return next((s for s in self.shards if s.id == shard_id), None)

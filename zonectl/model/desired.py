@@ -43,6 +43,19 @@ class Firehose:
 
 
 @dataclass(frozen=True)
+class Slices:
+    """Collection-per-period: newest `keep` slices (by the name's date) -> hot, older -> cold.
+    The namespace of the owning CollectionPolicy is a strftime template."""
+
+    schedule: str
+    timezone: str
+    keep: int
+    hot: str
+    cold: str | None = None
+    position: Position | None = dataclasses.field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class CollectionPolicy:
     namespace: str
     key: Mapping[str, Any] | None = None  # expected shard key; None: take the live one
@@ -52,6 +65,8 @@ class CollectionPolicy:
     balancing: bool | None = None  # None: not managed
     migrate: Literal["eager", "balancer"] | None = None
     position: Position | None = dataclasses.field(default=None, compare=False)
+    pattern: str | None = None  # the `collections:` glob this namespace was expanded from
+    slices: Slices | None = None  # only on a template entry (in DesiredState.patterns)
 
     def zones(self) -> frozenset[str]:
         """Every zone this collection's policy refers to."""
@@ -62,6 +77,10 @@ class CollectionPolicy:
             names.add(self.firehose.hot)
             if self.firehose.cold:
                 names.add(self.firehose.cold)
+        if self.slices:
+            names.add(self.slices.hot)
+            if self.slices.cold:
+                names.add(self.slices.cold)
         return frozenset(names)
 
 
@@ -93,6 +112,10 @@ class DesiredState:
     digest: str = ""  # sha256 of the normalized policy, for plans and audit
     # Where each shard entry stands in the policy files, for plan-time errors.
     shard_positions: Mapping[str, Position] = dataclasses.field(default_factory=dict, compare=False)
+    # Glob keys of `collections:` (fnmatch, dot literal): expanded against live namespaces by
+    # `zonectl.plan.patterns` before planning; `collections` then holds what they matched.
+    patterns: Mapping[str, CollectionPolicy] = dataclasses.field(default_factory=dict)
+    own_database: str = "zonectl"  # never matched by a pattern
 
     @property
     def managed_zones(self) -> frozenset[str]:

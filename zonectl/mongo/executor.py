@@ -16,6 +16,7 @@ from zonectl.plan.moves import MoveChunk
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
+    MoveCollection,
     MoveRange,
     Op,
     RemoveShardFromZone,
@@ -112,6 +113,13 @@ def move_chunk(client: Client, op: MoveChunk) -> Reply:
     return _send(client, op)
 
 
+def move_collection(client: Client, op: MoveCollection) -> Reply:
+    # Returns when the move is done (at least 5 minutes; zonectl sets no socket timeout). A
+    # lost connection leaves the move running on the server: the next apply sees it in
+    # config.reshardingOperations and waits for it (apply/collection_moves.py).
+    return _send(client, op)
+
+
 HANDLERS: dict[type[Op], Callable[[Client, Any], Reply]] = {
     AddShardToZone: add_shard_to_zone,
     RemoveShardFromZone: remove_shard_from_zone,
@@ -123,6 +131,7 @@ HANDLERS: dict[type[Op], Callable[[Client, Any], Reply]] = {
     SplitChunk: split_chunk,
     MoveRange: move_range,
     MoveChunk: move_chunk,
+    MoveCollection: move_collection,
 }
 
 

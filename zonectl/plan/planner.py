@@ -25,7 +25,7 @@ used to pre-split a collection about to be sharded: they are planned, with a war
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from zonectl.errors import PlanError
@@ -35,6 +35,7 @@ from zonectl.model.keys import format_value, sort_key
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
+    MoveCollection,
     Op,
     RemoveShardFromZone,
     RemoveZoneRange,
@@ -43,6 +44,14 @@ from zonectl.plan.ops import (
     SetCollectionBalancing,
 )
 from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
+from zonectl.plan.unsharded import (
+    book_move,
+    initial_load,
+    is_unsharded_pin,
+    pin_unsharded,
+    refuse_kind,
+    stuck_notes,
+)
 from zonectl.plan.value import Plan, Unmanaged, make_fingerprint
 
 
@@ -53,13 +62,16 @@ def make_plan(
     boundaries: Mapping[str, Any],
     at: dt.datetime,
     namespaces: Collection[str] | None = None,
+    origins: Mapping[str, str] | None = None,
+    notes: Sequence[str] = (),
 ) -> Plan:
     """The ordered ops that take `actual` to `desired`. Raises PlanError listing every
     problem (file:line first) when the policy cannot be planned against this cluster.
 
     `namespaces` restricts the plan to those collections' range and balancing ops plus
     the memberships their new ranges need; membership removals and balancer settings are
-    then left for a full plan.
+    then left for a full plan. `origins` (namespace -> pattern) and `notes` come from
+    pattern expansion and are carried into the plan for display.
     """
     problems = Problems(fallback=desired.sources[0] if desired.sources else "policy")
     live_holders = _holders(actual)
@@ -67,13 +79,27 @@ def make_plan(
 
     range_ops: list[Op] = []
     balancing_ops: list[Op] = []
+    move_ops: list[Op] = []
+    plan_notes = list(notes)
+    stuck: dict[tuple[str, str], list[str]] = {}
+    load = initial_load(actual)
     zones_in_use: dict[str, str] = {}  # zone -> where a range of it is (for messages)
     for ns in sorted(desired.collections):
+        cp = desired.collections[ns]
+        if refuse_kind(cp, actual, problems):
+            continue
+        if is_unsharded_pin(cp, actual):
+            zone_shards = frozenset(after.get(cp.pin or "", set()))
+            for op in pin_unsharded(cp, actual, zone_shards, load, problems, plan_notes, stuck):
+                assert isinstance(op, MoveCollection)
+                book_move(op, load, None)
+                move_ops.append(op)
         wanted = _namespace_ranges(desired, actual, ns, boundaries, problems)
         for r in wanted:
             zones_in_use.setdefault(r.zone, problems.where(r.position))
         range_ops.extend(_diff_ranges(ns, wanted, actual.ranges_of(ns)))
         balancing_ops.extend(_balancing(desired, actual, ns, problems))
+    plan_notes += stuck_notes(stuck, actual.version)
     for lr in actual.ranges:
         if lr.namespace not in desired.collections:
             zones_in_use.setdefault(lr.zone, f"unmanaged namespace {lr.namespace}")
@@ -100,7 +126,7 @@ def make_plan(
         for shard in sorted(live_holders.get(zone, set()) - after[zone])
     ]
     settings = _balancer_ops(desired, actual)
-    ops: list[Op] = [*adds, *range_ops, *removes, *balancing_ops, *settings]
+    ops: list[Op] = [*adds, *range_ops, *move_ops, *removes, *balancing_ops, *settings]
     if namespaces is not None:
         ops = _restrict(ops, frozenset(namespaces), desired, problems)
     return Plan(
@@ -113,6 +139,8 @@ def make_plan(
         unmanaged=_unmanaged(desired, actual),
         warnings=tuple(problems.warnings),
         namespaces=tuple(sorted(namespaces)) if namespaces is not None else (),
+        notes=tuple(plan_notes),
+        origins=dict(origins or {}),
     )
 
 

@@ -74,7 +74,8 @@ def wanted_ranges(
 
     With no key (an unsharded namespace and no `key:` in the policy) explicit bounds are
     kept as given, as the config server stores them for unsharded namespaces (§1.5 (a));
-    a pin or a window cannot be expressed without a key.
+    a window cannot be expressed without a key, and a pin without one is no range at all:
+    it moves the whole collection (`zonectl.plan.unsharded`, 8.0's moveCollection).
     """
     out: list[WantedRange] = []
     for r in cp.ranges:
@@ -93,11 +94,11 @@ def wanted_ranges(
             )
             continue
         out.append(WantedRange(r.zone, pad_bound(r.min, key), pad_bound(r.max, key), pos))
-    if (cp.pin or cp.firehose) and key is None:
+    if cp.firehose and key is None:
         problems.error(
             cp.position,
             f"{cp.namespace} is not sharded and the policy gives no key: "
-            "a pin or window needs the shard key; add `key:`",
+            "a window needs the shard key; add `key:`",
         )
         return out
     if cp.pin and key is not None:

@@ -17,7 +17,14 @@ from zonectl.model.bsontypes import type_name
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
 from zonectl.model.keys import compare, format_value, sort_key
-from zonectl.plan.ops import AssignZoneRange, Op, RemoveZoneRange, format_range
+from zonectl.plan.ops import (
+    AddShardToZone,
+    AssignZoneRange,
+    Op,
+    RemoveShardFromZone,
+    RemoveZoneRange,
+    format_range,
+)
 from zonectl.plan.planner import make_plan
 from zonectl.plan.value import Plan
 
@@ -204,3 +211,42 @@ def _suggest(value: Any) -> str:
 
 def _type_hint(value: Any) -> str:
     return "epoch seconds" if abs(value) < _SECONDS_LIMIT else "epoch milliseconds"
+
+
+def with_pattern_ops(
+    window: WindowPlan,
+    desired: DesiredState,
+    actual: ClusterState,
+    *,
+    origins: Mapping[str, str],
+    notes: tuple[str, ...],
+    boundaries: Mapping[str, Any],
+    at: dt.datetime,
+) -> WindowPlan:
+    """Add what pattern rules ask of the namespaces they matched (a rotate run places a
+    collection created since the last run): their range, moveCollection and balancing ops,
+    never memberships, which stay `zonectl apply`'s. Converged namespaces add nothing, so a
+    run with nothing new and no window due still sends no write."""
+    if not origins:
+        return window
+    names = sorted(origins)
+    cut = dataclasses.replace(
+        desired, collections={ns: desired.collections[ns] for ns in names}, balancer=None
+    )
+    full = make_plan(
+        cut, actual, boundaries=boundaries, at=at, namespaces=names, origins=origins, notes=notes
+    )
+    have = set(window.plan.ops)
+    extra = tuple(
+        op
+        for op in full.ops
+        if not isinstance(op, AddShardToZone | RemoveShardFromZone) and op not in have
+    )
+    plan = dataclasses.replace(
+        window.plan,
+        ops=window.plan.ops + extra,
+        origins=dict(origins),
+        notes=full.notes,
+        warnings=window.plan.warnings + full.warnings,
+    )
+    return WindowPlan(plan, window.moves)

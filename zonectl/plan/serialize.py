@@ -87,10 +87,14 @@ def plan_to_doc(plan: Plan) -> dict[str, Any]:
             "migrating_chunks": s.chunks,
             "migrating_bytes": s.bytes,
             "impact_known": s.impact_known,
+            **({"collections_to_move": s.collections} if s.collections else {}),
         },
         "ops": [op_to_doc(op) for op in plan.ops],
         "unmanaged": [dataclasses.asdict(u) for u in plan.unmanaged],
         "warnings": list(plan.warnings),
+        # Only when present, so saved plans without unsharded pins or patterns stay as they were.
+        **({"notes": list(plan.notes)} if plan.notes else {}),
+        **({"origins": dict(sorted(plan.origins.items()))} if plan.origins else {}),
     }
 
 
@@ -121,6 +125,8 @@ def load_plan(text: str) -> Plan:
             unmanaged=tuple(Unmanaged(**u) for u in doc.get("unmanaged", ())),
             warnings=tuple(doc.get("warnings", ())),
             namespaces=tuple(doc.get("namespaces", ())),
+            notes=tuple(doc.get("notes", ())),
+            origins=dict(doc.get("origins", {})),
             valid_until=(
                 dt.datetime.fromisoformat(doc["valid_until"]) if doc.get("valid_until") else None
             ),

@@ -17,6 +17,7 @@ from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
     Impact,
+    MoveCollection,
     Op,
     RemoveShardFromZone,
     RemoveZoneRange,
@@ -46,6 +47,7 @@ class Summary:
     chunks: int
     bytes: int
     impact_known: bool
+    collections: int = 0  # moveCollection ops (8.0+ unsharded pins)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,10 @@ class Plan:
     # A window plan is stale once the next firehose tick has passed (DESIGN §5.2).
     valid_until: dt.datetime | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    # Where unsharded pinned collections live and why nothing moves them, patterns that
+    # matched nothing: shown with the plan (stdout), not as warnings.
+    notes: tuple[str, ...] = ()
+    origins: Mapping[str, str] = field(default_factory=dict)  # namespace -> its pattern
 
     @property
     def has_changes(self) -> bool:
@@ -78,6 +84,7 @@ class Plan:
 
     def summary(self) -> Summary:
         impacts = [op.impact for op in self.ops if isinstance(op, AssignZoneRange)]
+        moves = [op for op in self.ops if isinstance(op, MoveCollection)]
         shards = {
             op.shard for op in self.ops if isinstance(op, AddShardToZone | RemoveShardFromZone)
         }
@@ -91,8 +98,9 @@ class Plan:
                 for op in self.ops
             ),
             chunks=sum(i.migrating for i in known),
-            bytes=sum(i.bytes for i in known),
-            impact_known=len(known) == len(impacts),
+            bytes=sum(i.bytes for i in known) + sum(m.impact.bytes for m in moves if m.impact),
+            impact_known=len(known) == len(impacts) and all(m.impact for m in moves),
+            collections=len(moves),
         )
 
     def with_impacts(self, impacts: Mapping[int, Impact]) -> Plan:
@@ -100,7 +108,7 @@ class Plan:
         ops = list(self.ops)
         for index, impact in impacts.items():
             op = ops[index]
-            if isinstance(op, AssignZoneRange | RemoveZoneRange):
+            if isinstance(op, AssignZoneRange | RemoveZoneRange | MoveCollection):
                 ops[index] = replace(op, impact=impact)
         return replace(self, ops=tuple(ops))
 
@@ -131,5 +139,8 @@ def make_fingerprint(actual: ClusterState, namespaces: frozenset[str]) -> str:
             dict(actual.balancer.active_window) if actual.balancer.active_window else None,
         ],
     }
+    homes = sorted((ns, u.shard) for ns, u in actual.unsharded.items() if ns in namespaces)
+    if homes:  # where managed unsharded collections live (only then, so older plans match)
+        data["unsharded"] = [list(pair) for pair in homes]
     text = json_util.dumps(data, json_options=json_util.CANONICAL_JSON_OPTIONS)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()

@@ -17,8 +17,10 @@ from zonectl.model.desired import (
     CollectionPolicy,
     DesiredState,
     Firehose,
+    Slices,
     ZoneRange,
 )
+from zonectl.policy.check_misc import is_pattern
 from zonectl.policy.check_ranges import CheckedRange
 from zonectl.policy.merge import Merged
 
@@ -30,16 +32,28 @@ def build_desired(
     keys: Mapping[str, dict[str, Any] | None],
     checked: Mapping[str, list[CheckedRange]],
     sources: Sequence[str],
+    own_database: str = "zonectl",
 ) -> DesiredState:
-    collections = {
+    entries = {
         ns: _collection(merged, ns, keys.get(ns), checked.get(ns, []))
         for ns in sorted(merged.collections)
     }
+    collections = {ns: c for ns, c in entries.items() if not is_pattern(ns)}
+    patterns = {ns: c for ns, c in entries.items() if is_pattern(ns)}
     shards = {name: frozenset(merged.shards[name].zones) for name in sorted(merged.shards)}
     balancer = _balancer(merged)
     positions = {name: merged.shards[name].at(key=True) for name in shards}
-    state = DesiredState(shards, collections, balancer, tuple(sources), "")
-    return DesiredState(shards, collections, balancer, tuple(sources), digest_of(state), positions)
+    state = DesiredState(shards, collections, balancer, tuple(sources), "", patterns=patterns)
+    return DesiredState(
+        shards,
+        collections,
+        balancer,
+        tuple(sources),
+        digest_of(state),
+        positions,
+        patterns=patterns,
+        own_database=own_database,
+    )
 
 
 def _collection(
@@ -64,7 +78,12 @@ def _collection(
             fh.cold,
             entry.at("firehose"),
         )
+    slices = None
+    if model.slices is not None:
+        sl = model.slices
+        slices = Slices(sl.schedule, sl.timezone, sl.keep, sl.hot, sl.cold, entry.at("slices"))
     return CollectionPolicy(
+        slices=slices,
         namespace=ns,
         key=key,
         ranges=ranges,
@@ -104,6 +123,8 @@ def digest_of(state: DesiredState) -> str:
             "manageWindow": b.manage_window,
             "activeWindow": [window.start, window.stop] if window else None,
         }
+    if state.patterns:  # only when present, so digests of pattern-free policies stay put
+        normal["patterns"] = {ns: _normal_collection(c) for ns, c in state.patterns.items()}
     text = json_util.dumps(normal, json_options=_DIGEST_JSON, sort_keys=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -119,4 +140,9 @@ def _normal_collection(c: CollectionPolicy) -> dict[str, Any]:
         else [fh.field, fh.type, fh.schedule, fh.timezone, fh.keep, fh.hot, fh.cold],
         "balancing": c.balancing,
         "migrate": c.migrate,
+        **(
+            {"slices": [sl.schedule, sl.timezone, sl.keep, sl.hot, sl.cold]}
+            if (sl := c.slices) is not None
+            else {}
+        ),
     }

@@ -15,9 +15,27 @@ _DB_FORBIDDEN = set('/\\. "$*<>:|?\0')
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
-def check_namespace(coll: CollectionEntry) -> list[Diagnostic]:
-    """MongoDB's naming rules for a sharded collection (db < 64 bytes, ns <= 255 bytes)."""
+GLOB_CHARS = frozenset("*?[")
+INTERNAL_DATABASES = ("admin", "config", "local")
+
+
+def is_pattern(namespace: str) -> bool:
+    """A `collections:` key with fnmatch wildcards (`*`, `?`, `[...]`) or strftime codes
+    (`%Y`, a collection-per-period template) is a pattern, expanded at plan time."""
+    return bool(set(namespace) & GLOB_CHARS) or "%" in namespace
+
+
+TEMPLATE_CODES = frozenset("YmdH%")
+
+
+def check_namespace(coll: CollectionEntry, own_database: str = "zonectl") -> list[Diagnostic]:
+    """MongoDB's naming rules for a sharded collection (db < 64 bytes, ns <= 255 bytes);
+    a pattern gets the glob rules of `check_pattern` instead."""
     ns = coll.namespace
+    if "%" in ns or coll.model.slices is not None:
+        return check_template(coll, own_database)
+    if is_pattern(ns):
+        return check_pattern(coll, own_database)
     db, dot, name = ns.partition(".")
     problem: str | None = None
     if not dot or not db or not name:
@@ -39,6 +57,84 @@ def check_namespace(coll: CollectionEntry) -> list[Diagnostic]:
         return []
     message = f"{ns!r} is not a valid namespace: {problem}"
     return [_error("ZP140", coll.at(key=True), message)]
+
+
+def check_pattern(coll: CollectionEntry, own_database: str) -> list[Diagnostic]:
+    """A glob "db.coll" (fnmatch, the dot literal): both parts present, brackets closed and
+    not empty, no character a database name cannot hold, and never a literal internal
+    database or zonectl's own, which wildcards never match either."""
+    ns = coll.namespace
+    db, dot, name = ns.partition(".")
+    problem: str | None = None
+    hint = 'e.g. "logs.*" or "tenant_*.events"'
+    if not dot or not db or not name:
+        problem = 'expected "database.collection" with wildcards in either part'
+    elif (bad := _unclosed_bracket(db) or _unclosed_bracket(name)) is not None:
+        problem = bad
+    elif set(db) & (_DB_FORBIDDEN - GLOB_CHARS - {"]"}):
+        chars = "".join(sorted(set(db) & (_DB_FORBIDDEN - GLOB_CHARS)))
+        problem = f"database part {db!r} contains {chars!r}"
+    elif db in (*INTERNAL_DATABASES, own_database):
+        problem = f"the {db} database is never managed by a pattern"
+        hint = f"name {db} collections one by one, or use a pattern for another database"
+    elif "$" in name or "\0" in name:
+        problem = "collection names cannot contain '$' or NUL"
+    if problem is None:
+        return []
+    message = f"{ns!r} is not a valid namespace pattern: {problem}"
+    return [_error("ZP141", coll.at(key=True), message, hint)]
+
+
+def check_template(coll: CollectionEntry, own_database: str) -> list[Diagnostic]:
+    """A collection-per-period entry: a literal database, a collection name with strftime
+    codes among %Y %m %d %H (at least %Y), `slices:` and none of pin/firehose/ranges."""
+    ns, model = coll.namespace, coll.model
+    db, dot, name = ns.partition(".")
+    codes = [name[i + 1 : i + 2] for i in range(len(name)) if name[i] == "%"]
+    problem: str | None = None
+    hint = 'e.g. "metrics.events_%Y%m%d" with slices: {schedule: "0 0 * * *", keep: 7, ...}'
+    if model.slices is None:
+        problem = "a name with strftime codes needs `slices:` (a collection-per-period window)"
+    elif not dot or not db or "%" in db or set(db) & (_DB_FORBIDDEN | GLOB_CHARS):
+        problem = "the database part must be a plain database name"
+    elif "%" not in name:
+        problem = "`slices:` needs a collection name with strftime codes such as %Y%m%d"
+    elif db in (*INTERNAL_DATABASES, own_database):
+        problem = f"the {db} database is never managed by a pattern"
+    elif any(code not in TEMPLATE_CODES for code in codes) or "Y" not in codes:
+        problem = "use %Y (required), %m, %d and %H only"
+    elif model.pin or model.firehose or model.ranges:
+        problem = "`slices:` pins each slice whole: drop pin, firehose and ranges"
+    if problem is None and model.slices is not None:
+        from zonectl.windows import validate_schedule
+
+        bad = validate_schedule(model.slices.schedule, model.slices.timezone)
+        if bad is not None:
+            return [_error("ZP142", coll.at("slices", "schedule"), f"slices of {ns}: {bad}")]
+    if problem is None:
+        return []
+    message = f"{ns!r} is not a valid collection-per-period template: {problem}"
+    return [_error("ZP142", coll.at(key=True), message, hint)]
+
+
+def _unclosed_bracket(part: str) -> str | None:
+    """fnmatch reads an unclosed `[` literally; in a policy it is a typo, so refuse it."""
+    i = 0
+    while i < len(part):
+        if part[i] == "[":
+            j = i + 1
+            if j < len(part) and part[j] in "!^":
+                j += 1
+            if j < len(part) and part[j] == "]":
+                j += 1
+            close = part.find("]", j)
+            if close < 0:
+                return f"'[' at offset {i} of {part!r} is never closed"
+            if close == i + 1:
+                return f"empty '[]' in {part!r}"
+            i = close
+        i += 1
+    return None
 
 
 def check_shard(shard: ShardEntry) -> list[Diagnostic]:
@@ -87,6 +183,10 @@ def _references(coll: CollectionEntry) -> Iterable[tuple[str, Position]]:
         yield model.firehose.hot, coll.at("firehose", "hot")
         if model.firehose.cold is not None:
             yield model.firehose.cold, coll.at("firehose", "cold")
+    if model.slices is not None:
+        yield model.slices.hot, coll.at("slices", "hot")
+        if model.slices.cold is not None:
+            yield model.slices.cold, coll.at("slices", "cold")
 
 
 def check_balancer(balancer: BalancerModel, doc: Document) -> list[Diagnostic]:

@@ -27,6 +27,8 @@ CODES: dict[str, str] = {
     "ZP131": "a namespace is defined in two places",
     "ZP132": "the balancer is defined in two places",
     "ZP140": "invalid namespace",
+    "ZP141": "invalid namespace pattern",
+    "ZP142": "invalid collection-per-period template",
     "ZP200": "invalid Extended JSON value in a bound",
     "ZP201": "min is not less than max",
     "ZP202": "bound fields do not match the shard key",

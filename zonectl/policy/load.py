@@ -26,8 +26,11 @@ class PolicyLoad:
     diagnostics: list[Diagnostic] = field(default_factory=list)  # warnings only
 
 
-def load_policy(paths: Sequence[str | Path], *, limits: Limits | None = None) -> PolicyLoad:
-    """Load and validate policy files and directories (read recursively, merged)."""
+def load_policy(
+    paths: Sequence[str | Path], *, limits: Limits | None = None, own_database: str = "zonectl"
+) -> PolicyLoad:
+    """Load and validate policy files and directories (read recursively, merged).
+    `own_database` (zonectl's lease/journal database) is one no pattern may name."""
     limits = limits or Limits()
     files, diagnostics = find_policy_files(paths)
     fragments: list[Fragment] = []
@@ -41,7 +44,7 @@ def load_policy(paths: Sequence[str | Path], *, limits: Limits | None = None) ->
                 fragments.append(fragment)
     merged, problems = merge_fragments(fragments)
     diagnostics += problems
-    keys, checked, problems = check_policy(merged)
+    keys, checked, problems = check_policy(merged, own_database)
     diagnostics += problems
     diagnostics = sorted_diagnostics(diagnostics)
     if has_errors(diagnostics) or not files:
@@ -49,12 +52,12 @@ def load_policy(paths: Sequence[str | Path], *, limits: Limits | None = None) ->
         warnings = len(diagnostics) - errors
         message = f"invalid policy: {_count(errors, 'error')}, {_count(warnings, 'warning')}"
         raise InvalidPolicyError(message, diagnostics=diagnostics)
-    desired = build_desired(merged, keys, checked, files)
+    desired = build_desired(merged, keys, checked, files, own_database)
     return PolicyLoad(desired, diagnostics)
 
 
 def check_policy(
-    merged: Merged,
+    merged: Merged, own_database: str = "zonectl"
 ) -> tuple[dict[str, dict[str, Any] | None], dict[str, list[CheckedRange]], list[Diagnostic]]:
     """Every semantic check; returns each namespace's key and its checked ranges too."""
     problems: list[Diagnostic] = []
@@ -63,7 +66,7 @@ def check_policy(
     for shard in merged.shards.values():
         problems += check_misc.check_shard(shard)
     for ns, coll in merged.collections.items():
-        problems += check_misc.check_namespace(coll)
+        problems += check_misc.check_namespace(coll, own_database)
         key, key_problems = check_ranges.check_key(coll)
         problems += key_problems
         keys[ns] = key

@@ -67,6 +67,19 @@ class FirehoseModel(_Model):
     cold: StrictStr | None = Field(None, description="Zone of older data, [MinKey, boundary).")
 
 
+class SlicesModel(_Model):
+    """Collection-per-period: the namespace is a strftime template ("metrics.events_%Y%m%d");
+    the newest `keep` slices are pinned to `hot`, older ones to `cold` (if set)."""
+
+    schedule: StrictStr = Field(
+        description="Cron expression: a new slice starts at each tick.", examples=["0 0 * * *"]
+    )
+    timezone: StrictStr = Field("UTC", description="IANA time zone of the schedule and names.")
+    keep: StrictInt = Field(1, ge=1, description="How many of the newest slices are hot.")
+    hot: StrictStr = Field(description="Zone of the newest `keep` slices.")
+    cold: StrictStr | None = Field(None, description="Zone of older slices (unmanaged if unset).")
+
+
 class CollectionModel(_Model):
     """What zonectl manages for one namespace."""
 
@@ -78,6 +91,9 @@ class CollectionModel(_Model):
     ranges: list[RangeModel] = Field(default_factory=list, description="Explicit zone ranges.")
     pin: StrictStr | None = Field(None, description="Zone owning the whole key space.")
     firehose: FirehoseModel | None = Field(None, description="A rolling time window.")
+    slices: SlicesModel | None = Field(
+        None, description="Collection-per-period window; the namespace is a strftime template."
+    )
     balancing: StrictBool | None = Field(None, description="Per-collection balancing switch.")
     migrate: Literal["eager", "balancer"] | None = Field(
         None,
@@ -96,7 +112,10 @@ class PolicyFileModel(_Model):
         description="shard -> zones; authoritative for every zone named here.",
     )
     collections: dict[StrictStr, CollectionModel] = Field(
-        default_factory=dict, description='Namespace "db.collection" -> its policy.'
+        default_factory=dict,
+        description='Namespace "db.collection" -> its policy. A key may be an fnmatch pattern '
+        '("logs.*", "tenant_*.events") or, with `slices:`, a strftime template '
+        '("metrics.events_%Y%m%d").',
     )
 
 

@@ -10,6 +10,7 @@ from zonectl.model.keys import format_value
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
+    MoveCollection,
     MoveRange,
     Op,
     RemoveShardFromZone,
@@ -63,6 +64,10 @@ CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
     SetBalancerWindow: _why_window,
     SplitChunk: _why_none,
     MoveRange: lambda op: f"`{op.ns}` range moves to `{op.to_shard}` now",
+    MoveCollection: lambda op: (
+        f"`{op.ns}` moves to `{op.to_shard}` with moveCollection: at least 5 minutes, "
+        "writes blocked about 2 s at the end"
+    ),
 }
 
 
@@ -78,7 +83,7 @@ def render_markdown(plan: Plan) -> str:
     s = plan.summary()
     out = ["## zonectl plan", "", f"**{summary_line(plan)}**", ""]
     if not plan.ops:
-        out += _unmanaged(plan) + _footer(plan)
+        out += _unmanaged(plan) + _notes(plan) + _footer(plan)
         return "\n".join(out) + "\n"
     out += [
         "| change | count |",
@@ -88,7 +93,9 @@ def render_markdown(plan: Plan) -> str:
         f"| shards to re-zone | {s.shards_rezoned} |",
         f"| settings to change | {s.settings} |",
     ]
-    if s.impact_known and s.to_add:
+    if s.collections:
+        out.append(f"| collections to move (moveCollection) | {s.collections} |")
+    if s.impact_known and (s.to_add or s.collections):
         out.append(f"| chunks to migrate (estimate) | ~{s.chunks} (~{format_bytes(s.bytes)}) |")
     out.append("")
     callouts = [c for c in (CALLOUTS[type(op)](op) for op in plan.ops) if c]
@@ -98,10 +105,12 @@ def render_markdown(plan: Plan) -> str:
         out.append("")
     out += ["### Changes", ""]
     for group, ops in grouped(plan):
-        out += [f"**{group}**", "", "```diff"]
+        origin = plan.origins.get(group)
+        out += [f"**{group}**" + (f" (from pattern `{origin}`)" if origin else ""), "", "```diff"]
         out += [" ".join(op_line(op)) for op in ops]
         out += ["```", ""]
-    out += _impact(plan) + _unmanaged(plan) + _warnings(plan) + _rollback(plan) + _footer(plan)
+    out += _impact(plan) + _unmanaged(plan) + _notes(plan) + _warnings(plan)
+    out += _rollback(plan) + _footer(plan)
     return "\n".join(out) + "\n"
 
 
@@ -130,6 +139,12 @@ def _unmanaged(plan: Plan) -> list[str]:
     out = ["### Unmanaged (not touched)", ""]
     out += [f"- {u.kind} `{u.name}`: {u.detail}" for u in plan.unmanaged]
     return [*out, ""]
+
+
+def _notes(plan: Plan) -> list[str]:
+    if not plan.notes:
+        return []
+    return ["### Notes", "", *[f"- {n}" for n in plan.notes], ""]
 
 
 def _warnings(plan: Plan) -> list[str]:

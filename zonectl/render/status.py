@@ -92,6 +92,15 @@ class OpenJournal:
 
 
 @dataclass(frozen=True)
+class DatabaseStatus:
+    """A database a policy manages: its primary shard (home of its unsharded collections)."""
+
+    name: str
+    primary: str
+    zones: tuple[str, ...]  # zones the primary shard carries
+
+
+@dataclass(frozen=True)
 class StatusReport:
     uri: str
     version: str
@@ -102,6 +111,10 @@ class StatusReport:
     journals: tuple[OpenJournal, ...] = ()
     notes: tuple[str, ...] = ()  # what could not be read, and why
     own_state_read: bool = True  # False: zonectl's lease and journals could not be read
+    # With a POLICY argument: managed databases, and where pinned unsharded collections live
+    # and which pattern each namespace came from (the plan's own notes).
+    databases: tuple[DatabaseStatus, ...] = ()
+    placements: tuple[str, ...] = ()
 
     @property
     def compliant(self) -> bool:
@@ -172,6 +185,17 @@ def status_document(report: StatusReport) -> dict[str, Any]:
             for j in report.journals
         ],
         "notes": list(report.notes),
+        **(
+            {
+                "databases": [
+                    {"name": d.name, "primary": d.primary, "zones": list(d.zones)}
+                    for d in report.databases
+                ],
+                "placements": list(report.placements),
+            }
+            if report.databases or report.placements
+            else {}
+        ),
     }
 
 

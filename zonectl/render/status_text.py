@@ -55,6 +55,15 @@ def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
             "draining" if s.draining else "",
         )
     parts += [Text(""), Text("shards", style="bold" if color else ""), shards]
+    if report.databases:
+        parts += [Text(""), Text("managed databases", style="bold" if color else "")]
+        parts += [
+            Text(f"  {d.name}: primary {d.primary} (zones {', '.join(d.zones) or '-'})")
+            for d in report.databases
+        ]
+    if report.placements:
+        parts += [Text(""), Text("pins and patterns", style="bold" if color else "")]
+        parts += [Text(f"  {line}") for line in report.placements]
     for c in report.collections:
         parts += [Text(""), _collection(c, color)]
     parts += [Text(""), Text(_summary(report), style=_verdict_style(report.compliant, color))]

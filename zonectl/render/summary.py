@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from zonectl.plan.ops import AddShardToZone, Op, RemoveShardFromZone
+from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.plan.value import Plan, Summary
 
 ZONES_GROUP = "zone memberships"
@@ -25,6 +26,12 @@ def plural(n: int, word: str) -> str:
 def summary_line(plan: Plan) -> str:
     """ "N to add, M to remove, K shards to re-zone; ~X chunks (~Y GiB) will migrate"."""
     if not plan.ops:
+        stuck = sum(UNREACHABLE in note for note in plan.notes)
+        if stuck:
+            return (
+                f"No changes zonectl can make, but {plural(stuck, 'pinned collection')} "
+                "outside its zone that no zone can reach on this version (see notes)."
+            )
         return "No changes: the cluster matches the policy."
     s: Summary = plan.summary()
     text = (
@@ -33,9 +40,13 @@ def summary_line(plan: Plan) -> str:
     )
     if s.settings:
         text += f", {plural(s.settings, 'setting')} to change"
+    if s.collections:
+        text += f", {plural(s.collections, 'collection')} to move"
     if s.to_add and s.impact_known:
         text += f"; ~{plural(s.chunks, 'chunk')} (~{format_bytes(s.bytes)}) will migrate"
-    elif s.to_add:
+    elif s.collections and s.impact_known:
+        text += f"; ~{format_bytes(s.bytes)} will be copied"
+    elif s.to_add or s.collections:
         text += "; migration impact not estimated"
     return text + "."
 

@@ -11,6 +11,7 @@ from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
     Impact,
+    MoveCollection,
     MoveRange,
     Op,
     RemoveShardFromZone,
@@ -79,6 +80,12 @@ def _move(op: MoveRange) -> tuple[str, str]:
     return "~", f"move {format_range(op.min, op.max)} to {op.to_shard}"
 
 
+def _move_collection(op: MoveCollection) -> tuple[str, str]:
+    size = f", ~{format_bytes(op.impact.bytes)} to copy" if op.impact is not None else ""
+    source = f" from {op.from_shard}" if op.from_shard else ""
+    return "~", f"moveCollection{source} to {op.to_shard} (zone {op.zone}{size}; 5 min at least)"
+
+
 LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
     AddShardToZone: _add_shard,
     RemoveShardFromZone: _remove_shard,
@@ -89,6 +96,7 @@ LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
     SetBalancerWindow: _window,
     SplitChunk: _split,
     MoveRange: _move,
+    MoveCollection: _move_collection,
 }
 
 
@@ -105,7 +113,8 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         "",
     ]
     for group, ops in grouped(plan):
-        out.append(group)
+        origin = plan.origins.get(group)
+        out.append(f"{group}  (from pattern {origin})" if origin else group)
         for op in ops:
             sign, text = op_line(op)
             line = f"  {sign} {text}"
@@ -115,5 +124,13 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         out.append("unmanaged (left untouched)")
         out.extend(f"  {u.kind} {u.name}: {u.detail}" for u in plan.unmanaged)
         out.append("")
+    out += notes_lines(plan)
     out.append(summary_line(plan))
     return "\n".join(out) + "\n"
+
+
+def notes_lines(plan: Plan) -> list[str]:
+    """Where unsharded pinned collections live, patterns and what they matched."""
+    if not plan.notes:
+        return []
+    return ["notes", *(f"  {note}" for note in plan.notes), ""]

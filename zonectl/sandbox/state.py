@@ -20,6 +20,7 @@ from zonectl.sandbox.balancer.balancer import Balancer
 from zonectl.sandbox.catalog.cluster import CHUNKS, Cluster
 from zonectl.sandbox.catalog.config_views import ChunksView
 from zonectl.sandbox.catalog.namespaces import Catalog
+from zonectl.sandbox.catalog.unsharded import register_database
 from zonectl.sandbox.clock import Clock
 from zonectl.sandbox.failpoints import FailPoints
 from zonectl.sandbox.query.cursors import CursorManager
@@ -53,6 +54,8 @@ class Sandbox:
         # model; the cluster and the command lock for the balancer.
         self.cluster = Cluster(self.catalog, self.clock, self.version)
         self.catalog.mount(CHUNKS, ChunksView(self.cluster))
+        cluster = self.cluster
+        self.catalog.on_create = lambda ns: register_database(cluster, ns)
         self.balancer = Balancer(self.cluster, self.lock)
         self.failpoints = FailPoints()
         self.cursors = CursorManager()

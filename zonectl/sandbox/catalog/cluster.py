@@ -172,7 +172,13 @@ class Cluster:
 
     # ------------------------------------------------------------- collections
     def sharded_namespaces(self) -> list[str]:
-        return sorted(self._stores)
+        """Sharded collections; not 8.0's tracked `unsplittable` ones, which the balancer
+        leaves alone (they move only by moveCollection)."""
+        return [
+            ns
+            for ns in sorted(self._stores)
+            if not (self.collection_doc(ns) or {}).get("unsplittable")
+        ]
 
     def is_sharded(self, ns: str) -> bool:
         return ns in self._stores

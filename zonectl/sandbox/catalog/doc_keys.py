@@ -1,6 +1,7 @@
 """What the sandbox knows about the documents behind each collection's chunks: how many
 distinct shard-key values they hold, how skewed they are, whether inserts arrive in key
-order, and which namespaces are views or time-series collections (cluster file, seed/doc_keys.py).
+order (cluster file, seed/doc_keys.py). Which namespaces are views or time-series
+collections is in each collection's catalog `meta` (catalog/unsharded.py).
 
 Chunks carry only counts and sizes (chunks.py); `analyzeShardKey` needs these few figures
 too. Kept beside the catalog in a weak map, like the secondary indexes in commands/indexes.py,
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from zonectl.sandbox.catalog.namespaces import Catalog
 
 Inserts = Literal["ascending", "descending", "random"]
-Kind = Literal["collection", "view", "timeseries"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,6 @@ class DocKeys:
 
 
 _KEYS: weakref.WeakKeyDictionary[Catalog, dict[str, DocKeys]] = weakref.WeakKeyDictionary()
-_KINDS: weakref.WeakKeyDictionary[Catalog, dict[str, Kind]] = weakref.WeakKeyDictionary()
 
 
 def set_doc_keys(catalog: Catalog, namespace: str, keys: DocKeys) -> None:
@@ -43,12 +42,3 @@ def set_doc_keys(catalog: Catalog, namespace: str, keys: DocKeys) -> None:
 
 def doc_keys(catalog: Catalog, namespace: str) -> DocKeys:
     return _KEYS.get(catalog, {}).get(namespace, DocKeys())
-
-
-def set_kind(catalog: Catalog, namespace: str, kind: Kind) -> None:
-    _KINDS.setdefault(catalog, {})[namespace] = kind
-
-
-def kind(catalog: Catalog, namespace: str) -> Kind:
-    """What listCollections calls the namespace: "collection", "view" or "timeseries"."""
-    return _KINDS.get(catalog, {}).get(namespace, "collection")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from zonectl.sandbox.catalog.store import Collection, MemoryCollection
 
@@ -12,6 +12,8 @@ class Catalog:
 
     def __init__(self) -> None:
         self._collections: dict[str, Collection] = {}
+        # Called with each namespace `ensure` creates (implicit database creation).
+        self.on_create: Callable[[str], None] | None = None
 
     def get(self, namespace: str) -> Collection | None:
         return self._collections.get(namespace)
@@ -22,6 +24,8 @@ class Catalog:
         if coll is None:
             coll = MemoryCollection(namespace)
             self._collections[namespace] = coll
+            if self.on_create is not None:
+                self.on_create(namespace)
         return coll
 
     def mount(self, namespace: str, collection: Collection) -> None:

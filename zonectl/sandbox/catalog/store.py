@@ -49,8 +49,12 @@ class Collection(Protocol):
 class MemoryCollection:
     """A plain collection: documents by `_id`, insertion-ordered."""
 
-    def __init__(self, name: str, docs: Iterable[Document] = ()) -> None:
+    def __init__(
+        self, name: str, docs: Iterable[Document] = (), meta: dict[str, Any] | None = None
+    ) -> None:
         self.name = name
+        # Kind, options and nominal sizes of the collection (catalog/unsharded.py).
+        self.meta: dict[str, Any] = dict(meta or {})
         self._docs: dict[SortKey, Document] = {}
         for doc in docs:
             self.put(doc)

@@ -15,6 +15,7 @@ from typing import Any
 
 from zonectl.sandbox.auth.roles import is_allowed
 from zonectl.sandbox.auth.show_privileges import privilege_documents
+from zonectl.sandbox.catalog.unsharded import database_bytes
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
 
@@ -91,11 +92,14 @@ def list_databases(request: Request) -> dict[str, Any]:
         names = {n for n in names if n == filt["name"]}
     databases = []
     total = 0
+    # A mongos adds each database's size per shard (cluster_list_databases_cmd.cpp, inferred).
+    per_shard = database_bytes(request.sandbox.cluster)
     for name in sorted(names):
         docs = sum(len(catalog.get(ns) or ()) for ns in catalog.namespaces() if _in_db(ns, name))
         size = docs * 256 + (8192 if docs else 0)  # a nominal on-disk size, for display only
         total += size
-        databases.append({"name": name, "sizeOnDisk": size, "empty": docs == 0})
+        shards = per_shard.get(name, {})
+        databases.append({"name": name, "sizeOnDisk": size, "empty": docs == 0, "shards": shards})
     if request.body.get("nameOnly") is True:
         return {"databases": [{"name": d["name"]} for d in databases]}
     return {"databases": databases, "totalSize": total, "totalSizeMb": total // (1024 * 1024)}

@@ -42,7 +42,7 @@ from bson import Int64
 
 from zonectl.model.bsontypes import type_name
 from zonectl.sandbox.auth.roles import is_allowed
-from zonectl.sandbox.catalog import doc_keys
+from zonectl.sandbox.catalog import unsharded
 from zonectl.sandbox.commands import key_characteristics
 from zonectl.sandbox.commands.authz import shell_repr
 from zonectl.sandbox.commands.move_rules import typed_namespace
@@ -97,7 +97,7 @@ def analyze_shard_key(request: Request) -> dict[str, Any]:
     if rate is not None and size is not None:
         raise CommandError.of("InvalidOptions", "Cannot specify both 'sampleRate' and 'sampleSize'")
     sandbox = request.sandbox
-    kind = doc_keys.kind(sandbox.catalog, ns)
+    kind = unsharded.kind_of(sandbox.cluster, ns)
     if kind == "timeseries":
         raise CommandError.of(
             "IllegalOperation", "Operation not supported for a timeseries collection"

@@ -44,6 +44,7 @@ COMMAND_PRIVILEGES: dict[str, Need] = {
     "clearJumboFlag": [[("{ns}", "clearJumboFlag")]],
     "enableSharding": [[("{ns}", "enableSharding")]],
     "shardCollection": [[("{ns}", "enableSharding")]],
+    "moveCollection": [[("{ns}", "enableSharding")]],  # manual: the enableSharding role
     "addShard": [[("cluster", "addShard")]],
     "removeShard": [[("cluster", "removeShard")]],
     "listShards": [[("cluster", "listShards")]],
@@ -53,6 +54,7 @@ COMMAND_PRIVILEGES: dict[str, Need] = {
     "distinct": [[("{ns}", "find")]],
     "aggregate": [[("{ns}", "find")]],
     "listCollections": [[("{ns}", "listCollections")]],
+    "collStats": [[("{ns}", "collStats")]],
     "listIndexes": [[("{ns}", "listIndexes")]],
     "insert": [[("{ns}", "insert")]],
     "update": [[("{ns}", "update")]],

@@ -20,10 +20,11 @@ from bson.raw_bson import RawBSONDocument
 
 from zonectl.model.keys import bson_equal
 from zonectl.sandbox.auth.roles import is_allowed
-from zonectl.sandbox.catalog import data_distribution, doc_keys
+from zonectl.sandbox.catalog import data_distribution
 from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
 from zonectl.sandbox.commands.authz import command_namespace
+from zonectl.sandbox.commands.move_collection import CURRENT_OP, current_ops
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
@@ -308,6 +309,13 @@ def aggregate(request: Request) -> dict[str, Any]:
         return cursor_reply(
             request, "admin.$cmd.aggregate", (encode(d) for d in results), batch_size=batch
         )
+    first_stage = list(first) if isinstance(first, Mapping) else []
+    if request.arg == 1 and request.db == "admin" and first_stage == [CURRENT_OP]:
+        # Only the moves in flight (move_collection.py), for "Monitor moveCollection".
+        rest = pipeline[1:] if isinstance(pipeline, list) else []
+        ops = list(run_pipeline(current_ops(request), rest, lambda coll: []))
+        encoded = (encode(d) for d in ops)
+        return cursor_reply(request, "admin.$cmd.aggregate", encoded, batch_size=None)
     if request.arg == 1:
         raise CommandError.of("InvalidNamespace", "{aggregate: 1} is not supported by the sandbox")
     namespace = namespace_of(request)
@@ -336,10 +344,11 @@ def list_collections(request: Request) -> dict[str, Any]:
         if not ns.startswith(prefix):
             continue
         name = ns[len(prefix) :]
-        entry: dict[str, Any] = {"name": name, "type": doc_keys.kind(request.sandbox.catalog, ns)}
+        meta = getattr(catalog.get(ns), "meta", {})
+        entry: dict[str, Any] = {"name": name, "type": meta.get("type", "collection")}
         if not name_only:
             entry.update(
-                options={},
+                options=dict(meta.get("options", {})),
                 info={"readOnly": False},
                 idIndex={"v": 2, "key": {"_id": 1}, "name": "_id_"},
             )

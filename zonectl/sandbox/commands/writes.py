@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from zonectl.sandbox.catalog.store import Collection
+from zonectl.sandbox.catalog.unsharded import create_with_options
 from zonectl.sandbox.commands.authz import shell_repr
 from zonectl.sandbox.commands.crud import decoded, filtered
 from zonectl.sandbox.commands.indexes import forget_indexes
@@ -229,7 +230,7 @@ def create(request: Request) -> dict[str, Any]:
     namespace = namespace_of(request)
     if request.sandbox.catalog.get(namespace) is not None:
         raise CommandError.of("NamespaceExists", f"Collection {namespace} already exists.")
-    request.sandbox.catalog.ensure(namespace)
+    create_with_options(request.sandbox.cluster, namespace, request.body)
     return {}
 
 

@@ -21,12 +21,14 @@ from bson.min_key import MinKey
 
 from zonectl.model.keys import sort_key
 from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
-from zonectl.sandbox.seed.doc_keys import record_documents, record_view
+from zonectl.sandbox.catalog.unsharded import create_with_options, set_meta
+from zonectl.sandbox.seed.doc_keys import record_documents
 from zonectl.sandbox.seed.schema import (
     ClusterFile,
     CollectionSpec,
     KeySpec,
     SeedError,
+    UnshardedSpec,
     load_cluster_file,
 )
 
@@ -90,8 +92,8 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
         )
     for coll in spec.collections:
         _seed_collection(sandbox, coll, names, source)
-    for view in spec.views:
-        record_view(sandbox, view.ns, view.timeseries)
+    for entry in spec.unsharded:
+        _seed_unsharded(sandbox, entry)
     if spec.balancer is not None:
         b = spec.balancer
         doc: dict[str, Any] = {"_id": "balancer", "mode": "full" if b.enabled else "off"}
@@ -142,6 +144,21 @@ def _seed_collection(sandbox: Sandbox, spec: CollectionSpec, names: list[str], s
         if 0 <= i < n:
             store.set_jumbo(i, True)
     record_documents(sandbox, spec)
+
+
+def _seed_unsharded(sandbox: Sandbox, spec: UnshardedSpec) -> None:
+    """An unsharded collection (view, time-series, capped or plain) with nominal sizes."""
+    body: dict[str, Any] = {}
+    if spec.type == "view":
+        body = {"viewOn": spec.ns.split(".", 1)[1] + "_source", "pipeline": []}
+    elif spec.type == "timeseries":
+        body = {"timeseries": {"timeField": "t", "granularity": "seconds"}}
+    elif spec.type == "capped":
+        body = {"capped": True, "size": max(spec.bytes, 4096)}
+    create_with_options(sandbox.cluster, spec.ns, body)
+    coll = sandbox.catalog.get(spec.ns)
+    if spec.type != "view":
+        set_meta(coll, size=spec.bytes, count=spec.docs)
 
 
 def _zone_for(ranges: list[Any], lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str | None:

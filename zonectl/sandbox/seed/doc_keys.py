@@ -1,10 +1,10 @@
-"""The cluster file's `documents:` and `views:` entries into doc_keys (called by seed/build.py)."""
+"""The cluster file's `documents:` entries into doc_keys (called by seed/build.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from zonectl.sandbox.catalog.doc_keys import DocKeys, Inserts, set_doc_keys, set_kind
+from zonectl.sandbox.catalog.doc_keys import DocKeys, Inserts, set_doc_keys
 from zonectl.sandbox.seed.schema import CollectionSpec
 
 if TYPE_CHECKING:
@@ -38,13 +38,3 @@ def record_documents(sandbox: Sandbox, spec: CollectionSpec) -> None:
             prefix_distinct=dict(docs.prefixDistinct),
         ),
     )
-
-
-def record_view(sandbox: Sandbox, namespace: str, timeseries: bool) -> None:
-    """A view (or time-series collection) appears in listCollections with its type; a
-    time-series collection keeps its data in `system.buckets.<name>`."""
-    sandbox.catalog.ensure(namespace)
-    set_kind(sandbox.catalog, namespace, "timeseries" if timeseries else "view")
-    if timeseries:
-        db, _, coll = namespace.partition(".")
-        sandbox.catalog.ensure(f"{db}.system.buckets.{coll}")

@@ -57,7 +57,7 @@ def _records(sandbox: Sandbox) -> Iterator[dict[str, Any]]:
     for ns in sandbox.catalog.namespaces():
         coll = sandbox.catalog.get(ns)
         if isinstance(coll, MemoryCollection):
-            yield {"t": "coll", "ns": ns, "docs": list(coll)}
+            yield {"t": "coll", "ns": ns, "docs": list(coll), "meta": coll.meta}
     for store in cluster.stores():
         yield {
             "t": "store",
@@ -99,8 +99,9 @@ def load(sandbox: Sandbox, path: str | Path) -> None:
                 if ts:
                     cluster.restore_ts(int(ts[0]), int(ts[1]))
             elif kind == "coll":
-                docs = bson.decode(record.raw)["docs"]
-                sandbox.catalog.mount(record["ns"], MemoryCollection(record["ns"], docs))
+                plain = bson.decode(record.raw)
+                coll = MemoryCollection(record["ns"], plain["docs"], plain.get("meta"))
+                sandbox.catalog.mount(record["ns"], coll)
             elif kind == "store":
                 store = ChunkStore(
                     record["ns"],

@@ -58,13 +58,6 @@ class DocumentsSpec(_Model):
     prefixDistinct: dict[str, int] = {}  # "country" or "a,b" -> distinct values
 
 
-class ViewSpec(_Model):
-    """An unsharded view or time-series collection (listCollections type)."""
-
-    ns: str
-    timeseries: bool = False
-
-
 class CollectionSpec(_Model):
     ns: str
     key: dict[str, Any]
@@ -78,6 +71,15 @@ class CollectionSpec(_Model):
     noBalance: bool = False
     jumbo: list[int] = []  # chunk indexes to mark jumbo
     documents: DocumentsSpec | None = None
+
+
+class UnshardedSpec(_Model):
+    """An unsharded collection on its database's primary shard, with nominal sizes."""
+
+    ns: str
+    bytes: int = Field(default=1024 * 1024, ge=0)
+    docs: int = Field(default=1000, ge=0)
+    type: Literal["collection", "view", "timeseries", "capped"] = "collection"
 
 
 class ZoneRangeSpec(_Model):
@@ -110,8 +112,8 @@ class ClusterFile(_Model):
     shards: list[ShardSpec]
     databases: list[DatabaseSpec] = []
     collections: list[CollectionSpec] = []
+    unsharded: list[UnshardedSpec] = []
     zones: list[ZoneRangeSpec] = []
-    views: list[ViewSpec] = []
     balancer: BalancerSpec | None = None
     users: list[UserSpec] = []
 

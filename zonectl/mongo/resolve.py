@@ -1,0 +1,51 @@
+"""The live state a plan needs, with the policy's namespace patterns expanded against it:
+config metadata, plus (when the policy has patterns or pins an unsharded collection) the
+databases, unsharded collections and moves in flight that `unsharded_read` lists."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from zonectl.model.cluster import ClusterState
+from zonectl.model.desired import DesiredState
+from zonectl.mongo.connect import Connection
+from zonectl.mongo.state import read_config_documents
+from zonectl.mongo.unsharded_read import needs_listing, read_listing
+from zonectl.plan.patterns import expand_patterns
+from zonectl.windows.slices import slice_boundaries
+
+
+@dataclass(frozen=True)
+class Resolved:
+    desired: DesiredState  # patterns expanded into `collections`
+    actual: ClusterState
+    origins: Mapping[str, str]  # namespace -> pattern
+    notes: tuple[str, ...]
+    round_trips: int = 0  # listing commands sent beyond the usual config reads
+
+
+def read_resolved(conn: Connection, desired: DesiredState, at: dt.datetime) -> Resolved:
+    """Read the cluster for `desired` and expand its patterns at instant `at` (which slices
+    of a collection-per-period window are hot); PlanError when two patterns overlap."""
+    wanted = None if desired.patterns else desired.collections
+    actual = read_config_documents(conn, wanted).cluster_state(conn)
+    if not needs_listing(desired, actual.collections):
+        return Resolved(desired, actual, {}, ())
+    listing = read_listing(conn, desired)
+    kinds: dict[str, str] = {ns: "collection" for ns in actual.collections}
+    for ns, live in listing.unsharded.items():
+        kinds[ns] = "capped" if live.capped else live.kind
+    for ns, kind in listing.kinds.items():
+        kinds.setdefault(ns, kind)
+    expanded = expand_patterns(desired, kinds, slice_boundaries(desired.patterns, at))
+    actual = dataclasses.replace(
+        actual,
+        databases=listing.databases,
+        unsharded=listing.unsharded,
+        moves=tuple(listing.moves),
+        shard_bytes=listing.shard_bytes,
+    )
+    return Resolved(expanded.desired, actual, expanded.origins, expanded.notes, listing.round_trips)
