@@ -1,6 +1,6 @@
 """DESIGN §7: a fleet of 50 clusters plans in at most 3x the time of one.
 
-Starts N sandbox clusters in a child process (each served over TCP, 4 shards, one collection
+Starts N sandbox clusters in child processes (each served over TCP, 4 shards, one collection
 of 1,000 chunks with two zone ranges), writes an inventory naming them (URIs from
 environment variables) and a policy that differs from every cluster by one range, then
 times `zonectl plan POLICY --cluster c00` against `zonectl plan POLICY --all`, each run
@@ -10,6 +10,7 @@ on loopback nothing waits on the network, so that figure is the client's CPU per
 under one interpreter lock, which concurrency cannot hide.
 
     python benchmarks/bench_fleet.py [--clusters 50] [--repeat 3] [--jobs 16]
+                                     [--server-processes N]
 """
 
 from __future__ import annotations
@@ -144,18 +145,27 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=16)
+    parser.add_argument("--server-processes", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     register(app)
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        parent, child = multiprocessing.Pipe()
-        # The sandboxes run in another process, as a mongos would: their work is not
-        # billed to the client's interpreter (one GIL for 50 servers and the client would
-        # measure the sandbox, not zonectl's concurrency).
-        server = multiprocessing.Process(target=serve_fleet, args=(args.clusters, child))
-        server.start()
+        # The sandboxes run in other processes, as mongoses would: their work is not billed
+        # to the client's interpreter (one GIL for 50 servers and the client would measure
+        # the sandbox, not zonectl's concurrency). In a real fleet each mongos has its own
+        # machine; here they share --server-processes interpreters (default: one per core).
+        pipes, servers = [], []
+        per = [args.clusters // args.server_processes] * args.server_processes
+        for i in range(args.clusters % args.server_processes):
+            per[i] += 1
+        for count in per:
+            parent, child = multiprocessing.Pipe()
+            server = multiprocessing.Process(target=serve_fleet, args=(count, child))
+            server.start()
+            pipes.append(parent)
+            servers.append(server)
         try:
-            inventory = write_inventory(parent.recv(), Path(tmp))
+            inventory = write_inventory([u for p in pipes for u in p.recv()], Path(tmp))
             policy = Path(tmp) / "policy.yaml"
             policy.write_text(POLICY, encoding="utf-8")
             print(f"{args.clusters} sandbox clusters started in {time.perf_counter() - t0:.1f} s")
@@ -170,8 +180,9 @@ def main() -> None:
                 policy, inventory, ["--all", "--jobs", str(args.jobs)], args.repeat
             )
         finally:
-            parent.send("stop")
-            server.join(30)
+            for parent, server in zip(pipes, servers, strict=True):
+                parent.send("stop")
+                server.join(30)
     ratio = fleet / one
     verdict = "OK" if ratio <= 3 else "OVER GOAL"
     n = args.clusters
