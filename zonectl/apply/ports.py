@@ -4,6 +4,7 @@ them with pymongo, the CLI wires them together, and apply itself never opens a c
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -43,6 +44,7 @@ class ChunkReader(Protocol):
     def read_ranges(self, ns: str) -> list[LiveRange]: ...
     def read_chunks(self, ns: str) -> list[dict[str, Any]]: ...
     def max_chunk_bytes(self, ns: str) -> int: ...
+    def read_shard_bytes(self, ns: str) -> dict[str, int] | None: ...
 
 
 class AuditStore(Protocol):
@@ -61,6 +63,9 @@ class Ports:
     chunks: ChunkReader
     audit: AuditStore
     version: str = ""
+    # Seconds on the cluster's clock, for --budget and the progress bar: time.monotonic,
+    # or an in-process sandbox's (virtual) clock so both run in simulated time.
+    clock: Callable[[], float] = time.monotonic
 
     @property
     def major(self) -> int:

@@ -51,7 +51,9 @@ def preview_migration(
     splits = migrate.make_splits(ns, chunks, ranges)
     after = migrate.split_locally(chunks, splits)
     shard_zones = {shard: tuple(sorted(z)) for shard, z in zones.items()}
+    default = ports.chunks.max_chunk_bytes(ns) // 2
+    sizes = migrate.estimate_sizes(after, ports.chunks.read_shard_bytes(ns), default)
     moves = migrate.make_moves(
-        ns, after, ranges, shard_zones, major=ports.major, force_jumbo=force_jumbo
+        ns, after, ranges, shard_zones, major=ports.major, force_jumbo=force_jumbo, sizes=sizes
     )
     return Preview(ns, tuple(splits), moves)

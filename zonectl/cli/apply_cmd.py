@@ -20,6 +20,7 @@ from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migra
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, make_confirm, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
+from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_cluster_state, read_impacts
@@ -66,10 +67,8 @@ def command(
     wait_timeout: Annotated[
         str, typer.Option(help="How long to wait for in-flight migrations before giving up.")
     ] = "60s",
-    migrate_budget: Annotated[
-        str | None,
-        typer.Option(help="Stop migrating after this long (e.g. 30m) and report what is left."),
-    ] = None,
+    migrate_budget: Annotated[str | None, budget_option()] = None,
+    parallel: Annotated[int | None, parallel_option()] = None,
     force_jumbo: Annotated[
         bool, typer.Option("--force-jumbo", help="Move chunks too big to migrate normally.")
     ] = False,
@@ -104,14 +103,15 @@ def command(
 
       zonectl plan policies/ -o plan.json && zonectl apply --plan plan.json --yes
 
-      zonectl apply policies/ --migrate --migrate-budget 30m --yes
+      zonectl apply policies/ --migrate --parallel 4 --budget 30m --yes
     """
     if not paths and plan_file is None:
         raise UsageError("give policy PATHs, or --plan FILE saved by `zonectl plan -o`")
     options = ApplyOptions(
         pause=pause.value,
         wait_timeout_s=parse_duration(wait_timeout, "--wait-timeout") or 0.0,
-        migrate_budget_s=parse_duration(migrate_budget, "--migrate-budget"),
+        migrate_budget_s=parse_duration(migrate_budget, "--budget"),
+        parallel=check_parallel(parallel),
         force_jumbo=force_jumbo,
         lease_ttl=dt.timedelta(seconds=parse_duration(lease_ttl, "--lease-ttl") or 300),
     )
@@ -125,7 +125,7 @@ def command(
         prepare = _preparer(conn, desired, saved, namespaces, migrate)
         if dry_run:
             return _dry_run(ports, options, prepare())
-        events = ConsoleEvents(stderr)
+        events = ConsoleEvents(stderr, clock=conn.clock)
         result = run_apply(ports, options, prepare, make_confirm(yes, render_text), events)
     return _summary(result)
 

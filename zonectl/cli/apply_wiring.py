@@ -42,6 +42,7 @@ def build_ports(conn: Connection, database: str) -> Ports:
         chunks=MongoChunks(client, conn.version),
         audit=MongoAudit(client, database),
         version=conn.version,
+        clock=conn.clock,
     )
 
 

@@ -24,6 +24,7 @@ from zonectl.apply.run import (
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn
+from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
@@ -55,9 +56,8 @@ def command(
         bool,
         typer.Option("--migrate", help="Also move chunks that left the hot window now."),
     ] = False,
-    migrate_budget: Annotated[
-        str | None, typer.Option(help="Stop migrating after this long (e.g. 30m).")
-    ] = None,
+    migrate_budget: Annotated[str | None, budget_option()] = None,
+    parallel: Annotated[int | None, parallel_option()] = None,
     wait_timeout: Annotated[
         str, typer.Option(help="How long to wait for in-flight migrations before giving up.")
     ] = "60s",
@@ -95,7 +95,8 @@ def command(
     boundaries, next_tick = _boundaries(desired, names, instant)
     options = ApplyOptions(
         wait_timeout_s=parse_duration(wait_timeout, "--wait-timeout") or 0.0,
-        migrate_budget_s=parse_duration(migrate_budget, "--migrate-budget"),
+        migrate_budget_s=parse_duration(migrate_budget, "--budget"),
+        parallel=check_parallel(parallel),
         operation="rotate",
     )
     database = Settings.from_environ(os.environ).database

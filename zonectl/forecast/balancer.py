@@ -53,9 +53,9 @@ class _Collection:
         self.violators: dict[str, list[int]] = {}
         for i, (shard, size, zone) in enumerate(zip(c.shards, c.sizes, c.zones, strict=True)):
             self.load[shard] = self.load.get(shard, 0) + (size if by_size else 1)
-            if zone is not None and zone not in shard_zones.get(shard, frozenset()):
-                if i not in c.jumbo:
-                    self.violators.setdefault(shard, []).append(i)
+            outside = zone is not None and zone not in shard_zones.get(shard, frozenset())
+            if outside and i not in c.jumbo:
+                self.violators.setdefault(shard, []).append(i)
 
     @property
     def left(self) -> int:

@@ -3,12 +3,13 @@
 `Dispatcher` decides which out-of-zone chunks move next and where to: several at once over
 disjoint shard pairs (never two moves sharing a donor or a recipient, as MongoDB's
 active-migrations registry allows one donation and one receipt per shard), at most
-`parallel` at a time; a shard may donate one chunk while it receives another. Order: the donor with the most bytes still to send first (it bounds
-the total time), then the largest chunk first (long moves start early, so the tail is
-short moves: list scheduling's largest-first rule). Destination: the zone's idle shard with
-the fewest projected bytes of the namespace, and only while it is within one chunk of the
-least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
-Dispatcher against a cluster; `simulate_eager` runs it against the copy-rate cost model.
+`parallel` at a time; a shard may donate one chunk while it receives another. Order: the
+donor with the most bytes still to send first (it bounds the total time), then the largest
+chunk first (long moves start early, so the tail is short moves: list scheduling's
+largest-first rule). Destination: the zone's idle shard with the fewest projected bytes of
+the namespace, and only while it is within one chunk of the least loaded holder, so a
+zone's shards end even. `apply --migrate` runs the same Dispatcher against a cluster;
+`simulate_eager` runs it against the copy-rate cost model.
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from zonectl.forecast.timing import copy_seconds
+
+
+def default_parallel(shards: int) -> int:
+    """`--parallel` when not given: one move per disjoint shard pair (shards // 2), the most
+    a balancer round itself runs; at least 1. More rarely helps: a shard donates or
+    receives one range at a time anyway, and every move loads a donor and a recipient."""
+    return max(1, shards // 2)
 
 
 @dataclass(frozen=True)
@@ -92,8 +100,7 @@ class Dispatcher:
         idle = [
             h
             for h in holders
-            if h not in self.receiving
-            and self.loads.get(h, 0) <= floor + max(move.bytes, 1)
+            if h not in self.receiving and self.loads.get(h, 0) <= floor + max(move.bytes, 1)
         ]
         if not idle:
             return None

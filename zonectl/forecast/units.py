@@ -63,7 +63,7 @@ def format_rate(bytes_per_s: float) -> str:
 
 def format_duration(seconds: float) -> str:
     """`2d 04h10m`, `3h05m`, `12m30s`, `45s`."""
-    s = int(round(seconds))
+    s = round(seconds)
     days, s = divmod(s, 86400)
     hours, s = divmod(s, 3600)
     minutes, s = divmod(s, 60)

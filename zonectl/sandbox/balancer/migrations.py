@@ -20,6 +20,7 @@ from zonectl.sandbox.errors import CommandError
 if TYPE_CHECKING:
     from zonectl.sandbox.catalog.cluster import Cluster
 
+
 @dataclass
 class InFlight:
     """One migration between its start and its commit."""
