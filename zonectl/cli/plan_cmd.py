@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -14,13 +15,28 @@ import typer
 
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
+from zonectl.cli.forecast_wiring import (
+    ForecastFlags,
+    balancer_tz_option,
+    copy_rate_option,
+    parallel_forecast_option,
+    parse_forecast_flags,
+    read_forecast,
+)
+from zonectl.cli.plan_after import state_after
 from zonectl.errors import ExitCode, ZonectlError
+from zonectl.forecast.report import Forecast
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_cluster_state, read_impacts
 from zonectl.plan.planner import make_plan
 from zonectl.plan.serialize import dump_plan
 from zonectl.plan.value import Plan
 from zonectl.render import render_json, render_markdown, render_text
+from zonectl.render.forecast import (
+    forecast_dict,
+    render_forecast_markdown,
+    render_forecast_text,
+)
 
 
 class Format(StrEnum):
@@ -54,6 +70,9 @@ def command(
             "the memberships their new ranges need; no membership removals or balancer settings.",
         ),
     ] = None,
+    copy_rate: Annotated[str | None, copy_rate_option()] = None,
+    parallel: Annotated[int | None, parallel_forecast_option()] = None,
+    balancer_tz: Annotated[str | None, balancer_tz_option()] = None,
 ) -> int:
     """Show the admin commands that would bring the cluster to the policy.
 
@@ -61,6 +80,11 @@ def command(
     settings through a mongos. Impact counts are targeted range queries on
     config.chunks, never a full read. The plan goes to stdout; warnings and
     progress go to stderr.
+
+    A forecast follows the plan: per namespace and in total, the chunks and
+    bytes that must move once it is applied, and how long that takes by the
+    balancer (rounds inside its active window, read in --balancer-tz) and by
+    `apply --migrate --parallel N`, at the assumed --copy-rate.
 
     Exit codes: 0 no changes (or changes without --detailed-exitcode);
     4 changes pending with --detailed-exitcode; 1 runtime error, including
@@ -76,9 +100,10 @@ def command(
       zonectl plan policies/ -o plan.json --detailed-exitcode
     """
     instant = parse_at(at, dt.datetime.now(dt.UTC))
+    flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
     desired = load_desired(paths)
     boundaries, next_tick = window_boundaries(desired, instant)
-    plan = build_plan(uri, desired, boundaries, instant, namespaces or None)
+    plan, forecast = _plan_and_forecast(uri, desired, boundaries, instant, namespaces, flags)
     if next_tick is not None:
         plan = _valid_until(plan, next_tick)
     for message in plan.warnings:
@@ -89,7 +114,7 @@ def command(
         except OSError as exc:
             raise ZonectlError(f"cannot write plan to {out}: {exc.strerror or exc}") from None
         stderr.print(f"plan {plan.plan_id} saved to {out}", markup=False)
-    sys.stdout.write(_render(plan, fmt))
+    sys.stdout.write(_render(plan, fmt, forecast))
     sys.stdout.flush()
     if detailed_exitcode and plan.has_changes:
         return int(ExitCode.CHANGES_PENDING)
@@ -110,16 +135,46 @@ def build_plan(
         return plan.with_impacts(read_impacts(conn, actual, plan))
 
 
+def _plan_and_forecast(
+    uri: str | None,
+    desired: DesiredState,
+    boundaries: Mapping[str, Any],
+    at: dt.datetime,
+    namespaces: list[str] | None,
+    flags: ForecastFlags,
+) -> tuple[Plan, Forecast]:
+    """The plan, and the forecast of the data movement it causes, from one connection."""
+    with connect(uri) as conn:
+        actual = read_cluster_state(conn, desired.collections)
+        plan = make_plan(desired, actual, boundaries=boundaries, at=at, namespaces=namespaces)
+        plan = plan.with_impacts(read_impacts(conn, actual, plan))
+        after = state_after(plan, actual, desired, namespaces)
+        forecast = read_forecast(
+            conn,
+            after.ranges,
+            after.shard_zones,
+            flags,
+            now=at,
+            window=after.window,
+            balancer_enabled=after.balancer_enabled,
+            no_balance=after.no_balance,
+        )
+    return plan, forecast
+
+
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
     import dataclasses
 
     return dataclasses.replace(plan, valid_until=tick)
 
 
-def _render(plan: Plan, fmt: Format) -> str:
+def _render(plan: Plan, fmt: Format, forecast: Forecast) -> str:
     if fmt is Format.json:
-        return render_json(plan)
+        # stdout only: the file `-o` saves stays the plan document alone.
+        doc = json.loads(render_json(plan))
+        doc["forecast"] = forecast_dict(forecast)
+        return json.dumps(doc, indent=2) + "\n"
     if fmt is Format.markdown:
-        return render_markdown(plan)
+        return render_markdown(plan) + render_forecast_markdown(forecast)
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    return render_text(plan, color=color)
+    return render_text(plan, color=color) + "\n" + render_forecast_text(forecast)

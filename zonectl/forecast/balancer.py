@@ -39,6 +39,7 @@ class BalancerOutcome:
     finished: dt.datetime | None  # None: some chunk can never move (no shard has its zone)
     moved: int
     rounds: int
+    drained: dict[str, dt.datetime] = field(default_factory=dict)  # donor -> its last commit
 
 
 class _Collection:
@@ -67,9 +68,9 @@ class _Collection:
         shard_zones: Mapping[str, frozenset[str]],
         available: set[str],
         seconds_for: Callable[[int], float],
-    ) -> tuple[float, int]:
-        """This round's zone-violation picks: (the longest migration's seconds, count)."""
-        longest, count = 0.0, 0
+    ) -> list[tuple[str, float]]:
+        """This round's zone-violation picks: (donor, seconds) of each migration started."""
+        started: list[tuple[str, float]] = []
         for shard in order:
             if shard not in available or len(available) < 2:
                 continue
@@ -81,14 +82,13 @@ class _Collection:
                 to = min(holders, key=lambda s: self.load.get(s, 0))  # first of equals
                 available -= {shard, to}
                 size = self.c.sizes[i]
-                longest = max(longest, seconds_for(size))
+                started.append((shard, seconds_for(size)))
                 step = size if self.by_size else 1
                 self.load[shard] -= step
                 self.load[to] = self.load.get(to, 0) + step
                 del self.violators[shard][pos]
-                count += 1
                 break
-        return longest, count
+        return started
 
 
 def simulate_balancer(
@@ -107,18 +107,24 @@ def simulate_balancer(
     order = list(shard_zones)  # config.shards order, as the policy walks it
     state = [_Collection(c, shard_zones, by_data_size) for c in colls]
     t, moved, rounds = now, 0, 0
+    drained: dict[str, dt.datetime] = {}
     while rounds < max_rounds:
         if not any(s.left for s in state):
-            return BalancerOutcome(t, moved, rounds)
+            return BalancerOutcome(t if moved else now, moved, rounds, drained)
         if window is not None and not window.contains(t):
             t = window.next_open(t)
         rounds += 1
         available = set(order)
-        longest = 0.0
-        for s in state:
-            seconds, count = s.round(order, shard_zones, available, seconds_for)
-            longest, moved = max(longest, seconds), moved + count
-        if longest == 0.0:
-            return BalancerOutcome(None, moved, rounds)  # stuck: nothing can move
-        t += dt.timedelta(seconds=longest + SHORT_INTERVAL_S)
-    return BalancerOutcome(None, moved, rounds)
+        started = [m for s in state for m in s.round(order, shard_zones, available, seconds_for)]
+        if not started:
+            return BalancerOutcome(None, moved, rounds, drained)  # stuck: nothing can move
+        for donor, seconds in started:
+            drained[donor] = t + dt.timedelta(seconds=seconds)
+        moved += len(started)
+        # The round waits for all its migrations; the finish is the last commit, the next
+        # round starts kShortBalanceRoundInterval after it.
+        end = t + dt.timedelta(seconds=max(sec for _, sec in started))
+        if not any(s.left for s in state):
+            return BalancerOutcome(end, moved, rounds, drained)
+        t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
+    return BalancerOutcome(None, moved, rounds, drained)

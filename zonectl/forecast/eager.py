@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from zonectl.forecast.timing import copy_seconds
 
@@ -140,7 +140,8 @@ def lower_bound_seconds(moves: Sequence[PendingMove], rate: float) -> float:
 class EagerOutcome:
     seconds: float  # from the first start to the last commit
     moved: int
-    left: int  # not started: the budget ran out
+    left: int  # not started: the budget ran out (or no shard can take them)
+    drained: dict[str, float] = field(default_factory=dict)  # donor -> its last commit, s
 
 
 def simulate_eager(
@@ -157,6 +158,7 @@ def simulate_eager(
     dispatcher = Dispatcher(moves, loads, parallel)
     events: list[tuple[float, int, Started]] = []
     now, seq, moved, left = 0.0, 0, 0, 0
+    drained: dict[str, float] = {}
     while True:
         if budget_s is None or now < budget_s:
             for s in dispatcher.next_moves():
@@ -168,5 +170,6 @@ def simulate_eager(
             break
         now, _, s = heapq.heappop(events)
         dispatcher.done(s)
+        drained[s.move.donor] = now
         moved += 1
-    return EagerOutcome(now, moved, left + len(dispatcher.pending))
+    return EagerOutcome(now, moved, left + len(dispatcher.pending), drained)
