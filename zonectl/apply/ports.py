@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -45,6 +45,9 @@ class ChunkReader(Protocol):
     def read_chunks(self, ns: str) -> list[dict[str, Any]]: ...
     def max_chunk_bytes(self, ns: str) -> int: ...
     def read_shard_bytes(self, ns: str) -> dict[str, int] | None: ...
+    def read_range_bytes(
+        self, ns: str, ranges: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
+    ) -> list[int] | None: ...
 
 
 class AuditStore(Protocol):

@@ -32,7 +32,7 @@ def copy_rate_option() -> Any:
 def parallel_forecast_option() -> Any:
     return typer.Option(
         "--parallel",
-        help="Forecast `--migrate --parallel N` (default: half the shard count).",
+        help="Forecast `--migrate --parallel N` (default: the shard count).",
     )
 
 

@@ -14,8 +14,8 @@ def parallel_option() -> Any:
     return typer.Option(
         "--parallel",
         help="With --migrate: moves at once, over disjoint shard pairs (never two sharing a "
-        "donor or a recipient). Default: half the shard count, one move per shard pair, "
-        "as a balancer round would run.",
+        "donor or a recipient). Default: the shard count (each shard still donates "
+        "one and receives one range at a time, as MongoDB allows).",
     )
 
 

@@ -103,7 +103,9 @@ def command(
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
     desired = load_desired(paths)
     boundaries, next_tick = window_boundaries(desired, instant)
-    plan, forecast = _plan_and_forecast(uri, desired, boundaries, instant, namespaces, flags)
+    plan, forecast = _plan_and_forecast(
+        uri, desired, boundaries, instant, namespaces, flags, forecast_at=at is not None
+    )
     if next_tick is not None:
         plan = _valid_until(plan, next_tick)
     for message in plan.warnings:
@@ -142,8 +144,11 @@ def _plan_and_forecast(
     at: dt.datetime,
     namespaces: list[str] | None,
     flags: ForecastFlags,
+    *,
+    forecast_at: bool,
 ) -> tuple[Plan, Forecast]:
-    """The plan, and the forecast of the data movement it causes, from one connection."""
+    """The plan, and the forecast of the data movement it causes, from one connection.
+    The forecast starts at --at when given, else at the cluster's now (a sandbox's clock)."""
     with connect(uri) as conn:
         actual = read_cluster_state(conn, desired.collections)
         plan = make_plan(desired, actual, boundaries=boundaries, at=at, namespaces=namespaces)
@@ -154,7 +159,7 @@ def _plan_and_forecast(
             after.ranges,
             after.shard_zones,
             flags,
-            now=at,
+            now=at if forecast_at else conn.wall(),
             window=after.window,
             balancer_enabled=after.balancer_enabled,
             no_balance=after.no_balance,

@@ -1,15 +1,16 @@
 """zonectl's parallel eager migration, as a pure scheduler and its simulation.
 
 `Dispatcher` decides which out-of-zone chunks move next and where to: several at once over
-disjoint shard pairs (never two moves sharing a donor or a recipient, as MongoDB's
-active-migrations registry allows one donation and one receipt per shard), at most
-`parallel` at a time; a shard may donate one chunk while it receives another. Order: the
-donor with the most bytes still to send first (it bounds the total time), then the largest
-chunk first (long moves start early, so the tail is short moves: list scheduling's
-largest-first rule). Destination: the zone's idle shard with the fewest projected bytes of
-the namespace, and only while it is within one chunk of the least loaded holder, so a
-zone's shards end even. `apply --migrate` runs the same Dispatcher against a cluster;
-`simulate_eager` runs it against the copy-rate cost model.
+disjoint shard pairs, at most `parallel` at a time. Never two moves sharing a shard: a
+shard's ActiveMigrationsRegistry refuses to donate while it receives and to receive while
+it donates or receives (mongo:src/mongo/db/s/active_migrations_registry.cpp,
+registerDonateChunk/registerReceiveChunk), so each shard takes part in one migration at a
+time. Order: the shard with the most bytes still to send or receive first (it bounds the
+total time), then the largest chunk first (long moves start early, so the tail is short
+moves: list scheduling's largest-first rule). Destination: the zone's idle shard with the
+fewest projected bytes of the namespace, and only while it is within one chunk of the
+least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
+Dispatcher against a cluster; `simulate_eager` runs it against the copy-rate cost model.
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from zonectl.forecast.timing import copy_seconds
 
 
 def default_parallel(shards: int) -> int:
-    """`--parallel` when not given: one move per disjoint shard pair (shards // 2), the most
-    a balancer round itself runs; at least 1. More rarely helps: a shard donates or
-    receives one range at a time anyway, and every move loads a donor and a recipient."""
-    return max(1, shards // 2)
+    """`--parallel` when not given: the shard count. MongoDB's active-migrations registry
+    already caps every shard at one donation and one receipt at a time, so the load on any
+    one shard is bounded whatever N is; N = shards lets every shard send and receive at
+    once (a balancer round, where each shard takes part in one migration, cannot), which
+    is what reaches the lower bound when every shard both gives and takes. Lower it to
+    spare a busy cluster."""
+    return max(1, shards)
 
 
 @dataclass(frozen=True)
@@ -55,11 +59,11 @@ class Dispatcher:
         self.parallel = parallel
         self.pending: list[PendingMove] = list(moves)
         self.loads = dict(loads)  # projected bytes of the namespace per shard
-        self.to_send: dict[str, int] = {}
+        # Bytes each shard still has to send, plus its share of what its zones must receive.
+        self.work: dict[str, float] = {}
         for m in self.pending:
-            self.to_send[m.donor] = self.to_send.get(m.donor, 0) + m.bytes
-        self.donating: set[str] = set()
-        self.receiving: set[str] = set()
+            self._count(m, 1)
+        self.busy: set[str] = set()  # shards in a running move, as donor or recipient
         self.running: list[Started] = []
 
     @property
@@ -72,25 +76,30 @@ class Dispatcher:
         if len(self.running) >= self.parallel or not self.pending:
             return started
         order = sorted(
-            self.pending, key=lambda m: (-self.to_send.get(m.donor, 0), -m.bytes, m.ns, m.index)
+            self.pending, key=lambda m: (-self.work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
         )
         for move in order:
             if len(self.running) >= self.parallel:
                 break
-            if move.donor in self.donating:
+            if move.donor in self.busy:
                 continue
             to = self._recipient(move)
             if to is None:
                 continue
             s = Started(move, to)
             self.pending.remove(move)
+            self._count(move, -1)
             self.running.append(s)
-            self.donating.add(move.donor)
-            self.receiving.add(to)
+            self.busy |= {move.donor, to}
             self.loads[to] = self.loads.get(to, 0) + move.bytes
             self.loads[move.donor] = self.loads.get(move.donor, 0) - move.bytes
             started.append(s)
         return started
+
+    def _count(self, m: PendingMove, sign: int) -> None:
+        self.work[m.donor] = self.work.get(m.donor, 0.0) + sign * m.bytes
+        for h in m.holders:
+            self.work[h] = self.work.get(h, 0.0) + sign * m.bytes / len(m.holders)
 
     def _recipient(self, move: PendingMove) -> str | None:
         holders = [h for h in move.holders if h != move.donor]
@@ -100,7 +109,7 @@ class Dispatcher:
         idle = [
             h
             for h in holders
-            if h not in self.receiving and self.loads.get(h, 0) <= floor + max(move.bytes, 1)
+            if h not in self.busy and self.loads.get(h, 0) <= floor + max(move.bytes, 1)
         ]
         if not idle:
             return None
@@ -110,9 +119,7 @@ class Dispatcher:
         """A move ended; a failed one gives its bytes back to the donor's projection."""
         self.running.remove(started)
         move = started.move
-        self.donating.discard(move.donor)
-        self.receiving.discard(started.to)
-        self.to_send[move.donor] = self.to_send.get(move.donor, 0) - move.bytes
+        self.busy -= {move.donor, started.to}
         if not ok:
             self.loads[started.to] -= move.bytes
             self.loads[move.donor] = self.loads.get(move.donor, 0) + move.bytes
@@ -120,20 +127,21 @@ class Dispatcher:
     def give_up(self) -> list[PendingMove]:
         """Stop starting moves (budget, interrupt): the ones never started."""
         left, self.pending = self.pending, []
+        for m in left:
+            self._count(m, -1)
         return left
 
 
 def lower_bound_seconds(moves: Sequence[PendingMove], rate: float) -> float:
-    """The busiest shard's bytes to send, or the fewest it could receive with its zone's
-    shards sharing evenly, at `rate`: no schedule can finish sooner."""
-    send: dict[str, int] = {}
-    recv_zone: dict[tuple[str, ...], int] = {}
+    """No schedule finishes sooner: the busiest shard's bytes to send plus the bytes it
+    must receive with its zone's shards sharing evenly, at `rate` (a shard takes part in
+    one migration at a time)."""
+    work: dict[str, float] = {}
     for m in moves:
-        send[m.donor] = send.get(m.donor, 0) + m.bytes
-        recv_zone[m.holders] = recv_zone.get(m.holders, 0) + m.bytes
-    busiest = max([*send.values(), 0])
-    per_holder = max([b / max(len(h), 1) for h, b in recv_zone.items()] + [0.0])
-    return max(busiest, per_holder) / rate
+        work[m.donor] = work.get(m.donor, 0.0) + m.bytes
+        for h in m.holders:
+            work[h] = work.get(h, 0.0) + m.bytes / len(m.holders)
+    return max([*work.values(), 0.0]) / rate
 
 
 @dataclass(frozen=True)

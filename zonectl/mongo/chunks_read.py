@@ -4,6 +4,7 @@ max chunk size and the bytes each shard owns of it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pymongo.errors import PyMongoError
@@ -13,6 +14,8 @@ from zonectl.model.cluster import LiveRange
 from zonectl.mongo.connect import Client
 
 DEFAULT_CHUNK_MB = {4: 64, 5: 64}  # 128 MB from 6.0 (§2.5)
+# One dataSize per chunk that must move; past this many, per-shard averages are used.
+MAX_SIZE_QUERIES = 5000
 
 
 class MongoChunks:
@@ -62,6 +65,34 @@ class MongoChunks:
             str(s["shardName"]): int(s.get("ownedSizeBytes") or 0)
             for s in docs[0].get("shards", [])
         }
+
+    def read_range_bytes(
+        self, ns: str, ranges: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
+    ) -> list[int] | None:
+        """Bytes of each shard-key range (a chunk's [min, max)), by `dataSize` with
+        `estimate: true` through the mongos (cluster_data_size_cmd.cpp sums the shards);
+        None when the server refuses it (privileges) or there are too many to ask."""
+        if not ranges or len(ranges) > MAX_SIZE_QUERIES:
+            return None
+        coll = self._read(lambda: self.client.config.collections.find_one({"_id": ns}))
+        if coll is None or "key" not in coll:
+            return None
+        out = []
+        try:
+            for lo, hi in ranges:
+                reply = self.client.admin.command(
+                    {
+                        "dataSize": ns,
+                        "keyPattern": coll["key"],
+                        "min": dict(lo),
+                        "max": dict(hi),
+                        "estimate": True,
+                    }
+                )
+                out.append(int(reply.get("size") or 0))
+        except PyMongoError:
+            return None
+        return out
 
     def _read(self, fn: Any) -> Any:
         try:

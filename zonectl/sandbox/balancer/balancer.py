@@ -43,6 +43,10 @@ _POLL_SECONDS = 0.05  # how often a waiter re-reads a real-time sandbox clock
 # costs seconds. Between waits nothing else moves time, so a serial client's timeline is
 # exact; parallel clients slower than this to follow up start late (never early).
 VIRTUAL_QUIET_SECONDS = 0.02
+# A client that just got a manual move's answer usually sends its next move: while such
+# follow-ups are outstanding the clock waits longer (a client that stopped, or has nothing
+# to start yet, costs this much real time per jump, never simulated time).
+VIRTUAL_FOLLOWUP_SECONDS = 0.3
 
 
 @dataclass
@@ -70,6 +74,7 @@ class Balancer:
         self.waiters = 0  # commands parked in wait_for (balancerStop, a manual move)
         self.copy_rate = float(timing.DEFAULT_COPY_RATE)  # bytes per simulated second
         self._alarms: list[dt.datetime] = []  # instants commands are blocked until
+        self.followups = 0  # manual moves answered whose client has not sent another yet
         self.settings = BalancerSettings(
             max_chunk_size_bytes=cluster.version.default_chunk_size_mb * 1024 * 1024
         )
@@ -255,10 +260,23 @@ class Balancer:
                 poll = VIRTUAL_QUIET_SECONDS if clock.frozen else _POLL_SECONDS
                 wait = poll if remaining is None else min(remaining, poll)
                 self._cond.wait(wait)
-                if clock.frozen and clock.quiet_for(VIRTUAL_QUIET_SECONDS):
+                if clock.frozen and self._may_jump():
                     self._jump_to_next_due(sim_deadline)
                 self.poll()
             return True
+
+    def _may_jump(self) -> bool:
+        clock = self.cluster.clock
+        if self.followups == 0:
+            return clock.quiet_for(VIRTUAL_QUIET_SECONDS)
+        return clock.quiet_for(VIRTUAL_FOLLOWUP_SECONDS)
+
+    def manual_move_arrived(self) -> None:
+        self.followups = max(0, self.followups - 1)
+
+    def manual_move_answered(self) -> None:
+        self.followups += 1
+        self.cluster.clock.note_activity()
 
     def _jump_to_next_due(self, limit: dt.datetime | None) -> None:
         """Virtual clock, everyone quiet: time moves to the next instant something is due

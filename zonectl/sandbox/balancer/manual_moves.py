@@ -46,7 +46,24 @@ def move_chunk(
     force_jumbo: bool,
     deadline: float | None,
 ) -> None:
-    """Migrate chunk i of ns to shard `to` now; raise the donor's or registry's error."""
+    """Migrate chunk i of ns to shard `to`, blocking until it committed; raise the donor's
+    or registry's error."""
+    balancer.manual_move_arrived()
+    try:
+        _move_chunk(balancer, ns, i, to, force_jumbo=force_jumbo, deadline=deadline)
+    finally:
+        balancer.manual_move_answered()
+
+
+def _move_chunk(
+    balancer: Balancer,
+    ns: str,
+    i: int,
+    to: str,
+    *,
+    force_jumbo: bool,
+    deadline: float | None,
+) -> None:
     cluster = balancer.cluster
     balancer.poll()  # migrations whose simulated time has passed are done by now
     store = cluster.chunks(ns)
