@@ -4,13 +4,14 @@ P5: 8 shards, zones A (s0-s3) and B (s4-s7); a policy change swaps the middle qu
 the key space between the zones, so half the data (>= 50 GiB) sits in the wrong zone and
 every shard both gives and takes. Measured on the sandbox's virtual clock from the same
 start: `zonectl apply --migrate` (parallel, default N = shards) against the lower bound
-(the busiest shard's bytes to send or receive / copy rate), and against the sandbox
+(the busiest shard's bytes to send and receive / copy rate: a shard takes part in one
+migration at a time), and against the sandbox
 balancer alone (rounds in virtual time: `run_rounds_until`).
 P6: `zonectl plan`'s forecast (JSON) of both routes against those simulated outcomes, for
 the P5 case and for a slower copy rate whose balancer window (01:00-02:00) closes and
 reopens the next night before compliance.
 
-    python benchmarks/bench_migrate.py [--chunks 1760] [--chunk-mib 64]
+    python benchmarks/bench_migrate.py [--chunks 2400] [--chunk-mib 32]
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import random
 import tempfile
 import time
 from dataclasses import dataclass
@@ -43,6 +45,7 @@ if not app.registered_commands:
 NS = "bench.data"
 SHARDS = [f"s{i}" for i in range(8)]
 START = dt.datetime(2026, 3, 2, 0, 0, tzinfo=dt.UTC)
+MIB = 1024**2
 
 
 @dataclass(frozen=True)
@@ -98,10 +101,19 @@ collections:
 """
 
 
-def make_sandbox(cluster_file: Path, rate: float) -> Sandbox:
+def make_sandbox(cluster_file: Path, rate: float, median_bytes: int) -> Sandbox:
+    """The seeded cluster with skewed chunk sizes, as real ones are (many small chunks,
+    a few near the 128 MiB maximum): log-normal around `median_bytes`, clipped to
+    1 MiB..128 MiB, seeded so every run and both routes see the same sizes."""
     sandbox = Sandbox("7.0", clock=Clock.virtual(START))
     seed.seed(sandbox, load_cluster_file(cluster_file), str(cluster_file))
     sandbox.balancer.copy_rate = rate
+    store = sandbox.cluster.chunks(NS)
+    assert store is not None
+    rng = random.Random(10)
+    for i in range(len(store)):
+        size = int(min(128 * MIB, max(MIB, median_bytes * rng.lognormvariate(0, 1))))
+        store.set_size(i, size, max(1, size // 1024))
     return sandbox
 
 
@@ -119,25 +131,25 @@ def outside_zone(sandbox: Sandbox) -> int:
 
 
 def lower_bound_s(sandbox: Sandbox, rate: float) -> tuple[float, int, int]:
-    """The busiest shard's bytes to send or receive / rate, the moving bytes, chunks."""
+    """The busiest shard's bytes to send and receive / rate (a shard takes part in one
+    migration at a time: active_migrations_registry.cpp), the moving bytes, chunks."""
     cluster = sandbox.cluster
     store = cluster.chunks(NS)
     assert store is not None
     coll = view.collection_view(cluster, NS, sandbox.balancer.current_settings())
     assert coll is not None
     zones = {s.id: s.zones for s in view.shard_views(cluster)}
-    send: dict[str, int] = {}
-    recv_zone: dict[str, int] = {}
+    work: dict[str, float] = {}  # bytes to send + an even share of what its zone receives
     total = count = 0
     for i, (shard, zone) in enumerate(zip(coll.shards, coll.zones, strict=True)):
         if zone and zone not in zones[shard]:
             size = store.size_at(i)
-            send[shard] = send.get(shard, 0) + size
-            recv_zone[zone] = recv_zone.get(zone, 0) + size
+            work[shard] = work.get(shard, 0) + size
+            holders = [s for s, zs in zones.items() if zone in zs]
+            for h in holders:
+                work[h] = work.get(h, 0) + size / len(holders)
             total, count = total + size, count + 1
-    holders = {z: sum(1 for zs in zones.values() if z in zs) for z in recv_zone}
-    recv = max(b / holders[z] for z, b in recv_zone.items())
-    return max(max(send.values()), recv) / rate, total, count
+    return max(work.values()) / rate, total, count
 
 
 def zonectl(*args: str) -> Any:
@@ -156,10 +168,11 @@ def run_case(case: Case, chunks: int, chunk_bytes: int, tmp: Path) -> dict[str, 
     rate_flag = ["--copy-rate", case.copy_rate]
 
     # Route 1: apply --migrate (the forecast is read first, from the same start).
-    sandbox = make_sandbox(cluster_file, rate)
+    sandbox = make_sandbox(cluster_file, rate, chunk_bytes)
     server = serve(sandbox)
     try:
-        plan = zonectl("plan", str(policy), "--uri", server.uri, "-f", "json", *rate_flag)
+        at = ["--at", START.isoformat()]  # the forecast starts at the sandbox's clock
+        plan = zonectl("plan", str(policy), "--uri", server.uri, "-f", "json", *rate_flag, *at)
         forecast = json.loads(plan.stdout)["forecast"]
         t0, real0 = sandbox.clock.now(), time.perf_counter()
         zonectl("apply", str(policy), "--uri", server.uri, "--migrate", "--yes")
@@ -170,7 +183,7 @@ def run_case(case: Case, chunks: int, chunk_bytes: int, tmp: Path) -> dict[str, 
         server.close()
 
     # Route 2: the same start, ranges applied, then the sandbox balancer alone.
-    sandbox = make_sandbox(cluster_file, rate)
+    sandbox = make_sandbox(cluster_file, rate, chunk_bytes)
     server = serve(sandbox)
     try:
         zonectl("apply", str(policy), "--uri", server.uri, "--yes")
@@ -198,11 +211,11 @@ def run_case(case: Case, chunks: int, chunk_bytes: int, tmp: Path) -> dict[str, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--chunks", type=int, default=1760)
-    parser.add_argument("--chunk-mib", type=int, default=64)
+    parser.add_argument("--chunks", type=int, default=2400)
+    parser.add_argument("--chunk-mib", type=int, default=32, help="median chunk size")
     args = parser.parse_args()
     cases = [
-        Case("P5 swap, 64MiB/s", "p5", "64MiB/s", None),
+        Case("P5 swap, 16MiB/s", "p5", "16MiB/s", None),
         Case("window 01-02h, 4MiB/s", "win", "4MiB/s", ("01:00", "02:00")),
     ]
     rows = []

@@ -98,9 +98,15 @@ def read_forecast(
         if not chunks:
             continue
         default = reader.max_chunk_bytes(ns) // 2
-        colls.append(
-            make_namespace_chunks(ns, chunks, list(ns_ranges), reader.read_shard_bytes(ns), default)
+        coll = make_namespace_chunks(
+            ns, chunks, list(ns_ranges), reader.read_shard_bytes(ns), default
         )
+        # The chunks that must move, measured (dataSize) where the server answers.
+        outside = coll.outside(shard_zones)
+        sizes = reader.read_range_bytes(ns, [coll.bounds[i] for i in outside])
+        for i, size in zip(outside, sizes or (), strict=False):
+            coll.sizes[i] = size
+        colls.append(coll)
     assumptions = Assumptions(
         copy_rate=flags.copy_rate,
         parallel=flags.parallel or default_parallel(len(shard_zones)),

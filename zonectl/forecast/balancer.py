@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from zonectl.forecast.timing import copy_seconds
 from zonectl.forecast.window import ActiveWindow
@@ -32,6 +33,15 @@ class NamespaceChunks:
     sizes: list[int]
     zones: list[str | None]
     jumbo: set[int] = field(default_factory=set)
+    bounds: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = field(default_factory=list)
+
+    def outside(self, shard_zones: Mapping[str, frozenset[str]]) -> list[int]:
+        """Indices of the chunks on a shard outside their zone."""
+        return [
+            i
+            for i, (shard, zone) in enumerate(zip(self.shards, self.zones, strict=True))
+            if zone is not None and zone not in shard_zones.get(shard, frozenset())
+        ]
 
 
 @dataclass(frozen=True)

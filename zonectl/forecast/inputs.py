@@ -46,6 +46,7 @@ def make_namespace_chunks(
             zone = ordered[i][2]
         if c.get("jumbo"):
             out.jumbo.add(len(out.shards))
+        out.bounds.append((c["min"], c["max"]))
         out.shards.append(shard)
         out.sizes.append(int(size * share))
         out.zones.append(zone)

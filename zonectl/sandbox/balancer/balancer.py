@@ -43,8 +43,8 @@ _POLL_SECONDS = 0.05  # how often a waiter re-reads a real-time sandbox clock
 # costs seconds. Between waits nothing else moves time, so a serial client's timeline is
 # exact; parallel clients slower than this to follow up start late (never early).
 VIRTUAL_QUIET_SECONDS = 0.02
-# A client that just got a manual move's answer usually sends its next move: while such
-# follow-ups are outstanding the clock waits longer (a client that stopped, or has nothing
+# A client that just got a manual move's answer usually sends another command soon (its
+# next move, or a journal write before it): until some command arrives the clock waits longer (a client that stopped, or has nothing
 # to start yet, costs this much real time per jump, never simulated time).
 VIRTUAL_FOLLOWUP_SECONDS = 0.3
 
@@ -74,7 +74,7 @@ class Balancer:
         self.waiters = 0  # commands parked in wait_for (balancerStop, a manual move)
         self.copy_rate = float(timing.DEFAULT_COPY_RATE)  # bytes per simulated second
         self._alarms: list[dt.datetime] = []  # instants commands are blocked until
-        self.followups = 0  # manual moves answered whose client has not sent another yet
+        self.followups = 0  # manual moves answered since the last command arrived
         self.settings = BalancerSettings(
             max_chunk_size_bytes=cluster.version.default_chunk_size_mb * 1024 * 1024
         )
@@ -271,8 +271,10 @@ class Balancer:
             return clock.quiet_for(VIRTUAL_QUIET_SECONDS)
         return clock.quiet_for(VIRTUAL_FOLLOWUP_SECONDS)
 
-    def manual_move_arrived(self) -> None:
+    def command_arrived(self) -> None:
+        """Any command from a client: it is acting (and may be the awaited follow-up)."""
         self.followups = max(0, self.followups - 1)
+        self.cluster.clock.note_activity()
 
     def manual_move_answered(self) -> None:
         self.followups += 1

@@ -48,7 +48,6 @@ def move_chunk(
 ) -> None:
     """Migrate chunk i of ns to shard `to`, blocking until it committed; raise the donor's
     or registry's error."""
-    balancer.manual_move_arrived()
     try:
         _move_chunk(balancer, ns, i, to, force_jumbo=force_jumbo, deadline=deadline)
     finally:
