@@ -80,11 +80,8 @@ zones:
 
 def policy_yaml(chunks: int, window: tuple[str, str] | None) -> str:
     q = chunks // 4 * 1000
-    balancer = (
-        f'balancer:\n  enabled: true\n  activeWindow: {{start: "{window[0]}", stop: "{window[1]}"}}\n'
-        if window
-        else "balancer:\n  enabled: true\n  activeWindow: null\n"
-    )
+    active = f'{{start: "{window[0]}", stop: "{window[1]}"}}' if window else "null"
+    balancer = f"balancer:\n  enabled: true\n  activeWindow: {active}\n"
     shards = "\n".join(f"  {s}: [{'A' if i < 4 else 'B'}]" for i, s in enumerate(SHARDS))
     return f"""apiVersion: zonectl/v1
 kind: ZonePolicy

@@ -44,8 +44,9 @@ _POLL_SECONDS = 0.05  # how often a waiter re-reads a real-time sandbox clock
 # exact; parallel clients slower than this to follow up start late (never early).
 VIRTUAL_QUIET_SECONDS = 0.02
 # A client that just got a manual move's answer usually sends another command soon (its
-# next move, or a journal write before it): until some command arrives the clock waits longer (a client that stopped, or has nothing
-# to start yet, costs this much real time per jump, never simulated time).
+# next move, or a journal write before it): until some command arrives the clock waits
+# longer (a client that stopped, or has nothing to start yet, costs this much real time
+# per jump, never simulated time).
 VIRTUAL_FOLLOWUP_SECONDS = 0.3
 
 
