@@ -53,10 +53,12 @@ class ActiveWindow:
             day = local.date() + dt.timedelta(days=days)
             wall = dt.datetime.combine(day, dt.time(self.start // 60, self.start % 60))
             candidate = wall.replace(tzinfo=self.tz).astimezone(dt.UTC)
+            if candidate.astimezone(self.tz).replace(tzinfo=None) != wall:
+                # A start inside a DST gap never shows on the local clock: scan from just
+                # before the gap to the first local time inside (the end of the gap).
+                candidate = wall.replace(tzinfo=self.tz, fold=1).astimezone(dt.UTC)
             if candidate <= instant:
                 continue
-            # A start inside a DST gap never shows on the local clock: the window opens
-            # at the first local time after it that is inside (the end of the gap).
             for _ in range(180):
                 if self.contains(candidate):
                     return candidate
