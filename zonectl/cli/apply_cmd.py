@@ -224,13 +224,20 @@ def _summary(result: ApplyResult) -> int:
         f"zonectl: applied plan {result.plan_id} (apply {result.apply_id}): "
         f"{result.ops_done}/{result.ops_total} op(s)"
     )
+    failed = sum(len(m.failed) for m in result.migrations)
     if result.migrations:
         line += f", {moved} chunk(s) moved, {skipped} skipped, {left} left"
+        line += f", {failed} failed" if failed else ""
     line += f"; balancing paused {paused:.1f}s in total and restored"
     stderr.print(line, markup=False)
     for m in result.migrations:
         for reason in m.skipped:
             warn(reason)
+        for reason in m.failed:
+            warn(f"move failed: {reason}")
         if m.left:
-            warn(f"{m.ns}: {m.left} out-of-zone chunk(s) left: the budget ran out; rerun apply")
+            warn(
+                f"{m.ns}: {m.left} out-of-zone chunk(s) left to the balancer (the budget ran "
+                "out, or no shard could take them); rerun apply --migrate to move them now"
+            )
     return int(ExitCode.OK)

@@ -135,7 +135,7 @@ def command(
             impacts = read_impacts(conn, actual, current.plan)
             return Prepared(current.plan.with_impacts(impacts), tuple(eager))
 
-        events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty())
+        events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty(), clock=conn.clock)
         result = run_apply(ports, options, prepare, _confirm(yes), events)
     return _report(result, ran[-1] if ran else window)
 
@@ -232,8 +232,11 @@ def _report(result: ApplyResult, window: WindowPlan) -> int:
         if held is not None:
             lines.append(f"  ranges swapped in {held * 1000:.0f} ms with balancing paused")
     for m in result.migrations:
-        if m.moved or m.left or m.splits:
-            lines.append(f"{m.ns}: {m.splits} split(s), {m.moved} chunk(s) moved, {m.left} left")
+        if m.moved or m.left or m.splits or m.failed:
+            failed = f", {len(m.failed)} failed" if m.failed else ""
+            lines.append(
+                f"{m.ns}: {m.splits} split(s), {m.moved} chunk(s) moved, {m.left} left{failed}"
+            )
     sys.stdout.write("".join(f"{line}\n" for line in lines))
     sys.stdout.flush()
     stderr.print(
