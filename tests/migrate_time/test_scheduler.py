@@ -137,7 +137,7 @@ def test_apply_migrate_runs_moves_in_parallel_over_disjoint_shards(
         intervals.append((start["time"], commit["time"], shards))
     assert len(intervals) == 12
     most = 0
-    for t0, _t1, shards in intervals:
+    for t0, _t1, _shards in intervals:
         running = [iv for iv in intervals if iv[0] <= t0 < iv[1]]
         most = max(most, len(running))
         used = [s for iv in running for s in iv[2]]
