@@ -152,7 +152,7 @@ def make_forecast(
         namespaces=tuple(per_ns),
         backlog=tuple(
             Backlog(shard, int(v[0]), int(v[1]), drained.get(shard), v[2])
-            for shard, v in sorted(backlog.items(), key=lambda kv: -kv[1][1])
+            for shard, v in sorted(backlog.items(), key=lambda kv: (-kv[1][1], kv[0]))
         ),
         eager_s=eager_total,
         balancer_s=balancer_total,
