@@ -29,7 +29,6 @@ from zonectl.forecast.report import Forecast
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_cluster_state, read_impacts
 from zonectl.plan.planner import make_plan
-from zonectl.plan.serialize import dump_plan
 from zonectl.plan.value import Plan
 from zonectl.render import render_json, render_markdown, render_text
 from zonectl.render.forecast import (
@@ -112,7 +111,7 @@ def command(
         warn(message)
     if out is not None:
         try:
-            out.write_text(dump_plan(plan), encoding="utf-8")
+            out.write_text(plan_document(plan, forecast), encoding="utf-8")
         except OSError as exc:
             raise ZonectlError(f"cannot write plan to {out}: {exc.strerror or exc}") from None
         stderr.print(f"plan {plan.plan_id} saved to {out}", markup=False)
@@ -173,12 +172,17 @@ def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
     return dataclasses.replace(plan, valid_until=tick)
 
 
+def plan_document(plan: Plan, forecast: Forecast) -> str:
+    """The plan's JSON document (what `-o` saves and `--format json` prints), with the
+    forecast under `forecast`: informational, `apply --plan` ignores it."""
+    doc = json.loads(render_json(plan))
+    doc["forecast"] = forecast_dict(forecast)
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
 def _render(plan: Plan, fmt: Format, forecast: Forecast) -> str:
     if fmt is Format.json:
-        # stdout only: the file `-o` saves stays the plan document alone.
-        doc = json.loads(render_json(plan))
-        doc["forecast"] = forecast_dict(forecast)
-        return json.dumps(doc, indent=2) + "\n"
+        return plan_document(plan, forecast)
     if fmt is Format.markdown:
         return render_markdown(plan) + render_forecast_markdown(forecast)
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
