@@ -28,19 +28,17 @@ def data_size(request: Request) -> dict[str, Any]:
     if store is None:
         return {"size": 0, "numObjects": 0, "millis": 0}
     key = move_rules.key_pattern(cluster, ns)
-    lo = body.get("min")
-    hi = body.get("max")
+    lo = move_rules.normalize(body["min"], key) if body.get("min") else None
+    hi = move_rules.normalize(body["max"], key) if body.get("max") else None
     size = count = 0
-    for i in range(len(store)):
+    i = store.find(lo) if lo is not None else 0  # the chunk holding `min`, by bisection
+    while i < len(store):
         cmin, cmax = store.min_at(i), store.max_at(i)
-        if lo and compare(cmax, move_rules.normalize(lo, key)) <= 0:
-            continue
-        if hi and compare(move_rules.normalize(hi, key), cmin) <= 0:
-            continue
-        inside = (not lo or compare(move_rules.normalize(lo, key), cmin) <= 0) and (
-            not hi or compare(cmax, move_rules.normalize(hi, key)) <= 0
-        )
+        if hi is not None and compare(hi, cmin) <= 0:
+            break
+        inside = (lo is None or compare(lo, cmin) <= 0) and (hi is None or compare(cmax, hi) <= 0)
         share = 1.0 if inside else 0.5
         size += int(store.size_at(i) * share)
         count += int(store.count_at(i) * share)
+        i += 1
     return {"size": size, "numObjects": count, "millis": 0}
