@@ -258,13 +258,24 @@ class Balancer:
                     return False
                 if sim_deadline is not None and clock.now() >= sim_deadline:
                     return False
-                poll = VIRTUAL_QUIET_SECONDS if clock.frozen else _POLL_SECONDS
+                poll = VIRTUAL_QUIET_SECONDS if clock.frozen else self._real_poll()
                 wait = poll if remaining is None else min(remaining, poll)
                 self._cond.wait(wait)
                 if clock.frozen and self._may_jump():
                     self._jump_to_next_due(sim_deadline)
                 self.poll()
             return True
+
+    def _real_poll(self) -> float:
+        """Real seconds until the next due instant (a scaled clock), within 1-50 ms, so a
+        waiter wakes when its migration commits, not at the next poll."""
+        clock = self.cluster.clock
+        now = clock.now()
+        due = [m.due for m in self.active] + self._alarms
+        if not due:
+            return _POLL_SECONDS
+        ahead = (min(due) - now).total_seconds()
+        return min(_POLL_SECONDS, max(0.001, clock.real_seconds(ahead)))
 
     def _may_jump(self) -> bool:
         clock = self.cluster.clock
