@@ -13,9 +13,9 @@ from zonectl.errors import UsageError
 def parallel_option() -> Any:
     return typer.Option(
         "--parallel",
-        help="With --migrate: moves at once, over disjoint shard pairs (never two sharing a "
-        "donor or a recipient). Default: the shard count (each shard still donates "
-        "one and receives one range at a time, as MongoDB allows).",
+        help="With --migrate: moves at once, over disjoint shard pairs (no shard in two "
+        "moves: MongoDB lets a shard take part in one migration at a time). Default: the "
+        "shard count, i.e. as many as the shards allow; lower it to spare a busy cluster.",
     )
 
 
