@@ -55,7 +55,7 @@ def test_moved_chunks_fill_the_zone_evenly(cluster: Cluster) -> None:
 def test_migrate_budget_stops_cleanly_and_a_rerun_finishes(cluster: Cluster) -> None:
     first = zonectl("apply", str(MIGRATE), "--uri", cluster.uri, "--yes", "--migrate-budget", "0s")
     assert first.code == 0, first.err
-    assert "6 out-of-zone chunk(s) left: the budget ran out" in first.err
+    assert "6 out-of-zone chunk(s) left to the balancer" in first.err
     assert cluster.state()["noBalance"]["app.events"] is False
     second = zonectl("apply", str(MIGRATE), "--uri", cluster.uri, "--yes")
     assert second.code == 0, second.err

@@ -1,13 +1,23 @@
 """Eager migration (DESIGN §5.5): split chunks straddling zone boundaries, then move each
-out-of-zone chunk to the least-loaded shard of its zone, while balancing is paused.
+out-of-zone chunk to a shard of its zone, while balancing is paused; `parallel` runs the
+moves several at a time over disjoint shard pairs (zonectl.forecast.eager.Dispatcher).
 
-One move per chunk, by design. A run of contiguous out-of-zone chunks could be merged
-(mergeChunks) and moved with one moveRange, since moveRange with both bounds must lie
-inside one chunk (reference §4.2). But the donor refuses a range holding more documents
-than maxChunkSize/avgObjSize +30% (ChunkTooBig, §4.3) and config.chunks does not carry
-sizes, so merging full chunks would trade N migrations that succeed for one that fails.
+One move per chunk, by design, on every server version (5.0-8.0). A run of contiguous
+out-of-zone chunks could be merged (mergeChunks) and moved with one moveRange, since
+moveRange with both bounds must lie inside one chunk (reference §4.2). But the donor
+refuses a range holding more documents than maxChunkSize/avgObjSize +30% (ChunkTooBig,
+§4.3) and config.chunks does not carry sizes, so merging full chunks would trade N
+migrations that succeed for one that fails.
 moveRange (6.0+) or moveChunk (5.0) therefore names exactly one chunk; `runs` is reported
-next to the command count so the cost of that choice is visible.
+next to the command count so the cost of that choice is visible. A moveRange spanning
+several chunks is not an option either: undocumented before 8.3, error 11089203 from 8.3
+(§4.2). In time the choice costs little: a merged run saves only the per-migration floor,
+and one big move would keep a donor busy that several parallel moves could share.
+
+Bytes per chunk: config.chunks has no sizes (only `estimatedDataSizeBytes` on some 6.x/7.x
+chunks, §2.3), so a chunk is estimated as its shard's owned bytes of the namespace
+(`$shardedDataDistribution`, 6.0.3+) divided by that shard's chunk count, else half the
+maximum chunk size (chunks split when they reach the maximum).
 """
 
 from __future__ import annotations
@@ -16,8 +26,9 @@ import bisect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
+from zonectl.forecast.eager import PendingMove
 from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import compare, sort_key
 from zonectl.plan.failures import OpFailedError
@@ -32,8 +43,8 @@ CONFLICT_BACKOFF_S = 0.2
 
 
 class MigrationProgress(Protocol):
-    def start(self, ns: str, chunks: int) -> None: ...
-    def advance(self, chunks: int) -> None: ...
+    def start(self, ns: str, chunks: int, total_bytes: int = 0) -> None: ...
+    def advance(self, chunks: int, nbytes: int = 0) -> None: ...
     def note(self, text: str) -> None: ...
     def finish(self) -> None: ...
 
@@ -45,6 +56,12 @@ class MoveSet:
     runs: int  # maximal runs of contiguous out-of-zone chunks of one zone range
     jumbo: tuple[str, ...] = ()  # flagged jumbo, skipped without --force-jumbo
     stranded: tuple[str, ...] = ()  # zones no shard carries: nowhere to move to
+    pending: tuple[PendingMove, ...] = ()  # the moves with sizes, for the parallel runner
+    loads: Mapping[str, int] = field(default_factory=dict)  # bytes of the ns per shard
+
+    @property
+    def bytes(self) -> int:
+        return sum(m.bytes for m in self.pending)
 
 
 @dataclass
@@ -57,6 +74,8 @@ class MigrationResult:
     moved: int = 0
     skipped: list[str] = field(default_factory=list)
     left: int = 0  # not attempted: the budget ran out
+    failed: list[str] = field(default_factory=list)  # per chunk: the server's error
+    bytes_moved: int = 0
 
 
 def _ranges_index(ranges: Sequence[LiveRange]) -> tuple[list[LiveRange], list[Any]]:
@@ -100,6 +119,26 @@ def split_locally(chunks: Sequence[Chunk], splits: Sequence[SplitChunk]) -> list
     return out
 
 
+def estimate_sizes(
+    chunks: Sequence[Chunk], shard_bytes: Mapping[str, int] | None, default: int
+) -> list[int]:
+    """Bytes per chunk: `estimatedDataSizeBytes` when present, else the shard's owned bytes
+    over its chunk count, else `default` (see the module docstring)."""
+    counts: dict[str, int] = {}
+    for c in chunks:
+        counts[str(c["shard"])] = counts.get(str(c["shard"]), 0) + 1
+    out = []
+    for c in chunks:
+        shard = str(c["shard"])
+        if c.get("estimatedDataSizeBytes") is not None:
+            out.append(int(c["estimatedDataSizeBytes"]))
+        elif shard_bytes is not None:
+            out.append(shard_bytes.get(shard, 0) // max(counts[shard], 1))
+        else:
+            out.append(default)
+    return out
+
+
 def make_moves(
     ns: str,
     chunks: Sequence[Chunk],
@@ -108,19 +147,24 @@ def make_moves(
     *,
     major: int,
     force_jumbo: bool = False,
+    sizes: Sequence[int] | None = None,
 ) -> MoveSet:
     """One move per out-of-zone chunk, each to the zone's shard holding the fewest chunks
     of `ns` at that point (ties by name), so a zone of several shards fills evenly."""
     ordered, mins = _ranges_index(ranges)
+    sizes = list(sizes) if sizes is not None else [0] * len(chunks)
     load: dict[str, int] = {s: 0 for s in shard_zones}
-    for c in chunks:
+    loads: dict[str, int] = {s: 0 for s in shard_zones}
+    pending: list[PendingMove] = []
+    for c, size in zip(chunks, sizes, strict=True):
         load[str(c["shard"])] = load.get(str(c["shard"]), 0) + 1
+        loads[str(c["shard"])] = loads.get(str(c["shard"]), 0) + size
     moves: list[Op] = []
     jumbo: list[str] = []
     stranded: set[str] = set()
     violating = runs = 0
     previous: LiveRange | None = None
-    for c in chunks:
+    for index, c in enumerate(chunks):
         r = zone_of(c, ordered, mins)
         shard = str(c["shard"])
         if r is None or r.zone in shard_zones.get(shard, ()):
@@ -141,11 +185,28 @@ def make_moves(
         load[to] = load.get(to, 0) + 1
         load[shard] -= 1
         lo, hi = dict(c["min"]), dict(c["max"])
+        pending.append(PendingMove(ns, index, shard, tuple(holders), sizes[index], (lo, hi)))
         if major >= 6:
             moves.append(MoveRange(ns, lo, hi, to, force_jumbo=force_jumbo))
         else:
             moves.append(MoveChunk(ns, lo, hi, to, force_jumbo=force_jumbo))
-    return MoveSet(tuple(moves), violating, runs, tuple(jumbo), tuple(sorted(stranded)))
+    return MoveSet(
+        tuple(moves),
+        violating,
+        runs,
+        tuple(jumbo),
+        tuple(sorted(stranded)),
+        tuple(pending),
+        loads,
+    )
+
+
+def make_move_op(move: PendingMove, to: str, *, major: int, force_jumbo: bool) -> Op:
+    """The command moving `move`'s chunk to `to`: moveRange from 6.0, else moveChunk."""
+    lo, hi = cast(tuple[dict[str, Any], dict[str, Any]], move.payload)
+    if major >= 6:
+        return MoveRange(move.ns, lo, hi, to, force_jumbo=force_jumbo)
+    return MoveChunk(move.ns, lo, hi, to, force_jumbo=force_jumbo)
 
 
 def _text(c: Chunk) -> str:

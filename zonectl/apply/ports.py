@@ -4,7 +4,8 @@ them with pymongo, the CLI wires them together, and apply itself never opens a c
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Collection, Mapping
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -43,6 +44,10 @@ class ChunkReader(Protocol):
     def read_ranges(self, ns: str) -> list[LiveRange]: ...
     def read_chunks(self, ns: str) -> list[dict[str, Any]]: ...
     def max_chunk_bytes(self, ns: str) -> int: ...
+    def read_shard_bytes(self, ns: str) -> dict[str, int] | None: ...
+    def read_range_bytes(
+        self, ns: str, ranges: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
+    ) -> list[int] | None: ...
 
 
 class UnshardedReader(Protocol):
@@ -69,6 +74,9 @@ class Ports:
     audit: AuditStore
     version: str = ""
     unsharded: UnshardedReader | None = None  # needed only by MoveCollection ops
+    # Seconds on the cluster's clock, for --budget and the progress bar: time.monotonic,
+    # or an in-process sandbox's (virtual) clock so both run in simulated time.
+    clock: Callable[[], float] = time.monotonic
 
     @property
     def major(self) -> int:

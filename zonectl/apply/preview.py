@@ -3,7 +3,9 @@ and membership ops applied to the chunks, ranges and shards read now. Sends noth
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any, cast
 
 from zonectl.apply import migrate
 from zonectl.apply.migrate import MoveSet
@@ -51,7 +53,25 @@ def preview_migration(
     splits = migrate.make_splits(ns, chunks, ranges)
     after = migrate.split_locally(chunks, splits)
     shard_zones = {shard: tuple(sorted(z)) for shard, z in zones.items()}
+    default = ports.chunks.max_chunk_bytes(ns) // 2
+    sizes = migrate.estimate_sizes(after, ports.chunks.read_shard_bytes(ns), default)
     moves = migrate.make_moves(
-        ns, after, ranges, shard_zones, major=ports.major, force_jumbo=force_jumbo
+        ns, after, ranges, shard_zones, major=ports.major, force_jumbo=force_jumbo, sizes=sizes
     )
-    return Preview(ns, tuple(splits), moves)
+    return Preview(ns, tuple(splits), _measured(ports, moves))
+
+
+def _measured(ports: Ports, moves: MoveSet) -> MoveSet:
+    """The moves with each chunk's bytes from `dataSize` where the server answers it
+    (estimates otherwise): largest-first and the progress bar need real sizes."""
+    ranges = [cast(tuple[dict[str, Any], dict[str, Any]], m.payload) for m in moves.pending]
+    ns = moves.pending[0].ns if moves.pending else ""
+    sizes = ports.chunks.read_range_bytes(ns, ranges) if ranges else None
+    if sizes is None:
+        return moves
+    loads = dict(moves.loads)
+    pending = []
+    for m, size in zip(moves.pending, sizes, strict=True):
+        loads[m.donor] = loads.get(m.donor, 0) + size - m.bytes
+        pending.append(dataclasses.replace(m, bytes=size))
+    return dataclasses.replace(moves, pending=tuple(pending), loads=loads)

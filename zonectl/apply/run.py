@@ -14,7 +14,8 @@ from typing import Protocol
 
 from zonectl.apply import migrate
 from zonectl.apply.collection_moves import settle_running_move, verify_move
-from zonectl.apply.migrate import MigrationProgress, MigrationResult
+from zonectl.apply.migrate import MigrationProgress, MigrationResult, make_move_op
+from zonectl.apply.parallel import Hooks, run_parallel
 from zonectl.apply.ports import Ports
 from zonectl.apply.preview import Preview as Preview  # re-exported for callers of run
 from zonectl.apply.preview import preview_migration as preview_migration
@@ -30,6 +31,8 @@ from zonectl.apply.safeguards import (
     whoami,
 )
 from zonectl.errors import ClusterError, ZonectlError
+from zonectl.forecast.eager import Dispatcher, PendingMove, default_parallel
+from zonectl.forecast.units import format_bytes
 from zonectl.model.keys import sort_key
 from zonectl.plan.ops import (
     AddShardToZone,
@@ -47,7 +50,8 @@ from zonectl.plan.value import Plan
 class ApplyOptions:
     pause: str = "collection"  # "collection" (noBalance) | "cluster" (balancerStop)
     wait_timeout_s: float = 60.0
-    migrate_budget_s: float | None = None
+    migrate_budget_s: float | None = None  # --budget: no new move starts after this long
+    parallel: int | None = None  # --parallel; None: default_parallel(number of shards)
     force_jumbo: bool = False
     lease_ttl: dt.timedelta = dt.timedelta(minutes=5)
     operation: str = "apply"
@@ -131,6 +135,9 @@ class _Runner:
         self.lease, self.result = lease, result
         self.index = 0
         self.rec: Recorder | None = None
+        budget = options.migrate_budget_s
+        # One budget for the whole run, on the cluster's clock (simulated for a sandbox).
+        self.budget_at = None if budget is None else ports.clock() + budget
 
     def run(self, plan: Plan, previews: Sequence[Preview]) -> None:
         result = self.result
@@ -300,8 +307,6 @@ class _Runner:
                 )
 
     def _migrate(self, ns: str) -> None:
-        budget = self.options.migrate_budget_s
-        deadline = None if budget is None else time.monotonic() + budget
         res = MigrationResult(ns)
         self.result.migrations.append(res)
         chunks = self.ports.chunks.read_chunks(ns)
@@ -314,27 +319,49 @@ class _Runner:
         res.violating, res.runs = moveset.violating, moveset.runs
         res.skipped.extend(f"{c}: jumbo (use --force-jumbo)" for c in moveset.jumbo)
         res.skipped.extend(f"zone {z} of {ns}: no shard carries it" for z in moveset.stranded)
-        self.events.start(ns, len(moveset.moves))
+        parallel = self.options.parallel or default_parallel(len(moveset.loads))
+        dispatcher = Dispatcher(moveset.pending, moveset.loads, parallel)
+        self.events.start(ns, len(moveset.pending), moveset.bytes)
         try:
-            for n, op in enumerate(moveset.moves):
-                if deadline is not None and time.monotonic() >= deadline:
-                    res.left = len(moveset.moves) - n
-                    self.events.note(f"{ns}: --migrate-budget reached, {res.left} chunk(s) left")
-                    break
-                self.lease.check()
-                assert self.rec is not None
-                self.index += 1
-                res.commands += 1
-                outcome = migrate.send_move(self.ports.send, op)
-                self.rec.step(self.index, op.kind, op.describe(), outcome)
-                if outcome == "moved":
-                    res.moved += 1
-                    self.result.changed = True
-                else:
-                    res.skipped.append(outcome)
-                self.events.advance(1)
+            out = run_parallel(dispatcher, self._hooks(ns))
         finally:
             self.events.finish()
+        res.commands, res.moved, res.bytes_moved = out.commands, out.moved, out.bytes_moved
+        res.skipped.extend(out.skipped)
+        res.failed.extend(out.failed)
+        res.left = len(out.left)
+        if out.left and self.budget_at is not None and self.ports.clock() >= self.budget_at:
+            self.events.note(
+                f"{ns}: --budget reached: {res.left} chunk(s) "
+                f"({format_bytes(sum(m.bytes for m in out.left))}) left to the balancer"
+            )
+        if out.moved:
+            self.result.changed = True
+
+    def _hooks(self, ns: str) -> Hooks:
+        major, force = self.ports.major, self.options.force_jumbo
+        steps: dict[int, int] = {}
+
+        def send(move: PendingMove, to: str) -> str:
+            return migrate.send_move(
+                self.ports.send, make_move_op(move, to, major=major, force_jumbo=force)
+            )
+
+        def before_start(move: PendingMove, to: str) -> None:
+            self.lease.check()
+            self.index += 1
+            steps[move.index] = self.index
+
+        def after(move: PendingMove, to: str, outcome: str) -> None:
+            assert self.rec is not None
+            op = make_move_op(move, to, major=major, force_jumbo=force)
+            self.rec.step(steps.pop(move.index), op.kind, op.describe(), outcome)
+            self.events.advance(1, move.bytes if outcome == "moved" else 0)
+
+        def budget_over() -> bool:
+            return self.budget_at is not None and self.ports.clock() >= self.budget_at
+
+        return Hooks(send, before_start, after, budget_over)
 
     def _audit(self, header: dict[str, object], started: dt.datetime, outcome: str) -> None:
         r = self.result

@@ -23,6 +23,7 @@ from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
 from zonectl.cli.fleet_context import FleetSpec
 from zonectl.cli.fleet_options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
+from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_impacts
@@ -73,10 +74,8 @@ def command(
     wait_timeout: Annotated[
         str, typer.Option(help="How long to wait for in-flight migrations before giving up.")
     ] = "60s",
-    migrate_budget: Annotated[
-        str | None,
-        typer.Option(help="Stop migrating after this long (e.g. 30m) and report what is left."),
-    ] = None,
+    migrate_budget: Annotated[str | None, budget_option()] = None,
+    parallel: Annotated[int | None, parallel_option()] = None,
     force_jumbo: Annotated[
         bool, typer.Option("--force-jumbo", help="Move chunks too big to migrate normally.")
     ] = False,
@@ -112,7 +111,7 @@ def command(
 
       zonectl plan policies/ -o plan.json && zonectl apply --plan plan.json --yes
 
-      zonectl apply policies/ --migrate --migrate-budget 30m --yes
+      zonectl apply policies/ --migrate --parallel 4 --budget 30m --yes
 
     With --metrics-file (not with --dry-run), the file gets the cluster's
     metrics after the run and this run's time, exit code and last success.
@@ -124,7 +123,8 @@ def command(
         options = ApplyOptions(
             pause=pause.value,
             wait_timeout_s=parse_duration(wait_timeout, "--wait-timeout") or 0.0,
-            migrate_budget_s=parse_duration(migrate_budget, "--migrate-budget"),
+            migrate_budget_s=parse_duration(migrate_budget, "--budget"),
+            parallel=check_parallel(parallel),
             force_jumbo=force_jumbo,
             lease_ttl=dt.timedelta(seconds=parse_duration(lease_ttl, "--lease-ttl") or 300),
         )
@@ -137,7 +137,7 @@ def command(
             prepare = _preparer(conn, desired, saved, namespaces, migrate)
             if dry_run:
                 return _dry_run(ports, options, prepare())
-            events = ConsoleEvents(stderr)
+            events = ConsoleEvents(stderr, clock=conn.clock)
             result = run_apply(ports, options, prepare, make_confirm(yes, render_text), events)
             run.observe(conn, now=dt.datetime.now(dt.UTC), desired=desired)
         run.exit_code = _summary(result)
@@ -248,13 +248,20 @@ def _summary(result: ApplyResult) -> int:
         f"zonectl: applied plan {result.plan_id} (apply {result.apply_id}): "
         f"{result.ops_done}/{result.ops_total} op(s)"
     )
+    failed = sum(len(m.failed) for m in result.migrations)
     if result.migrations:
         line += f", {moved} chunk(s) moved, {skipped} skipped, {left} left"
+        line += f", {failed} failed" if failed else ""
     line += f"; balancing paused {paused:.1f}s in total and restored"
     stderr.print(line, markup=False)
     for m in result.migrations:
         for reason in m.skipped:
             warn(reason)
+        for reason in m.failed:
+            warn(f"move failed: {reason}")
         if m.left:
-            warn(f"{m.ns}: {m.left} out-of-zone chunk(s) left: the budget ran out; rerun apply")
+            warn(
+                f"{m.ns}: {m.left} out-of-zone chunk(s) left to the balancer (the budget ran "
+                "out, or no shard could take them); rerun apply --migrate to move them now"
+            )
     return int(ExitCode.OK)

@@ -44,6 +44,7 @@ def build_ports(conn: Connection, database: str) -> Ports:
         audit=MongoAudit(client, database),
         version=conn.version,
         unsharded=MongoUnsharded(conn),
+        clock=conn.clock,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -19,17 +20,32 @@ from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
 from zonectl.cli.fleet_context import FleetSpec
 from zonectl.cli.fleet_options import fleet_command
+from zonectl.cli.forecast_wiring import (
+    ForecastFlags,
+    balancer_tz_option,
+    copy_rate_option,
+    parallel_forecast_option,
+    parse_forecast_flags,
+    read_forecast,
+)
+from zonectl.cli.plan_after import state_after
 from zonectl.errors import ExitCode, ZonectlError
+from zonectl.forecast.report import Forecast
+from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
-from zonectl.mongo import connect, read_impacts
+from zonectl.mongo import Connection, connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
 from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.ops import AssignZoneRange
 from zonectl.plan.planner import make_plan
-from zonectl.plan.serialize import dump_plan
 from zonectl.plan.value import Plan
 from zonectl.render import render_json, render_markdown, render_text
+from zonectl.render.forecast import (
+    forecast_dict,
+    render_forecast_markdown,
+    render_forecast_text,
+)
 
 
 class Format(StrEnum):
@@ -73,6 +89,9 @@ def command(
             "the memberships their new ranges need; no membership removals or balancer settings.",
         ),
     ] = None,
+    copy_rate: Annotated[str | None, copy_rate_option()] = None,
+    parallel: Annotated[int | None, parallel_forecast_option()] = None,
+    balancer_tz: Annotated[str | None, balancer_tz_option()] = None,
 ) -> int:
     """Show the admin commands that would bring the cluster to the policy.
 
@@ -80,6 +99,11 @@ def command(
     settings through a mongos. Impact counts are targeted range queries on
     config.chunks, never a full read. The plan goes to stdout; warnings and
     progress go to stderr.
+
+    A forecast follows the plan: per namespace and in total, the chunks and
+    bytes that must move once it is applied, and how long that takes by the
+    balancer (rounds inside its active window, read in --balancer-tz) and by
+    `apply --migrate --parallel N`, at the assumed --copy-rate.
 
     Exit codes: 0 no changes (or changes without --detailed-exitcode);
     4 changes pending with --detailed-exitcode; 1 runtime error, including
@@ -95,16 +119,19 @@ def command(
       zonectl plan policies/ -o plan.json --detailed-exitcode
     """
     instant = parse_at(at, dt.datetime.now(dt.UTC))
+    flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
     desired = load_desired(paths)
     boundaries, next_tick = window_boundaries(desired, instant)
-    plan = build_plan(uri, desired, boundaries, instant, namespaces or None)
+    plan, forecast = _plan_and_forecast(
+        uri, desired, boundaries, instant, namespaces or None, flags, forecast_at=at is not None
+    )
     if next_tick is not None and (plan.valid_until is None or next_tick < plan.valid_until):
         plan = _valid_until(plan, next_tick)
     for message in plan.warnings:
         warn(message)
     if out is not None:
         try:
-            out.write_text(dump_plan(plan), encoding="utf-8")
+            out.write_text(plan_document(plan, forecast), encoding="utf-8")
         except OSError as exc:
             raise ZonectlError(f"cannot write plan to {out}: {exc.strerror or exc}") from None
         stderr.print(f"plan {plan.plan_id} saved to {out}", markup=False)
@@ -112,7 +139,7 @@ def command(
         stderr.print(render_text(plan, color=False), markup=False)
         sys.stdout.write(github_warnings(plan.warnings))
     else:
-        sys.stdout.write(_render(plan, fmt))
+        sys.stdout.write(_render(plan, fmt, forecast))
     sys.stdout.flush()
     if detailed_exitcode and plan.has_changes:
         return int(ExitCode.CHANGES_PENDING)
@@ -126,47 +153,94 @@ def build_plan(
     at: dt.datetime,
     namespaces: list[str] | None,
 ) -> Plan:
-    """Connect, read, expand namespace patterns, plan, attach impact estimates (range ops
-    from config.chunks, moveCollection ops from collStats), and add the cluster rules'
-    warnings (docs/analyze.md: ZA201 jumbo chunks a new range strands, ZA202 most of a
-    collection moving at once)."""
+    """The plan every command shares (see `_read_plan`)."""
     with connect(uri) as conn:
-        resolved = read_resolved(conn, desired, at)
-        tick = None
-        if resolved.origins:  # windows of namespaces a pattern brought in
-            extra, tick = window_boundaries(resolved.desired, at)
-            boundaries = {**extra, **boundaries}
-        actual = resolved.actual
-        plan = make_plan(
-            resolved.desired,
-            actual,
-            boundaries=boundaries,
-            at=at,
-            namespaces=namespaces,
-            origins=resolved.origins,
-            notes=resolved.notes,
-        )
-        impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
-        plan = plan.with_impacts(impacts)
-        if tick:
-            plan = _valid_until(plan, tick)
-        assigned = {op.ns for op in plan.ops if isinstance(op, AssignZoneRange)}
-        jumbo, totals = read_plan_checks(conn, actual, assigned)
+        return _read_plan(conn, desired, boundaries, at, namespaces)[0]
+
+
+def _read_plan(
+    conn: Connection,
+    desired: DesiredState,
+    boundaries: Mapping[str, Any],
+    at: dt.datetime,
+    namespaces: list[str] | None,
+) -> tuple[Plan, ClusterState, DesiredState]:
+    """Read, expand namespace patterns, plan, attach impact estimates (range ops from
+    config.chunks, moveCollection ops from collStats), and add the cluster rules' warnings
+    (docs/analyze.md: ZA201 jumbo chunks a new range strands, ZA202 most of a collection
+    moving at once). Also returns the state read and the desired state after expansion."""
+    resolved = read_resolved(conn, desired, at)
+    tick = None
+    if resolved.origins:  # windows of namespaces a pattern brought in
+        extra, tick = window_boundaries(resolved.desired, at)
+        boundaries = {**extra, **boundaries}
+    actual = resolved.actual
+    plan = make_plan(
+        resolved.desired,
+        actual,
+        boundaries=boundaries,
+        at=at,
+        namespaces=namespaces,
+        origins=resolved.origins,
+        notes=resolved.notes,
+    )
+    impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
+    plan = plan.with_impacts(impacts)
+    if tick:
+        plan = _valid_until(plan, tick)
+    assigned = {op.ns for op in plan.ops if isinstance(op, AssignZoneRange)}
+    jumbo, totals = read_plan_checks(conn, actual, assigned)
     checks = plan_findings(plan, actual, resolved.desired, jumbo, totals)
-    if not checks:
-        return plan
-    warnings = tuple(finding_warning(where, f) for where, f in checks)
-    return dataclasses.replace(plan, warnings=plan.warnings + warnings)
+    if checks:
+        warnings = tuple(finding_warning(where, f) for where, f in checks)
+        plan = dataclasses.replace(plan, warnings=plan.warnings + warnings)
+    return plan, actual, resolved.desired
+
+
+def _plan_and_forecast(
+    uri: str | None,
+    desired: DesiredState,
+    boundaries: Mapping[str, Any],
+    at: dt.datetime,
+    namespaces: list[str] | None,
+    flags: ForecastFlags,
+    *,
+    forecast_at: bool,
+) -> tuple[Plan, Forecast]:
+    """The plan, and the forecast of the data movement it causes, from one connection.
+    The forecast starts at --at when given, else at the cluster's now (a sandbox's clock)."""
+    with connect(uri) as conn:
+        plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces)
+        after = state_after(plan, actual, expanded, namespaces)
+        forecast = read_forecast(
+            conn,
+            after.ranges,
+            after.shard_zones,
+            flags,
+            now=at if forecast_at else conn.wall(),
+            window=after.window,
+            balancer_enabled=after.balancer_enabled,
+            no_balance=after.no_balance,
+        )
+    return plan, forecast
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
     return dataclasses.replace(plan, valid_until=tick)
 
 
-def _render(plan: Plan, fmt: Format) -> str:
+def plan_document(plan: Plan, forecast: Forecast) -> str:
+    """The plan's JSON document (what `-o` saves and `--format json` prints), with the
+    forecast under `forecast`: informational, `apply --plan` ignores it."""
+    doc = json.loads(render_json(plan))
+    doc["forecast"] = forecast_dict(forecast)
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _render(plan: Plan, fmt: Format, forecast: Forecast) -> str:
     if fmt is Format.json:
-        return render_json(plan)
+        return plan_document(plan, forecast)
     if fmt is Format.markdown:
-        return render_markdown(plan)
+        return render_markdown(plan) + render_forecast_markdown(forecast)
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    return render_text(plan, color=color)
+    return render_text(plan, color=color) + "\n" + render_forecast_text(forecast)

@@ -27,6 +27,7 @@ from zonectl.cli.common import load_desired, parse_at, uri_option, warn
 from zonectl.cli.fleet_context import FleetSpec
 from zonectl.cli.fleet_options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
+from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
@@ -62,9 +63,8 @@ def command(
         bool,
         typer.Option("--migrate", help="Also move chunks that left the hot window now."),
     ] = False,
-    migrate_budget: Annotated[
-        str | None, typer.Option(help="Stop migrating after this long (e.g. 30m).")
-    ] = None,
+    migrate_budget: Annotated[str | None, budget_option()] = None,
+    parallel: Annotated[int | None, parallel_option()] = None,
     wait_timeout: Annotated[
         str, typer.Option(help="How long to wait for in-flight migrations before giving up.")
     ] = "60s",
@@ -108,7 +108,17 @@ def command(
     settings = Settings.from_environ(os.environ)
     with MetricsRun(metrics_file, "rotate", uri, settings) as run:
         run.exit_code = _rotate(
-            paths, uri, at, yes, migrate, migrate_budget, wait_timeout, verbose, settings, run
+            paths,
+            uri,
+            at,
+            yes,
+            migrate,
+            migrate_budget,
+            parallel,
+            wait_timeout,
+            verbose,
+            settings,
+            run,
         )
         return run.exit_code
 
@@ -120,6 +130,7 @@ def _rotate(
     yes: bool,
     migrate: bool,
     migrate_budget: str | None,
+    parallel: int | None,
     wait_timeout: str,
     verbose: bool,
     settings: Settings,
@@ -135,7 +146,8 @@ def _rotate(
     boundaries, next_tick = _boundaries(desired, names, instant)
     options = ApplyOptions(
         wait_timeout_s=parse_duration(wait_timeout, "--wait-timeout") or 0.0,
-        migrate_budget_s=parse_duration(migrate_budget, "--migrate-budget"),
+        migrate_budget_s=parse_duration(migrate_budget, "--budget"),
+        parallel=check_parallel(parallel),
         operation="rotate",
     )
     database = settings.database
@@ -193,7 +205,7 @@ def _rotate(
             }
             return Prepared(current.plan.with_impacts(impacts), tuple(eager))
 
-        events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty())
+        events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty(), clock=conn.clock)
         result = run_apply(ports, options, prepare, _confirm(yes), events)
         run.observe(conn, now=instant, desired=desired, namespaces=scanned)
     return _report(result, ran[-1] if ran else window)
@@ -296,8 +308,11 @@ def _report(result: ApplyResult, window: WindowPlan) -> int:
         if held is not None:
             lines.append(f"  ranges swapped in {held * 1000:.0f} ms with balancing paused")
     for m in result.migrations:
-        if m.moved or m.left or m.splits:
-            lines.append(f"{m.ns}: {m.splits} split(s), {m.moved} chunk(s) moved, {m.left} left")
+        if m.moved or m.left or m.splits or m.failed:
+            failed = f", {len(m.failed)} failed" if m.failed else ""
+            lines.append(
+                f"{m.ns}: {m.splits} split(s), {m.moved} chunk(s) moved, {m.left} left{failed}"
+            )
     sys.stdout.write("".join(f"{line}\n" for line in lines))
     sys.stdout.flush()
     stderr.print(

@@ -11,6 +11,8 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.boundary import guarded, stderr
+from zonectl.errors import UsageError
+from zonectl.forecast.units import format_rate, parse_rate
 
 
 @guarded
@@ -39,14 +41,41 @@ def command(
             help="Seconds between balancer rounds (MongoDB's default round interval is 10 s).",
         ),
     ] = 10.0,
+    time_scale: Annotated[
+        float,
+        typer.Option(
+            "--time-scale",
+            help="Run simulated time N times faster than real time (migrations, balancer "
+            "rounds and windows), so a demo can watch hours pass in seconds. Default 1.",
+        ),
+    ] = 1.0,
+    copy_rate: Annotated[
+        str | None,
+        typer.Option(
+            "--copy-rate",
+            help="Simulated migration copy rate, e.g. 40MiB/s (default: the cluster "
+            "file's balancer.copyRate, else 64MiB/s).",
+        ),
+    ] = None,
 ) -> int:
-    """Run the simulated sharded cluster (a mongos look-alike) on a local port."""
+    """Run the simulated sharded cluster (a mongos look-alike) on a local port.
+
+    Every chunk migration, the balancer's and moveChunk/moveRange alike, takes its bytes
+    divided by the copy rate of simulated time (at least one second), and a manual move
+    blocks until it commits, as on a real cluster.
+    """
     from zonectl.sandbox.launch import serve
     from zonectl.sandbox.uri import SandboxHandle, SandboxOptions, build_sandbox
 
+    if time_scale <= 0:
+        raise UsageError(f"--time-scale {time_scale:g}: must be above zero (1 = real time)")
+    try:
+        rate = parse_rate(copy_rate) if copy_rate is not None else None
+    except ValueError as exc:
+        raise UsageError(f"--copy-rate: {exc}") from None
     options = SandboxOptions(
         cluster=cluster, version=version, state=state, balancer_interval=balancer_interval,
-        auth=auth,
+        auth=auth, copy_rate=rate, time_scale=time_scale,
     )  # fmt: skip
     sandbox = build_sandbox(options)
     stop = threading.Event()
@@ -61,7 +90,8 @@ def command(
             sandbox.balancer.start(balancer_interval)
         stderr.print(
             f"zonectl sandbox: MongoDB {sandbox.version.version} mongos on {handle.uri} "
-            f"({len(sandbox.cluster.shard_names())} shards); Ctrl-C to stop",
+            f"({len(sandbox.cluster.shard_names())} shards, copy rate "
+            f"{format_rate(sandbox.balancer.copy_rate)}, time x{time_scale:g}); Ctrl-C to stop",
             markup=False,
         )
         while not stop.wait(0.5):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import os
 import shutil
 import sys
@@ -17,8 +18,17 @@ from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
 from zonectl.cli.fleet_context import FleetSpec
 from zonectl.cli.fleet_options import fleet_command
+from zonectl.cli.forecast_wiring import (
+    ForecastFlags,
+    balancer_tz_option,
+    copy_rate_option,
+    parallel_forecast_option,
+    parse_forecast_flags,
+    read_forecast,
+)
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, read_cluster_metrics
 from zonectl.errors import ExitCode
+from zonectl.forecast.report import Forecast
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
 from zonectl.mongo.connect import Connection
@@ -26,8 +36,9 @@ from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.status import read_status
 from zonectl.plan.planner import make_plan
 from zonectl.render.exposition import render_openmetrics
+from zonectl.render.forecast import forecast_dict, render_forecast_text
 from zonectl.render.metrics import make_families
-from zonectl.render.status import DatabaseStatus, StatusReport, render_status_json
+from zonectl.render.status import DatabaseStatus, StatusReport, status_document
 from zonectl.render.status_text import render_status_text
 from zonectl.settings import Settings
 
@@ -71,6 +82,9 @@ def command(
         ),
     ] = Format.text,
     metrics_file: Annotated[Path | None, metrics_file_option()] = None,
+    copy_rate: Annotated[str | None, copy_rate_option()] = None,
+    parallel: Annotated[int | None, parallel_forecast_option()] = None,
+    balancer_tz: Annotated[str | None, balancer_tz_option()] = None,
 ) -> int:
     """Show where data sits and whether each namespace complies with its zones.
 
@@ -89,6 +103,12 @@ def command(
     $ZONECTL_CLUSTER, else the URI's host list; the balancer window is read
     in $ZONECTL_CONFIG_TIMEZONE (default UTC), the config server's zone.
 
+    For namespaces not compliant, a forecast: the chunks and bytes still to
+    move, each donor shard's backlog (for a firehose window: the hot shard's
+    bytes that belong to cold) and when the balancer (inside its window, read
+    in --balancer-tz) or `apply --migrate --parallel N` will have moved them,
+    at the assumed --copy-rate.
+
     Exit codes: 0 shown (compliant or not); 1 runtime error; 3 invalid policy.
 
     Examples:
@@ -102,9 +122,10 @@ def command(
       zonectl status policies/ --format openmetrics
     """
     settings = Settings.from_environ(os.environ)
+    flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
     with MetricsRun(metrics_file, "status", uri, settings) as run:
         desired = load_desired(policy) if policy else None
-        run.exit_code = _status(uri, settings, desired, namespaces, fmt, run)
+        run.exit_code = _status(uri, settings, desired, namespaces, fmt, flags, run)
         return run.exit_code
 
 
@@ -114,20 +135,23 @@ def _status(
     desired: DesiredState | None,
     namespaces: list[str] | None,
     fmt: Format,
+    flags: ForecastFlags,
     run: MetricsRun,
 ) -> int:
-    now = dt.datetime.now(dt.UTC)
     with connect(uri) as conn:
+        now = conn.wall()  # the cluster's now: a sandbox's (virtual) clock
         report = read_status(
             conn,
             database=settings.database,
             now=now,
             namespaces=namespaces or None,
         )
+        forecast = _forecast(conn, report, flags, now)
         if fmt is Format.openmetrics or run.path is not None:
-            run.metrics = read_cluster_metrics(
+            metrics = read_cluster_metrics(
                 conn, settings=settings, now=now, desired=desired, report=report
             )
+            run.metrics = dataclasses.replace(metrics, forecast=_compliance_instants(forecast))
         if fmt is Format.openmetrics and run.metrics is not None:
             sys.stdout.write(render_openmetrics(make_families(run.metrics)))
             sys.stdout.flush()
@@ -139,11 +163,15 @@ def _status(
             if note.split(":", 1)[0] in namespaces:
                 warn(note)
     if fmt is Format.json:
-        sys.stdout.write(render_status_json(report))
+        doc = status_document(report)
+        doc["forecast"] = forecast_dict(forecast)
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         width = shutil.get_terminal_size((100, 24)).columns
         sys.stdout.write(render_status_text(report, color=color, width=width))
+        if forecast.namespaces:
+            sys.stdout.write("\n" + render_forecast_text(forecast))
     sys.stdout.flush()
     return int(ExitCode.OK)
 
@@ -171,3 +199,33 @@ def _with_policy(conn: Connection, report: StatusReport, desired: DesiredState) 
     )
     origins = [f"{ns}: from pattern {p!r}" for ns, p in sorted(resolved.origins.items())]
     return dataclasses.replace(report, databases=databases, placements=(*plan.notes, *origins))
+
+
+def _forecast(
+    conn: Connection, report: StatusReport, flags: ForecastFlags, now: dt.datetime
+) -> Forecast:
+    """The forecast for the namespaces not compliant, from what status read."""
+    late = [c for c in report.collections if c.sharded and (c.outside_zone or c.straddling)]
+    ranges = {c.namespace: [(r.min, r.max, r.zone) for r in c.ranges] for c in late}
+    shard_zones = {s.id: frozenset(s.zones) for s in report.shards if not s.draining}
+    no_balance = frozenset(c.namespace for c in late if c.balancing is False)
+    return read_forecast(
+        conn,
+        ranges,
+        shard_zones,
+        flags,
+        now=now,
+        window=report.balancer.active_window,
+        balancer_enabled=report.balancer.enabled,
+        no_balance=no_balance,
+    )
+
+
+def _compliance_instants(forecast: Forecast) -> dict[str, dt.datetime]:
+    """Namespace -> when the balancer, left alone, is forecast to have moved what is out of
+    zone (the metric alerting watches); absent where it never will (off, noBalance)."""
+    return {
+        ns.ns: forecast.now + dt.timedelta(seconds=ns.balancer_s)
+        for ns in forecast.namespaces
+        if ns.balancer_s is not None
+    }

@@ -4,9 +4,11 @@ cluster in-process), a check that the target is a mongos, and every message reda
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pymongo import MongoClient, monitoring
@@ -26,6 +28,11 @@ class Connection:
     uri: str  # redacted, for messages
     version: str
     fcv: str | None
+    # The cluster's clock in seconds: time.monotonic, or an in-process sandbox's clock
+    # (virtual: simulated time), so budgets and progress bars run in the cluster's time.
+    clock: Callable[[], float] = time.monotonic
+    # Wall-clock "now" for forecasts: the sandbox's clock for an in-process sandbox.
+    wall: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now(dt.UTC))
 
 
 def _with_defaults(uri: str) -> dict[str, Any]:
@@ -35,15 +42,15 @@ def _with_defaults(uri: str) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _resolve(uri: str) -> Iterator[str]:
-    """A mongodb:// URI for `uri`; `sandbox:[...]` serves the simulated cluster meanwhile."""
+def _resolve(uri: str) -> Iterator[tuple[str, Callable[[], dt.datetime] | None]]:
+    """A mongodb:// URI for `uri` and, for `sandbox:[...]` (served meanwhile), its clock."""
     if not uri.startswith("sandbox:"):
-        yield uri
+        yield uri, None
         return
     from zonectl.sandbox import uri as sandbox_uri  # the sandbox imports stay lazy
 
     with sandbox_uri.start(uri) as handle:
-        yield handle.uri
+        yield handle.uri, handle.sandbox.clock.now
 
 
 @contextlib.contextmanager
@@ -55,7 +62,7 @@ def connect(
     if not uri:
         raise UsageError("no cluster given: pass --uri URI or set ZONECTL_URI")
     shown = redact(uri)
-    with _resolve(uri) as real:
+    with _resolve(uri) as (real, sandbox_now):
         try:
             client: Client = MongoClient(
                 real, event_listeners=list(listeners), tz_aware=True, **_with_defaults(real)
@@ -71,7 +78,18 @@ def connect(
                     hint="point --uri at a mongos router, not at a shard or config server",
                 )
             version = str(_admin(client, shown, {"buildInfo": 1}).get("version", ""))
-            yield Connection(client, shown, version, _read_fcv(client))
+            if sandbox_now is None:
+                yield Connection(client, shown, version, _read_fcv(client))
+            else:
+                now = sandbox_now
+                yield Connection(
+                    client,
+                    shown,
+                    version,
+                    _read_fcv(client),
+                    clock=lambda: now().timestamp(),
+                    wall=now,
+                )
         finally:
             client.close()
 

@@ -48,9 +48,8 @@ class ClusterMetrics:
     windows: tuple[WindowMetrics, ...] = ()
     lease_acquired: dt.datetime | None = None
     run: RunMetrics | None = None
-    # EXTENSION POINT, forecast time to compliance (DESIGN §8): namespace -> the instant
-    # the forecaster expects it to comply. Nothing computes it yet; when something does,
-    # pass it here and `zonectl_namespace_compliance_forecast_timestamp_seconds` appears.
+    # Forecast time to compliance (DESIGN §8): namespace -> the instant the balancer, left
+    # alone, is forecast to have moved its out-of-zone data (`status` fills it).
     forecast: Mapping[str, dt.datetime] = field(default_factory=dict)
 
 

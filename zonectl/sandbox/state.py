@@ -1,7 +1,7 @@
 """The whole simulated cluster as one object: what every sandbox command handler can reach.
 
 sandbox.version    VersionProfile of the mongos being imitated
-sandbox.clock      Clock (settable in tests)
+sandbox.clock      Clock: virtual by default (tests set and step it), or real x scale
 sandbox.lock       RLock held while any command runs (commands are atomic)
 sandbox.catalog    namespace -> Collection (config.* documents and users' databases)
 sandbox.cluster    the sharding model over the catalog (shards, collections, chunks, zones)
@@ -39,7 +39,7 @@ class Sandbox:
         topology: str = "mongos",
     ) -> None:
         self.version = profile(version) if isinstance(version, str) else version
-        self.clock = clock or Clock()
+        self.clock = clock or Clock.virtual()
         self.lock = threading.RLock()
         self.catalog = Catalog()
         self.auth = auth

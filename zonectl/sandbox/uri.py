@@ -5,6 +5,7 @@
     sandbox:PATH?version=6.0&state=FILE    ...as server version 6.0, state loaded/saved
     sandbox:?balancer=2                    ...with balancer rounds every 2 s
     sandbox:?topology=standalone           ...posing as a standalone (or replicaSet)
+    sandbox:?copyRate=40MiB/s              ...migrations copying at 40 MiB/s of sandbox time
 
 zonectl's mongo layer connects to `handle.uri` with pymongo like any cluster, so the
 sandbox path and the real path are the same code.
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zonectl.errors import UsageError
+from zonectl.forecast.units import parse_rate
 from zonectl.sandbox.seed import build as seed
 from zonectl.sandbox.seed import persist
 
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from zonectl.sandbox.wire.server import SandboxServer
 
 SCHEME = "sandbox:"
-_PARAMS = {"version", "state", "balancer", "auth", "topology"}
+_PARAMS = {"version", "state", "balancer", "auth", "topology", "copyRate"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class SandboxOptions:
     balancer_interval: float | None = None
     auth: bool = False
     topology: str = "mongos"  # or standalone / replicaSet: pose as a wrong target
+    copy_rate: float | None = None  # bytes/s of sandbox time; None: the cluster file's
+    time_scale: float | None = None  # real-time clock N x faster; None: a virtual clock
 
 
 def is_sandbox_uri(uri: str) -> bool:
@@ -66,7 +70,13 @@ def parse(uri: str) -> SandboxOptions:
         balancer_interval = float(interval) if interval else None
     except ValueError:
         raise UsageError(f"sandbox URI: balancer={interval!r} is not a number of seconds") from None
+    rate_text = one("copyRate")
+    try:
+        copy_rate = parse_rate(rate_text) if rate_text else None
+    except ValueError as exc:
+        raise UsageError(f"sandbox URI: copyRate: {exc}") from None
     return SandboxOptions(
+        copy_rate=copy_rate,
         cluster=Path(urllib.parse.unquote(path)) if path else None,
         version=one("version") or None,
         state=Path(state) if (state := one("state")) else None,
@@ -79,6 +89,7 @@ def parse(uri: str) -> SandboxOptions:
 def build_sandbox(options: SandboxOptions) -> Sandbox:
     """A sandbox from a cluster file (or the demo), or from saved state when it exists.
     Version: explicit, else the state file's, else the cluster file's, else 7.0."""
+    from zonectl.sandbox.clock import Clock
     from zonectl.sandbox.state import Sandbox
     from zonectl.sandbox.versions import DEFAULT_VERSION, profile
 
@@ -93,13 +104,21 @@ def build_sandbox(options: SandboxOptions) -> Sandbox:
     if options.auth and auth is None:
         raise UsageError("--auth needs a 'users:' section in the cluster file")
     try:
-        sandbox = Sandbox(version, auth=auth, topology=options.topology)
+        clock = Clock(scale=options.time_scale) if options.time_scale else Clock.virtual()
+        sandbox = Sandbox(version, auth=auth, topology=options.topology, clock=clock)
     except ValueError as exc:
         raise UsageError(f"sandbox URI: {exc}") from None
     if saved_version is not None and options.state is not None:
         persist.load(sandbox, options.state)
     else:
         seed.seed(sandbox, spec, str(options.cluster or seed.demo_path()))
+    # The copy rate is a setting of the simulation, not saved state: the URI's, else the
+    # cluster file's (also when the state file was loaded instead of the seed).
+    file_rate = spec.balancer.copyRate if spec.balancer is not None else None
+    if options.copy_rate is not None:
+        sandbox.balancer.copy_rate = options.copy_rate
+    elif file_rate is not None:
+        sandbox.balancer.copy_rate = parse_rate(file_rate)
     return sandbox
 
 

@@ -2,9 +2,12 @@
 
 A round (`Balancer::_mainThread` in mongo:src/mongo/db/s/balancer/balancer.cpp) reloads the
 settings, splits chunks at zone boundaries, picks migrations with `balancer_policy` and
-starts them. Migrations take simulated time: they stay in flight (and the round stays
-open, `inBalancerRound: true`) until the sandbox clock passes their due time and someone
-polls, or a test calls `complete_migrations()`. Tests drive rounds step by step; `zonectl
+starts them. Every migration, the balancer's and a manual moveChunk/moveRange alike,
+takes simulated time (`timing.migration_duration`): it stays in flight (a balancer round
+stays open, `inBalancerRound: true`) until the sandbox clock passes its due time and
+someone polls, or a test calls `complete_migrations()`. A command that must wait for the
+clock (a manual move until its commit) parks in `block_until`/`wait_for`; on a virtual
+clock that wait is what moves time forward. Tests drive rounds step by step; `zonectl
 sandbox` runs them on a timer thread.
 """
 
@@ -18,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zonectl.sandbox.balancer import rounds
+from zonectl.sandbox.balancer import rounds, timing
 from zonectl.sandbox.balancer.migrations import (
     ActiveMigrations,
     InFlight,
@@ -33,7 +36,18 @@ from zonectl.sandbox.errors import CommandError
 if TYPE_CHECKING:
     from zonectl.sandbox.catalog.cluster import Cluster
 
-_POLL_SECONDS = 0.05  # how often a waiter re-reads the sandbox clock
+_POLL_SECONDS = 0.05  # how often a waiter re-reads a real-time sandbox clock
+# Virtual clock: how long the sandbox must be quiet (no command arriving, no commit) before
+# a blocked command jumps the clock to the next due instant. Long enough for a client whose
+# move just committed to send its next one; short enough that a run of hundreds of moves
+# costs seconds. Between waits nothing else moves time, so a serial client's timeline is
+# exact; parallel clients slower than this to follow up start late (never early).
+VIRTUAL_QUIET_SECONDS = 0.02
+# A client that just got a manual move's answer usually sends another command soon (its
+# next move, or a journal write before it): until some command arrives the clock waits
+# longer (a client that stopped, or has nothing to start yet, costs this much real time
+# per jump, never simulated time).
+VIRTUAL_FOLLOWUP_SECONDS = 0.3
 
 
 @dataclass
@@ -58,7 +72,10 @@ class Balancer:
         self.num_rounds = 0
         self.in_round = False
         self.term = 1
-        self.waiters = 0  # commands parked in wait_for (balancerStop, a joined moveChunk)
+        self.waiters = 0  # commands parked in wait_for (balancerStop, a manual move)
+        self.copy_rate = float(timing.DEFAULT_COPY_RATE)  # bytes per simulated second
+        self._alarms: list[dt.datetime] = []  # instants commands are blocked until
+        self.followups = 0  # manual moves answered since the last command arrived
         self.settings = BalancerSettings(
             max_chunk_size_bytes=cluster.version.default_chunk_size_mb * 1024 * 1024
         )
@@ -121,7 +138,11 @@ class Balancer:
             rounds.finish_defragmentation(self.cluster)
             result.splits = rounds.split_at_zone_boundaries(self.cluster)
             for flight, failure in rounds.start_migrations(
-                self.cluster, settings, self.params(settings), self.active.busy()
+                self.cluster,
+                settings,
+                self.params(settings),
+                self.active.busy(),
+                self.migration_duration,
             ):
                 if flight is not None:
                     self.active.register(flight)
@@ -166,8 +187,17 @@ class Balancer:
     def _finish(self, mig: InFlight) -> None:
         self.active.release(mig)
         forget_migration(self.cluster, mig)
-        commit_move(self.cluster, mig)
+        if not commit_move(self.cluster, mig):
+            mig.error = CommandError.of(
+                "ConflictingOperationInProgress",
+                f"chunk of {mig.ns} changed while it was migrating; the move was abandoned",
+            )
+        self.cluster.clock.note_activity()
         self._cond.notify_all()
+
+    def migration_duration(self, size_bytes: int) -> dt.timedelta:
+        """How long migrating `size_bytes` takes at this sandbox's copy rate."""
+        return timing.migration_duration(size_bytes, self.copy_rate)
 
     def _end_round(self) -> None:
         result, started = self._round, self._round_started
@@ -203,16 +233,73 @@ class Balancer:
             finally:
                 self.waiters -= 1
 
-    def _wait(self, done: Callable[[], bool], deadline: float | None) -> bool:
+    def block_until(self, instant: dt.datetime, deadline: float | None = None) -> bool:
+        """Block the calling command until the sandbox clock reaches `instant` (False if the
+        real `deadline` passes first). On a virtual clock the wait itself advances time."""
+        clock = self.cluster.clock
         with self._cond:
+            self._alarms.append(instant)
+            try:
+                return self.wait_for(lambda: clock.now() >= instant, deadline)
+            finally:
+                self._alarms.remove(instant)
+
+    def _wait(self, done: Callable[[], bool], deadline: float | None) -> bool:
+        clock = self.cluster.clock
+        with self._cond:
+            # On a virtual clock a command's time limit (maxTimeMS) runs in simulated time
+            # too: the clock jumps no further than the deadline, which then expires.
+            sim_deadline = None
+            if clock.frozen and deadline is not None:
+                sim_deadline = clock.now() + dt.timedelta(seconds=deadline - time.monotonic())
             while not done():
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return False
-                wait = _POLL_SECONDS if remaining is None else min(remaining, _POLL_SECONDS)
+                if sim_deadline is not None and clock.now() >= sim_deadline:
+                    return False
+                poll = VIRTUAL_QUIET_SECONDS if clock.frozen else self._real_poll()
+                wait = poll if remaining is None else min(remaining, poll)
                 self._cond.wait(wait)
+                if clock.frozen and self._may_jump():
+                    self._jump_to_next_due(sim_deadline)
                 self.poll()
             return True
+
+    def _real_poll(self) -> float:
+        """Real seconds until the next due instant (a scaled clock), within 1-50 ms, so a
+        waiter wakes when its migration commits, not at the next poll."""
+        clock = self.cluster.clock
+        now = clock.now()
+        due = [m.due for m in self.active] + self._alarms
+        if not due:
+            return _POLL_SECONDS
+        ahead = (min(due) - now).total_seconds()
+        return min(_POLL_SECONDS, max(0.001, clock.real_seconds(ahead)))
+
+    def _may_jump(self) -> bool:
+        clock = self.cluster.clock
+        if self.followups == 0:
+            return clock.quiet_for(VIRTUAL_QUIET_SECONDS)
+        return clock.quiet_for(VIRTUAL_FOLLOWUP_SECONDS)
+
+    def command_arrived(self) -> None:
+        """Any command from a client: it is acting (and may be the awaited follow-up)."""
+        self.followups = max(0, self.followups - 1)
+        self.cluster.clock.note_activity()
+
+    def manual_move_answered(self) -> None:
+        self.followups += 1
+        self.cluster.clock.note_activity()
+
+    def _jump_to_next_due(self, limit: dt.datetime | None) -> None:
+        """Virtual clock, everyone quiet: time moves to the next instant something is due
+        (a commit, a blocked command's instant, or this waiter's own deadline)."""
+        now = self.cluster.clock.now()
+        due = [m.due for m in self.active] + self._alarms + ([limit] if limit else [])
+        later = [d for d in due if d > now]
+        if later:
+            self.cluster.clock.advance_to(min(later))
 
     def join_current_round(self, deadline: float | None) -> bool:
         """`Balancer::joinCurrentRound`: until no round runs or the round counter moved."""
@@ -221,7 +308,9 @@ class Balancer:
 
     # ------------------------------------------------------------------ timer
     def start(self, interval_s: float = 1.0) -> None:
-        """Run rounds on a thread every `interval_s` real seconds (for `zonectl sandbox`)."""
+        """Run rounds on a thread every `interval_s` simulated seconds (for `zonectl
+        sandbox`): real seconds / the clock's time scale; a virtual clock is advanced by
+        `interval_s` at each tick of `interval_s` real seconds."""
         if self._timer is not None:
             return
         self._timer_stop.clear()
@@ -237,8 +326,12 @@ class Balancer:
             thread.join()
 
     def _timer_loop(self, interval_s: float) -> None:
-        while not self._timer_stop.wait(interval_s):
+        clock = self.cluster.clock
+        real = interval_s if clock.frozen else clock.real_seconds(interval_s)
+        while not self._timer_stop.wait(real):
             with self._cond:
+                if clock.frozen:
+                    clock.advance(dt.timedelta(seconds=interval_s))
                 self.poll()
                 if self._round is None:
                     self.run_round()

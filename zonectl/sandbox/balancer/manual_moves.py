@@ -1,5 +1,11 @@
 """A manual chunk migration (moveChunk / moveRange), run to completion inside the command.
 
+It takes the same simulated time as a balancer migration (bytes at the sandbox's copy
+rate, with the per-migration floor): the command registers the migration in the
+active-migrations registry and blocks until the sandbox clock reaches its commit, as a
+real moveChunk/moveRange only answers once the migration committed (mongo:src/mongo/db/s/
+balancer/balancer.cpp `Balancer::moveRange` waits on the scheduled migration's future).
+
 The config server path is `Balancer::moveSingleChunk` (5.0, with `checkMoveAllowed`'s zone
 and draining checks) or `Balancer::moveRange` (6.0+, no such checks, SERVER-81352); then
 the donor refuses a move to itself and a chunk that is too big, and the active-migrations
@@ -11,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from zonectl.sandbox.balancer import view
-from zonectl.sandbox.balancer.migrations import InFlight, commit_move, log_move, too_big_error
+from zonectl.sandbox.balancer.migrations import InFlight, log_move, too_big_error
 from zonectl.sandbox.errors import CommandError, max_time_expired
 
 if TYPE_CHECKING:
@@ -40,7 +46,23 @@ def move_chunk(
     force_jumbo: bool,
     deadline: float | None,
 ) -> None:
-    """Migrate chunk i of ns to shard `to` now; raise the donor's or registry's error."""
+    """Migrate chunk i of ns to shard `to`, blocking until it committed; raise the donor's
+    or registry's error."""
+    try:
+        _move_chunk(balancer, ns, i, to, force_jumbo=force_jumbo, deadline=deadline)
+    finally:
+        balancer.manual_move_answered()
+
+
+def _move_chunk(
+    balancer: Balancer,
+    ns: str,
+    i: int,
+    to: str,
+    *,
+    force_jumbo: bool,
+    deadline: float | None,
+) -> None:
     cluster = balancer.cluster
     balancer.poll()  # migrations whose simulated time has passed are done by now
     store = cluster.chunks(ns)
@@ -52,8 +74,10 @@ def move_chunk(
     running = balancer.active.find_identical(ns, lo, hi, to)
     if running is not None:
         # An identical request joins the running migration and returns its outcome.
-        if not balancer.wait_for(lambda: running not in list(balancer.active), deadline):
+        if not balancer.wait_for(lambda: all(m is not running for m in balancer.active), deadline):
             raise max_time_expired()
+        if running.error is not None:
+            raise running.error
         return
     conflict = balancer.active.conflict(donor, to)
     if conflict is not None:
@@ -64,10 +88,12 @@ def move_chunk(
         if error is not None:
             raise error  # a failed manual move never sets the jumbo flag (§4.3)
     now = cluster.clock.now()
-    flight = InFlight(ns, lo, hi, donor, to, "manual", now, now, by_balancer=False)
+    due = now + balancer.migration_duration(store.size_at(i))
+    flight = InFlight(ns, lo, hi, donor, to, "manual", now, due, by_balancer=False)
     balancer.active.register(flight)
-    try:
-        log_move(cluster, "moveChunk.start", flight, {})
-        commit_move(cluster, flight)
-    finally:
-        balancer.active.release(flight)
+    log_move(cluster, "moveChunk.start", flight, {})
+    # The migration goes on if the command gives up (maxTimeMS): it commits at `due`.
+    if not balancer.wait_for(lambda: all(m is not flight for m in balancer.active), deadline):
+        raise max_time_expired()
+    if flight.error is not None:
+        raise flight.error

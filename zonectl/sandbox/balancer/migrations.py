@@ -20,14 +20,6 @@ from zonectl.sandbox.errors import CommandError
 if TYPE_CHECKING:
     from zonectl.sandbox.catalog.cluster import Cluster
 
-# Simulated copy rate: a 64 MB chunk takes about one second; every migration at least one.
-BYTES_PER_SECOND = 64 * 1024 * 1024
-MIN_DURATION = dt.timedelta(seconds=1)
-
-
-def migration_duration(size_bytes: int) -> dt.timedelta:
-    return max(MIN_DURATION, dt.timedelta(seconds=size_bytes / BYTES_PER_SECOND))
-
 
 @dataclass
 class InFlight:

@@ -8,14 +8,14 @@ is split, or marked jumbo when it cannot be (`_splitOrMarkJumbo`, §5.1 step 5).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import datetime as dt
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from zonectl.sandbox.balancer import view
 from zonectl.sandbox.balancer.migrations import (
     InFlight,
     log_move,
-    migration_duration,
     too_big_error,
 )
 from zonectl.sandbox.balancer.policy import Migration, PolicyParams, select_migrations
@@ -70,8 +70,15 @@ def split_chunk(cluster: Cluster, ns: str, i: int, points: list[Any]) -> list[in
     return pieces
 
 
+Duration = Callable[[int], dt.timedelta]
+
+
 def start_migrations(
-    cluster: Cluster, settings: BalancerSettings, params: PolicyParams, busy: set[str]
+    cluster: Cluster,
+    settings: BalancerSettings,
+    params: PolicyParams,
+    busy: set[str],
+    duration: Duration,
 ) -> Iterator[tuple[InFlight | None, str | None]]:
     """Pick this round's migrations and start each: (in-flight migration, failure)."""
     shards = view.shard_views(cluster)
@@ -79,11 +86,11 @@ def start_migrations(
     available = {s.id for s in shards} - busy
     chosen = select_migrations([c for c in colls if c is not None], shards, available, params)
     for mig in chosen:
-        yield _start_one(cluster, mig, settings)
+        yield _start_one(cluster, mig, settings, duration)
 
 
 def _start_one(
-    cluster: Cluster, mig: Migration, settings: BalancerSettings
+    cluster: Cluster, mig: Migration, settings: BalancerSettings, duration: Duration
 ) -> tuple[InFlight | None, str | None]:
     store = cluster.chunks(mig.ns)
     i = store.index_of_min(mig.chunk.min) if store is not None else None
@@ -116,7 +123,7 @@ def _start_one(
         recipient=mig.to,
         reason=mig.reason,
         started=now,
-        due=now + migration_duration(store.size_at(i)),
+        due=now + duration(store.size_at(i)),
     )
     log_move(cluster, "moveChunk.start", flight, {})
     return flight, None

@@ -51,6 +51,7 @@ COMMAND_PRIVILEGES: dict[str, Need] = {
     "flushRouterConfig": [[("cluster", "flushRouterConfig")]],
     "find": [[("{ns}", "find")]],
     "count": [[("{ns}", "find")]],
+    "dataSize": [[("{ns}", "find")]],  # cluster_data_size_cmd.cpp: find on the namespace
     "distinct": [[("{ns}", "find")]],
     "aggregate": [[("{ns}", "find")]],
     "listCollections": [[("{ns}", "listCollections")]],

@@ -29,6 +29,7 @@ from typing import Any
 from bson import Binary
 
 from zonectl.model.bsontypes import type_name
+from zonectl.sandbox.balancer import timing
 from zonectl.sandbox.catalog import unsharded
 from zonectl.sandbox.commands.move_rules import typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
@@ -37,17 +38,6 @@ from zonectl.sandbox.errors import CommandError
 RESHARD_IN_PROGRESS = 338  # ErrorCodes::ReshardCollectionInProgress
 CURRENT_OP = "$currentOp"
 _DUE: dict[Any, dt.datetime] = {}  # resharding uuid -> when its copy ends (for $currentOp)
-
-# replaced by the time model (issue 10) on merge
-MOVE_FLOOR = dt.timedelta(minutes=5)
-MOVE_BYTES_PER_SECOND = 64 * 1024 * 1024
-
-
-def move_duration(size_bytes: int) -> dt.timedelta:
-    """How long moving a collection of `size_bytes` takes: the documented 5-minute floor,
-    then the bytes over a constant copy rate.  # replaced by the time model (issue 10) on merge
-    """
-    return MOVE_FLOOR + dt.timedelta(seconds=size_bytes / MOVE_BYTES_PER_SECOND)
 
 
 @command(
@@ -107,10 +97,12 @@ def move_collection(request: Request) -> dict[str, Any]:
         "approxBytesToCopy": size,
     }
     operations.put(doc)
-    due = now + move_duration(size)
+    due = now + timing.move_collection_duration(size, sandbox.balancer.copy_rate)
     _DUE[op_id] = due
     cluster.log_change("moveCollection.start", ns, {"toShard": to, "fromShard": donor})
     # The coordinator keeps going when the client goes away: wait without a deadline.
+    # No alarm (unlike a chunk move's block_until): on a virtual clock the move stays in
+    # flight until the clock is stepped past `due`, so tests can watch it running.
     sandbox.balancer.wait_for(lambda: cluster.now() >= due, None)
     with sandbox.lock:
         if operations.get(op_id) is not None:

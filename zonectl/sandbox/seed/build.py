@@ -19,6 +19,7 @@ from bson import Int64, ObjectId, json_util
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
+from zonectl.forecast.units import parse_rate
 from zonectl.model.keys import sort_key
 from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
 from zonectl.sandbox.catalog.unsharded import create_with_options, set_meta
@@ -103,6 +104,8 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
         cluster.coll(SETTINGS).put(doc)
         if b.chunkSizeMB is not None:
             cluster.coll(SETTINGS).put({"_id": "chunksize", "value": b.chunkSizeMB})
+        if b.copyRate is not None:
+            sandbox.balancer.copy_rate = parse_rate(b.copyRate)
 
 
 def _known_shard(name: str | None, names: list[str], source: str, where: str) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
 from zonectl.errors import ZonectlError
+from zonectl.forecast.units import parse_rate
 
 
 class SeedError(ZonectlError):
@@ -98,6 +99,16 @@ class BalancerSpec(_Model):
     enabled: bool = True
     activeWindow: WindowSpec | None = None
     chunkSizeMB: int | None = Field(default=None, ge=1, le=1024)
+    # Simulated migration copy rate, e.g. "40MiB/s" (default 64MiB/s): every migration
+    # takes its bytes / this rate of sandbox time, at least one second.
+    copyRate: str | None = None
+
+    @field_validator("copyRate")
+    @classmethod
+    def _rate(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_rate(value)  # ValueError: reported at the field's file:line:col
+        return value
 
 
 class UserSpec(_Model):

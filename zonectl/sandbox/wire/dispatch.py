@@ -80,6 +80,7 @@ class Dispatcher:
         )
         if trip is not None:
             self._apply_trip(trip)
+        self.sandbox.balancer.command_arrived()  # a virtual clock waits for quiet to jump
         with self.sandbox.lock:
             result = spec.handler(request)
         doc = {**result, "ok": 1.0} if "ok" not in result else result

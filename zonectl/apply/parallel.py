@@ -1,0 +1,101 @@
+"""Running eager-migration moves several at a time: the Dispatcher (zonectl.forecast.eager)
+decides, worker threads send (each move blocks until the cluster committed it; pymongo's
+MongoClient is thread-safe and gives each thread its own connection), and the calling
+thread alone journals, renews the lease, reports progress and stops on budget or Ctrl-C.
+
+A failed move (ChunkTooBig, a conflict that outlived its retries, a draining or wrong
+shard) is reported by chunk and the others go on. A connection failure stops new moves,
+lets the running ones end and is raised. On Ctrl-C no new move starts; the moves already
+sent run to completion on the cluster (a migration cannot be recalled) and are left out
+of the journal, as a single interrupted move always was.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from zonectl.errors import ZonectlError
+from zonectl.forecast.eager import Dispatcher, PendingMove, Started
+from zonectl.model.keys import format_value
+from zonectl.plan.failures import OpFailedError
+
+_TICK_S = 0.2  # how often the calling thread wakes to check the budget and Ctrl-C
+
+
+def chunk_text(move: PendingMove) -> str:
+    lo, hi = move.payload if isinstance(move.payload, tuple) else ({}, {})
+    return f"{move.ns} [{format_value(lo)}, {format_value(hi)}) on {move.donor}"
+
+
+@dataclass
+class ParallelOutcome:
+    moved: int = 0
+    bytes_moved: int = 0
+    commands: int = 0
+    skipped: list[str] = field(default_factory=list)  # e.g. ChunkTooBig: needs --force-jumbo
+    failed: list[str] = field(default_factory=list)
+    left: list[PendingMove] = field(default_factory=list)  # never started (budget, failure)
+
+
+@dataclass
+class Hooks:
+    """What the caller does around each move, all on the calling thread."""
+
+    send: Callable[[PendingMove, str], str]  # runs on a worker: "moved" | "skipped: ..."
+    before_start: Callable[[PendingMove, str], None]  # lease check, journal index
+    after: Callable[[PendingMove, str, str], None]  # journal step, progress
+    budget_over: Callable[[], bool]
+
+
+def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
+    out = ParallelOutcome()
+    results: queue.Queue[tuple[Started, str | None, BaseException | None]] = queue.Queue()
+    fatal: BaseException | None = None
+
+    def work(s: Started) -> None:
+        try:
+            results.put((s, hooks.send(s.move, s.to), None))
+        except BaseException as exc:
+            results.put((s, None, exc))
+
+    while not dispatcher.finished:
+        if fatal is None and dispatcher.pending and hooks.budget_over():
+            out.left.extend(dispatcher.give_up())
+        if fatal is None:
+            for s in dispatcher.next_moves():
+                hooks.before_start(s.move, s.to)
+                out.commands += 1
+                threading.Thread(target=work, args=(s,), daemon=True).start()
+        if not dispatcher.running:
+            out.left.extend(dispatcher.give_up())  # nothing can start: no idle recipient
+            break
+        try:
+            s, outcome, exc = results.get(timeout=_TICK_S)
+        except queue.Empty:
+            continue
+        if exc is None and outcome is not None:
+            dispatcher.done(s, ok=outcome == "moved")
+            if outcome == "moved":
+                out.moved += 1
+                out.bytes_moved += s.move.bytes
+            else:
+                out.skipped.append(f"{chunk_text(s.move)}: {outcome.removeprefix('skipped: ')}")
+            hooks.after(s.move, s.to, outcome)
+        elif isinstance(exc, OpFailedError):
+            dispatcher.done(s, ok=False)
+            out.failed.append(f"{chunk_text(s.move)} -> {s.to}: {exc.code_name}: {exc.errmsg}")
+            hooks.after(s.move, s.to, "failed")
+        else:
+            dispatcher.done(s, ok=False)
+            hooks.after(s.move, s.to, "failed")
+            if fatal is None:
+                fatal = exc
+                out.left.extend(dispatcher.give_up())
+    if fatal is not None:
+        if isinstance(fatal, ZonectlError | KeyboardInterrupt):
+            raise fatal
+        raise ZonectlError(f"a move failed unexpectedly: {fatal!r}") from fatal
+    return out

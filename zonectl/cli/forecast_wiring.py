@@ -1,0 +1,118 @@
+"""The time-to-compliance forecast for `plan` and `status`: the shared options
+(--copy-rate, --parallel, --balancer-tz), their checks before anything is sent, and the
+reads feeding zonectl.forecast (chunks, zone ranges and shard bytes of each namespace)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import typer
+
+from zonectl.errors import UsageError
+from zonectl.forecast.eager import default_parallel
+from zonectl.forecast.inputs import Range, make_namespace_chunks
+from zonectl.forecast.report import Assumptions, Forecast, make_forecast
+from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
+from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
+from zonectl.mongo.chunks_read import MongoChunks
+from zonectl.mongo.connect import Connection
+
+
+def copy_rate_option() -> Any:
+    return typer.Option(
+        "--copy-rate",
+        help="Assumed copy rate of one migration for the forecast, e.g. 40MiB/s "
+        "(default 64MiB/s, the sandbox's; measure yours from config.changelog).",
+    )
+
+
+def parallel_forecast_option() -> Any:
+    return typer.Option(
+        "--parallel",
+        help="Forecast `--migrate --parallel N` (default: the shard count).",
+    )
+
+
+def balancer_tz_option() -> Any:
+    return typer.Option(
+        "--balancer-tz",
+        help="IANA time zone of the config server, in which the balancer reads its "
+        "active window (default UTC), e.g. Europe/Berlin.",
+    )
+
+
+@dataclass(frozen=True)
+class ForecastFlags:
+    copy_rate: float
+    parallel: int | None
+    tz: dt.tzinfo
+    tz_name: str
+
+
+def parse_forecast_flags(
+    copy_rate: str | None, parallel: int | None, balancer_tz: str | None
+) -> ForecastFlags:
+    """The forecast options, checked before anything is sent (UsageError: exit 2)."""
+    try:
+        rate = parse_rate(copy_rate) if copy_rate is not None else float(DEFAULT_COPY_RATE)
+    except ValueError as exc:
+        raise UsageError(f"--copy-rate: {exc}") from None
+    if parallel is not None and parallel < 1:
+        raise UsageError(f"--parallel {parallel}: must be at least 1 (moves at once)")
+    try:
+        tz = load_zone(balancer_tz or "UTC")
+    except ValueError as exc:
+        raise UsageError(f"--balancer-tz: {exc}") from None
+    return ForecastFlags(rate, parallel, tz, balancer_tz or "UTC")
+
+
+def make_window(window: Mapping[str, str] | None, flags: ForecastFlags) -> ActiveWindow | None:
+    if not window:
+        return None
+    try:
+        return ActiveWindow(parse_hhmm(window["start"]), parse_hhmm(window["stop"]), flags.tz)
+    except (KeyError, ValueError):
+        return None  # a window the server cannot parse either: it balances all day (§2.5)
+
+
+def read_forecast(
+    conn: Connection,
+    ranges: Mapping[str, Iterable[Range]],
+    shard_zones: Mapping[str, frozenset[str]],
+    flags: ForecastFlags,
+    *,
+    now: dt.datetime,
+    window: Mapping[str, str] | None,
+    balancer_enabled: bool,
+    no_balance: frozenset[str] = frozenset(),
+) -> Forecast:
+    """Read each namespace's chunks and shard bytes, then forecast (pure) from `now`."""
+    reader = MongoChunks(conn.client, conn.version)
+    major = int(conn.version.split(".")[0]) if conn.version[:1].isdigit() else 7
+    colls = []
+    for ns, ns_ranges in ranges.items():
+        chunks = reader.read_chunks(ns)
+        if not chunks:
+            continue
+        default = reader.max_chunk_bytes(ns) // 2
+        coll = make_namespace_chunks(
+            ns, chunks, list(ns_ranges), reader.read_shard_bytes(ns), default
+        )
+        # The chunks that must move, measured (dataSize) where the server answers.
+        outside = coll.outside(shard_zones)
+        sizes = reader.read_range_bytes(ns, [coll.bounds[i] for i in outside])
+        for i, size in zip(outside, sizes or (), strict=False):
+            coll.sizes[i] = size
+        colls.append(coll)
+    assumptions = Assumptions(
+        copy_rate=flags.copy_rate,
+        parallel=flags.parallel or default_parallel(len(shard_zones)),
+        window=make_window(window, flags),
+        tz_name=flags.tz_name,
+        balancer_enabled=balancer_enabled,
+        by_data_size=major >= 6,
+    )
+    return make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)

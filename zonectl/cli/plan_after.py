@@ -1,0 +1,65 @@
+"""What the cluster's zone layout will be once a plan has run: per namespace its zone
+ranges, per shard its zones, the balancer window and switches. The forecast of `plan`
+reads chunks against this, not against today's ranges."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from zonectl.forecast.inputs import Range
+from zonectl.model.cluster import ClusterState
+from zonectl.model.desired import DesiredState
+from zonectl.model.keys import sort_key
+from zonectl.plan.impact import zone_shards_after
+from zonectl.plan.ops import AssignZoneRange, RemoveZoneRange, SetCollectionBalancing
+from zonectl.plan.value import Plan
+
+
+@dataclass(frozen=True)
+class StateAfter:
+    ranges: dict[str, list[Range]]
+    shard_zones: dict[str, frozenset[str]]
+    window: Mapping[str, str] | None
+    balancer_enabled: bool
+    no_balance: frozenset[str]
+
+
+def state_after(
+    plan: Plan, actual: ClusterState, desired: DesiredState, only: list[str] | None
+) -> StateAfter:
+    names = [ns for ns in sorted(desired.collections) if ns in actual.collections]
+    if only:
+        names = [ns for ns in names if ns in only]
+    ranges: dict[str, list[Range]] = {
+        ns: [(r.min, r.max, r.zone) for r in actual.ranges_of(ns)] for ns in names
+    }
+    no_balance = {ns for ns, c in actual.collections.items() if c.no_balance}
+    for op in plan.ops:
+        if isinstance(op, RemoveZoneRange) and op.ns in ranges:
+            gone = (sort_key(op.min), sort_key(op.max))
+            ranges[op.ns] = [r for r in ranges[op.ns] if (sort_key(r[0]), sort_key(r[1])) != gone]
+        elif isinstance(op, AssignZoneRange) and op.ns in ranges:
+            ranges[op.ns].append((dict(op.min), dict(op.max), op.zone))
+        elif isinstance(op, SetCollectionBalancing):
+            (no_balance.discard if op.enabled else no_balance.add)(op.ns)
+    shard_zones: dict[str, set[str]] = {s.id: set() for s in actual.shards if not s.draining}
+    for zone, shards in zone_shards_after(plan, actual).items():
+        for shard in shards:
+            if shard in shard_zones:
+                shard_zones[shard].add(zone)
+    window = actual.balancer.active_window
+    enabled = actual.balancer.enabled
+    if desired.balancer is not None:
+        if desired.balancer.manage_window:
+            w = desired.balancer.active_window
+            window = {"start": w.start, "stop": w.stop} if w else None
+        if desired.balancer.enabled is not None:
+            enabled = desired.balancer.enabled
+    return StateAfter(
+        ranges,
+        {s: frozenset(z) for s, z in shard_zones.items()},
+        window,
+        enabled,
+        frozenset(no_balance),
+    )

@@ -1,0 +1,140 @@
+"""How long the balancer takes to move every out-of-zone chunk home: its rounds simulated
+over the copy-rate cost model.
+
+A round (`Balancer::_mainThread`, mongo:src/mongo/db/s/balancer/balancer.cpp) starts only
+inside the active window, picks per collection, shard by shard, the first chunk outside its
+zone and sends it to the least loaded available shard of the zone (each shard in at most
+one migration per round: `BalancerPolicy::balance`, reference §5.1/§5.3), waits for all of
+them, then sleeps kShortBalanceRoundInterval (1 s) after a round that moved something, else
+kBalanceRoundDefaultInterval (10 s). Only zone violations are modelled: balancing moves
+inside a zone come after compliance.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from zonectl.forecast.timing import copy_seconds
+from zonectl.forecast.window import ActiveWindow
+
+SHORT_INTERVAL_S = 1.0  # kShortBalanceRoundInterval
+DEFAULT_INTERVAL_S = 10.0  # kBalanceRoundDefaultInterval
+
+
+@dataclass
+class NamespaceChunks:
+    """One collection's chunks in key order: shard, bytes, zone (None: no zone)."""
+
+    ns: str
+    shards: list[str]
+    sizes: list[int]
+    zones: list[str | None]
+    jumbo: set[int] = field(default_factory=set)
+    bounds: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = field(default_factory=list)
+
+    def outside(self, shard_zones: Mapping[str, frozenset[str]]) -> list[int]:
+        """Indices of the chunks on a shard outside their zone."""
+        return [
+            i
+            for i, (shard, zone) in enumerate(zip(self.shards, self.zones, strict=True))
+            if zone is not None and zone not in shard_zones.get(shard, frozenset())
+        ]
+
+
+@dataclass(frozen=True)
+class BalancerOutcome:
+    finished: dt.datetime | None  # None: some chunk can never move (no shard has its zone)
+    moved: int
+    rounds: int
+    drained: dict[str, dt.datetime] = field(default_factory=dict)  # donor -> its last commit
+
+
+class _Collection:
+    """A collection's state during the simulation: loads and out-of-zone chunks per shard."""
+
+    def __init__(
+        self, c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]], by_size: bool
+    ) -> None:
+        self.c = c
+        self.by_size = by_size
+        self.load: dict[str, int] = dict.fromkeys(shard_zones, 0)
+        self.violators: dict[str, list[int]] = {}
+        for i, (shard, size, zone) in enumerate(zip(c.shards, c.sizes, c.zones, strict=True)):
+            self.load[shard] = self.load.get(shard, 0) + (size if by_size else 1)
+            outside = zone is not None and zone not in shard_zones.get(shard, frozenset())
+            if outside and i not in c.jumbo:
+                self.violators.setdefault(shard, []).append(i)
+
+    @property
+    def left(self) -> int:
+        return sum(len(v) for v in self.violators.values())
+
+    def round(
+        self,
+        order: Sequence[str],
+        shard_zones: Mapping[str, frozenset[str]],
+        available: set[str],
+        seconds_for: Callable[[int], float],
+    ) -> list[tuple[str, float]]:
+        """This round's zone-violation picks: (donor, seconds) of each migration started."""
+        started: list[tuple[str, float]] = []
+        for shard in order:
+            if shard not in available or len(available) < 2:
+                continue
+            for pos, i in enumerate(self.violators.get(shard, [])):
+                zone = self.c.zones[i]
+                holders = [s for s in order if s in available and zone in shard_zones[s]]
+                if not holders:
+                    continue  # no recipient this round (or ever): warning 21892
+                to = min(holders, key=lambda s: self.load.get(s, 0))  # first of equals
+                available -= {shard, to}
+                size = self.c.sizes[i]
+                started.append((shard, seconds_for(size)))
+                step = size if self.by_size else 1
+                self.load[shard] -= step
+                self.load[to] = self.load.get(to, 0) + step
+                del self.violators[shard][pos]
+                break
+        return started
+
+
+def simulate_balancer(
+    colls: Sequence[NamespaceChunks],
+    shard_zones: Mapping[str, frozenset[str]],
+    rate: float,
+    now: dt.datetime,
+    *,
+    window: ActiveWindow | None = None,
+    by_data_size: bool = True,
+    cost: Callable[[int], float] | None = None,
+    max_rounds: int = 1_000_000,
+) -> BalancerOutcome:
+    """Simulate rounds from `now` until no chunk sits outside its zone."""
+    seconds_for = cost or (lambda n: copy_seconds(n, rate))
+    order = list(shard_zones)  # config.shards order, as the policy walks it
+    state = [_Collection(c, shard_zones, by_data_size) for c in colls]
+    t, moved, rounds = now, 0, 0
+    drained: dict[str, dt.datetime] = {}
+    while rounds < max_rounds:
+        if not any(s.left for s in state):
+            return BalancerOutcome(t if moved else now, moved, rounds, drained)
+        if window is not None and not window.contains(t):
+            t = window.next_open(t)
+        rounds += 1
+        available = set(order)
+        started = [m for s in state for m in s.round(order, shard_zones, available, seconds_for)]
+        if not started:
+            return BalancerOutcome(None, moved, rounds, drained)  # stuck: nothing can move
+        for donor, seconds in started:
+            drained[donor] = t + dt.timedelta(seconds=seconds)
+        moved += len(started)
+        # The round waits for all its migrations; the finish is the last commit, the next
+        # round starts kShortBalanceRoundInterval after it.
+        end = t + dt.timedelta(seconds=max(sec for _, sec in started))
+        if not any(s.left for s in state):
+            return BalancerOutcome(end, moved, rounds, drained)
+        t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
+    return BalancerOutcome(None, moved, rounds, drained)

@@ -1,0 +1,183 @@
+"""zonectl's parallel eager migration, as a pure scheduler and its simulation.
+
+`Dispatcher` decides which out-of-zone chunks move next and where to: several at once over
+disjoint shard pairs, at most `parallel` at a time. Never two moves sharing a shard: a
+shard's ActiveMigrationsRegistry refuses to donate while it receives and to receive while
+it donates or receives (mongo:src/mongo/db/s/active_migrations_registry.cpp,
+registerDonateChunk/registerReceiveChunk), so each shard takes part in one migration at a
+time. Order: the shard with the most bytes still to send or receive first (it bounds the
+total time), then the largest chunk first (long moves start early, so the tail is short
+moves: list scheduling's largest-first rule). Destination: the zone's idle shard with the
+fewest projected bytes of the namespace, and only while it is within one chunk of the
+least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
+Dispatcher against a cluster; `simulate_eager` runs it against the copy-rate cost model.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from zonectl.forecast.timing import copy_seconds
+
+
+def default_parallel(shards: int) -> int:
+    """`--parallel` when not given: the shard count. MongoDB's active-migrations registry
+    already caps every shard at one donation and one receipt at a time, so the load on any
+    one shard is bounded whatever N is; N = shards lets every shard send and receive at
+    once (a balancer round, where each shard takes part in one migration, cannot), which
+    is what reaches the lower bound when every shard both gives and takes. Lower it to
+    spare a busy cluster."""
+    return max(1, shards)
+
+
+@dataclass(frozen=True)
+class PendingMove:
+    """One out-of-zone chunk: where it is, which shards may take it, how big it is."""
+
+    ns: str
+    index: int  # the chunk's position among the namespace's chunks, for reporting
+    donor: str
+    holders: tuple[str, ...]  # shards carrying the chunk's zone
+    bytes: int
+    payload: object = None  # the caller's (apply: the chunk's bounds)
+
+
+@dataclass(frozen=True)
+class Started:
+    move: PendingMove
+    to: str
+
+
+class Dispatcher:
+    def __init__(
+        self, moves: Iterable[PendingMove], loads: Mapping[str, int], parallel: int
+    ) -> None:
+        if parallel < 1:
+            raise ValueError("parallel must be at least 1")
+        self.parallel = parallel
+        self.pending: list[PendingMove] = list(moves)
+        self.loads = dict(loads)  # projected bytes of the namespace per shard
+        # Bytes each shard still has to send, plus its share of what its zones must receive.
+        self.work: dict[str, float] = {}
+        for m in self.pending:
+            self._count(m, 1)
+        self.busy: set[str] = set()  # shards in a running move, as donor or recipient
+        self.running: list[Started] = []
+
+    @property
+    def finished(self) -> bool:
+        return not self.pending and not self.running
+
+    def next_moves(self) -> list[Started]:
+        """Moves to start now (possibly none), already counted as running."""
+        started: list[Started] = []
+        if len(self.running) >= self.parallel or not self.pending:
+            return started
+        order = sorted(
+            self.pending, key=lambda m: (-self.work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
+        )
+        for move in order:
+            if len(self.running) >= self.parallel:
+                break
+            if move.donor in self.busy:
+                continue
+            to = self._recipient(move)
+            if to is None:
+                continue
+            s = Started(move, to)
+            self.pending.remove(move)
+            self._count(move, -1)
+            self.running.append(s)
+            self.busy |= {move.donor, to}
+            self.loads[to] = self.loads.get(to, 0) + move.bytes
+            self.loads[move.donor] = self.loads.get(move.donor, 0) - move.bytes
+            started.append(s)
+        return started
+
+    def _count(self, m: PendingMove, sign: int) -> None:
+        self.work[m.donor] = self.work.get(m.donor, 0.0) + sign * m.bytes
+        for h in m.holders:
+            self.work[h] = self.work.get(h, 0.0) + sign * m.bytes / len(m.holders)
+
+    def _recipient(self, move: PendingMove) -> str | None:
+        holders = [h for h in move.holders if h != move.donor]
+        if not holders:
+            return None
+        floor = min(self.loads.get(h, 0) for h in holders)
+        idle = [
+            h
+            for h in holders
+            if h not in self.busy and self.loads.get(h, 0) <= floor + max(move.bytes, 1)
+        ]
+        if not idle:
+            return None
+        return min(idle, key=lambda h: (self.loads.get(h, 0), h))
+
+    def done(self, started: Started, ok: bool = True) -> None:
+        """A move ended; a failed one gives its bytes back to the donor's projection."""
+        self.running.remove(started)
+        move = started.move
+        self.busy -= {move.donor, started.to}
+        if not ok:
+            self.loads[started.to] -= move.bytes
+            self.loads[move.donor] = self.loads.get(move.donor, 0) + move.bytes
+
+    def give_up(self) -> list[PendingMove]:
+        """Stop starting moves (budget, interrupt): the ones never started."""
+        left, self.pending = self.pending, []
+        for m in left:
+            self._count(m, -1)
+        return left
+
+
+def lower_bound_seconds(moves: Sequence[PendingMove], rate: float) -> float:
+    """No schedule finishes sooner: the busiest shard's bytes to send plus the bytes it
+    must receive with its zone's shards sharing evenly, at `rate` (a shard takes part in
+    one migration at a time)."""
+    work: dict[str, float] = {}
+    for m in moves:
+        work[m.donor] = work.get(m.donor, 0.0) + m.bytes
+        for h in m.holders:
+            work[h] = work.get(h, 0.0) + m.bytes / len(m.holders)
+    return max([*work.values(), 0.0]) / rate
+
+
+@dataclass(frozen=True)
+class EagerOutcome:
+    seconds: float  # from the first start to the last commit
+    moved: int
+    left: int  # not started: the budget ran out (or no shard can take them)
+    drained: dict[str, float] = field(default_factory=dict)  # donor -> its last commit, s
+
+
+def simulate_eager(
+    moves: Sequence[PendingMove],
+    loads: Mapping[str, int],
+    parallel: int,
+    rate: float,
+    *,
+    budget_s: float | None = None,
+    cost: Callable[[int], float] | None = None,
+) -> EagerOutcome:
+    """The time `apply --migrate --parallel N` takes for `moves` at `rate` bytes/s."""
+    seconds_for = cost or (lambda n: copy_seconds(n, rate))
+    dispatcher = Dispatcher(moves, loads, parallel)
+    events: list[tuple[float, int, Started]] = []
+    now, seq, moved, left = 0.0, 0, 0, 0
+    drained: dict[str, float] = {}
+    while True:
+        if budget_s is None or now < budget_s:
+            for s in dispatcher.next_moves():
+                heapq.heappush(events, (now + seconds_for(s.move.bytes), seq, s))
+                seq += 1
+        elif dispatcher.pending:
+            left = len(dispatcher.give_up())
+        if not events:
+            break
+        now, _, s = heapq.heappop(events)
+        dispatcher.done(s)
+        drained[s.move.donor] = now
+        moved += 1
+    return EagerOutcome(now, moved, left + len(dispatcher.pending), drained)

@@ -1,0 +1,159 @@
+"""The forecast of time to compliance: per namespace and in total, the chunks and bytes that
+must move, and when they will have moved by the balancer (rounds inside its window) and by
+`apply --migrate --parallel N` (namespaces one after another, as apply runs them); plus
+each donor shard's backlog (for a firehose window: the hot shard's bytes that belong to
+cold) and when it drains. Pure: `now` and every assumption are passed in."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
+from zonectl.forecast.eager import PendingMove, simulate_eager
+from zonectl.forecast.window import ActiveWindow
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    copy_rate: float  # bytes per second, per migration
+    parallel: int  # --migrate --parallel N
+    window: ActiveWindow | None = None  # the balancer's active window, in its time zone
+    tz_name: str = "UTC"
+    balancer_enabled: bool = True
+    by_data_size: bool = True  # 6.0+ balancer: loads by bytes; 5.0: by chunk counts
+
+
+@dataclass(frozen=True)
+class NamespaceForecast:
+    ns: str
+    chunks: int  # out-of-zone chunks to move
+    bytes: int
+    eager_s: float
+    balancer_s: float | None  # None: the balancer will not do it (off, noBalance, no shard)
+    why_not: str = ""
+
+
+@dataclass(frozen=True)
+class Backlog:
+    shard: str
+    chunks: int
+    bytes: int  # bytes on this shard that belong elsewhere
+    balancer_drained: dt.datetime | None
+    eager_drained_s: float
+
+
+@dataclass(frozen=True)
+class Forecast:
+    now: dt.datetime
+    assumptions: Assumptions
+    namespaces: tuple[NamespaceForecast, ...]
+    backlog: tuple[Backlog, ...]
+    eager_s: float
+    balancer_s: float | None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def chunks(self) -> int:
+        return sum(n.chunks for n in self.namespaces)
+
+    @property
+    def bytes(self) -> int:
+        return sum(n.bytes for n in self.namespaces)
+
+    @property
+    def eager_at(self) -> dt.datetime:
+        return self.now + dt.timedelta(seconds=self.eager_s)
+
+    @property
+    def balancer_at(self) -> dt.datetime | None:
+        if self.balancer_s is None:
+            return None
+        return self.now + dt.timedelta(seconds=self.balancer_s)
+
+
+def pending_moves(
+    c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]
+) -> tuple[list[PendingMove], dict[str, int]]:
+    """The out-of-zone chunks of `c` as moves, and the bytes of `c` per shard."""
+    holders: dict[str, tuple[str, ...]] = {}
+    loads: dict[str, int] = dict.fromkeys(shard_zones, 0)
+    moves: list[PendingMove] = []
+    for i, (shard, size, zone) in enumerate(zip(c.shards, c.sizes, c.zones, strict=True)):
+        loads[shard] = loads.get(shard, 0) + size
+        if zone is None or zone in shard_zones.get(shard, frozenset()) or i in c.jumbo:
+            continue
+        if zone not in holders:
+            holders[zone] = tuple(s for s, z in shard_zones.items() if zone in z)
+        if holders[zone]:
+            moves.append(PendingMove(c.ns, i, shard, holders[zone], size))
+    return moves, loads
+
+
+def make_forecast(
+    colls: Sequence[NamespaceChunks],
+    shard_zones: Mapping[str, frozenset[str]],
+    assumptions: Assumptions,
+    now: dt.datetime,
+    *,
+    no_balance: frozenset[str] = frozenset(),
+) -> Forecast:
+    a = assumptions
+    per_ns: list[NamespaceForecast] = []
+    backlog: dict[str, list[float]] = {}  # shard -> [chunks, bytes, eager drained s]
+    eager_total = 0.0
+    for c in colls:
+        moves, loads = pending_moves(c, shard_zones)
+        if not moves:
+            continue
+        eager = simulate_eager(moves, loads, a.parallel, a.copy_rate)
+        for m in moves:
+            entry = backlog.setdefault(m.donor, [0, 0, 0.0])
+            entry[0] += 1
+            entry[1] += m.bytes
+        for donor, seconds in eager.drained.items():
+            backlog[donor][2] = max(backlog[donor][2], eager_total + seconds)
+        eager_total += eager.seconds
+        why = ""
+        balancer_s: float | None = None
+        if not a.balancer_enabled:
+            why = "the balancer is off"
+        elif c.ns in no_balance:
+            why = "balancing of this collection is off (noBalance)"
+        else:
+            alone = simulate_balancer(
+                [c], shard_zones, a.copy_rate, now, window=a.window, by_data_size=a.by_data_size
+            )
+            if alone.finished is None:
+                why = "a zone has no shard that can take its chunks"
+            else:
+                balancer_s = (alone.finished - now).total_seconds()
+        per_ns.append(
+            NamespaceForecast(
+                c.ns, len(moves), sum(m.bytes for m in moves), eager.seconds, balancer_s, why
+            )
+        )
+    balancer_total: float | None = None
+    drained: dict[str, dt.datetime] = {}
+    movable = [c for c in colls if c.ns not in no_balance]
+    if per_ns and a.balancer_enabled and all(n.balancer_s is not None for n in per_ns):
+        together = simulate_balancer(
+            movable, shard_zones, a.copy_rate, now, window=a.window, by_data_size=a.by_data_size
+        )
+        if together.finished is not None:
+            balancer_total = (together.finished - now).total_seconds()
+            drained = together.drained
+    elif not per_ns:
+        balancer_total = 0.0
+    return Forecast(
+        now=now,
+        assumptions=a,
+        namespaces=tuple(per_ns),
+        backlog=tuple(
+            Backlog(shard, int(v[0]), int(v[1]), drained.get(shard), v[2])
+            for shard, v in sorted(backlog.items(), key=lambda kv: (-kv[1][1], kv[0]))
+        ),
+        eager_s=eager_total,
+        balancer_s=balancer_total,
+    )
