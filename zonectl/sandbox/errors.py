@@ -7,7 +7,10 @@ versions. A `CommandError` raised anywhere in a command handler becomes
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from zonectl.model.bsontypes import type_name
 
 CODES: dict[str, int] = {
     "InternalError": 1,
@@ -104,3 +107,20 @@ class CommandError(Exception):
 def max_time_expired() -> CommandError:
     """What a command answers when its `maxTimeMS` runs out while it waits."""
     return CommandError.of("MaxTimeMSExpired", "operation exceeded time limit")
+
+
+def required_object(body: Mapping[str, Any], command: str, field: str) -> dict[str, Any]:
+    """An IDL-required object field of a command, with the server's two parse errors
+    (IDLFailedToParse when missing, TypeMismatch when not an object)."""
+    if field not in body:
+        raise CommandError.of(
+            "IDLFailedToParse", f"BSON field '{command}.{field}' is missing but a required field"
+        )
+    value = body[field]
+    if not isinstance(value, Mapping):
+        raise CommandError.of(
+            "TypeMismatch",
+            f"BSON field '{command}.{field}' is the wrong type '{type_name(value)}', "
+            "expected type 'object'",
+        )
+    return dict(value)

@@ -16,11 +16,10 @@ from bson import Int64
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import format_value, sort_key
 from zonectl.sandbox.catalog import zone_rules as rules
 from zonectl.sandbox.catalog.cluster import Cluster, ZoneRange
-from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.errors import CommandError, required_object
 
 _UNSUPPORTED = (
     "Unsupported shard key pattern {key}. Pattern must either be a single hashed field, "
@@ -72,18 +71,7 @@ def shard_collection(cluster: Cluster, body: Mapping[str, Any], name: str) -> di
 
 def _parse_key(body: Mapping[str, Any]) -> dict[str, Any]:
     # IDL (shard_collection.idl): `key` is a required object.
-    if "key" not in body:
-        raise CommandError.of(
-            "IDLFailedToParse", "BSON field 'shardCollection.key' is missing but a required field"
-        )
-    key = body["key"]
-    if not isinstance(key, Mapping):
-        raise CommandError.of(
-            "TypeMismatch",
-            f"BSON field 'shardCollection.key' is the wrong type '{type_name(key)}', "
-            "expected type 'object'",
-        )
-    key = dict(key)
+    key = required_object(body, "shardCollection", "key")
     # ShardKeyPattern::isValid: ascending (== 1) or "hashed", at most one hashed field,
     # no empty or $-prefixed path parts.
     valid = bool(key) and sum(v == "hashed" for v in key.values()) <= 1

@@ -47,7 +47,7 @@ from zonectl.sandbox.commands import key_characteristics
 from zonectl.sandbox.commands.authz import shell_repr
 from zonectl.sandbox.commands.move_rules import typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
-from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.errors import CommandError, required_object
 
 _GENERIC = {"$db", "lsid", "$clusterTime", "$readPreference", "readConcern", "comment",
             "maxTimeMS", "$audit", "apiVersion", "apiStrict", "apiDeprecationErrors"}  # fmt: skip
@@ -81,7 +81,7 @@ def analyze_shard_key(request: Request) -> dict[str, Any]:
                 "IDLUnknownField", f"BSON field 'analyzeShardKey.{name}' is an unknown field."
             )
     ns = typed_namespace(request)
-    key = _key(body)
+    key = required_object(body, "analyzeShardKey", "key")
     characteristics = _flag(body, "keyCharacteristics")
     distribution = _flag(body, "readWriteDistribution")
     rate, size = _sampling(body)
@@ -127,21 +127,6 @@ def analyze_shard_key(request: Request) -> dict[str, Any]:
             "sampleSize": dict.fromkeys(("total", "update", "delete", "findAndModify"), zero)
         }
     return reply
-
-
-def _key(body: Mapping[str, Any]) -> dict[str, Any]:
-    if "key" not in body:
-        raise CommandError.of(
-            "IDLFailedToParse", "BSON field 'analyzeShardKey.key' is missing but a required field"
-        )
-    key = body["key"]
-    if not isinstance(key, Mapping):
-        raise CommandError.of(
-            "TypeMismatch",
-            f"BSON field 'analyzeShardKey.key' is the wrong type '{type_name(key)}', "
-            "expected type 'object'",
-        )
-    return dict(key)
 
 
 def _flag(body: Mapping[str, Any], name: str) -> bool:
