@@ -213,3 +213,19 @@ def test_the_shipped_collection_per_tenant_example_places_every_tenant(served: A
     assert home_of(sb.client, "tenant_42.orders") in pool
     code, _, _ = zonectl("plan", str(TENANTS), "--uri", sb.uri, "--detailed-exitcode")
     assert code == 0
+
+
+def test_the_drift_metric_counts_what_plan_would_send_for_a_pattern_matched_namespace(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("8.0")
+    policy = _policy(tmp_path, '  "shop.c*": {pin: logs}\n')
+    code, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--format", "json")
+    assert code == 0
+    planned = [op for op in json.loads(out)["ops"] if op.get("namespace") == "shop.carts"]
+    assert planned, "the demo's shop.carts lives outside zone logs"
+    code, out, _ = zonectl("status", policy, "--uri", sb.uri, "--format", "openmetrics")
+    assert code == 0
+    line = r'^zonectl_pending_ops\{[^}]*namespace="shop\.carts"[^}]*\} (\d+)$'
+    drift = re.search(line, out, re.M)
+    assert drift is not None and int(drift.group(1)) == len(planned)

@@ -19,11 +19,12 @@ from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migration, run_apply
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, make_confirm, parse_duration
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
+from zonectl.cli.common import load_desired, uri_option, warn
 from zonectl.cli.fleet_context import FleetSpec
 from zonectl.cli.fleet_options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
+from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_impacts
@@ -31,7 +32,6 @@ from zonectl.mongo.connect import Connection
 from zonectl.mongo.echo import command_line
 from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.unsharded_read import read_move_impacts
-from zonectl.plan.planner import make_plan
 from zonectl.plan.serialize import load_plan
 from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.plan.value import Plan, make_fingerprint
@@ -160,7 +160,12 @@ def _preparer(
 ) -> Callable[[], Prepared]:
     def prepare() -> Prepared:
         now = dt.datetime.now(dt.UTC)
-        resolved = read_resolved(conn, desired, now)  # patterns expanded against live namespaces
+        # Patterns expanded against the live namespaces; a saved plan is only checked.
+        if saved is None:
+            policy = read_policy_plan(conn, desired, now, namespaces=only or None)
+            resolved, plan = policy.resolved, policy.plan
+        else:
+            resolved, plan = read_resolved(conn, desired, now), saved
         actual, expanded = resolved.actual, resolved.desired
         names = [ns for ns in sorted(expanded.collections) if not only or ns in only]
         eager = [
@@ -172,16 +177,6 @@ def _preparer(
             fingerprint = make_fingerprint(actual, frozenset(expanded.collections))
             _check_fresh(saved, desired, actual_fp=fingerprint, now=now)
             return Prepared(saved, tuple(eager))
-        boundaries, _tick = window_boundaries(expanded, now)
-        plan = make_plan(
-            expanded,
-            actual,
-            boundaries=boundaries,
-            at=now,
-            namespaces=only or None,
-            origins=resolved.origins,
-            notes=resolved.notes,
-        )
         for message in plan.warnings:
             warn(message)
         for note in plan.notes:  # pins this server version cannot honour: say so, every run

@@ -16,14 +16,14 @@ from zoneinfo import ZoneInfo
 
 import typer
 
-from zonectl.cli.common import warn, window_boundaries
+from zonectl.cli.common import warn
 from zonectl.cli.fleet_context import current_target
+from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, PlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
-from zonectl.mongo import Connection, read_cluster_state
+from zonectl.mongo import Connection
 from zonectl.mongo.metrics_read import read_last_rotations, read_migrations_in_flight
 from zonectl.mongo.status import read_status
-from zonectl.plan.planner import make_plan
 from zonectl.plan.restrict import is_window_op, window_namespaces
 from zonectl.render.exposition import find_sample, render_textfile
 from zonectl.render.metrics import (
@@ -98,13 +98,14 @@ def _with_policy(
     desired: DesiredState,
     now: dt.datetime,
 ) -> ClusterMetrics:
-    actual = read_cluster_state(conn, desired.collections)
-    boundaries, _ = window_boundaries(desired, now)
+    # The plan `zonectl plan` would make: patterns expanded, so drift and windows cover
+    # the namespaces they match too.
     try:
-        plan = make_plan(desired, actual, boundaries=boundaries, at=now)
+        policy = read_policy_plan(conn, desired, now)
     except PlanError as exc:
         warn(f"metrics: the policy cannot be planned, so no drift figures: {exc.message}")
         return replace(metrics, plan_error=True)
+    plan, actual, desired = policy.plan, policy.resolved.actual, policy.resolved.desired
     drift: dict[str | None, int] = {None: 0}
     drift.update({ns: 0 for ns in actual.collections if ns in desired.collections})
     pending: dict[str, int] = {}

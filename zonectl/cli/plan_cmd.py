@@ -29,16 +29,15 @@ from zonectl.cli.forecast_wiring import (
     read_forecast,
 )
 from zonectl.cli.plan_after import state_after
+from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.forecast.report import Forecast
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
-from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.ops import AssignZoneRange
-from zonectl.plan.planner import make_plan
 from zonectl.plan.value import Plan
 from zonectl.render import render_json, render_markdown, render_text
 from zonectl.render.forecast import (
@@ -169,25 +168,12 @@ def _read_plan(
     config.chunks, moveCollection ops from collStats), and add the cluster rules' warnings
     (docs/analyze.md: ZA201 jumbo chunks a new range strands, ZA202 most of a collection
     moving at once). Also returns the state read and the desired state after expansion."""
-    resolved = read_resolved(conn, desired, at)
-    tick = None
-    if resolved.origins:  # windows of namespaces a pattern brought in
-        extra, tick = window_boundaries(resolved.desired, at)
-        boundaries = {**extra, **boundaries}
-    actual = resolved.actual
-    plan = make_plan(
-        resolved.desired,
-        actual,
-        boundaries=boundaries,
-        at=at,
-        namespaces=namespaces,
-        origins=resolved.origins,
-        notes=resolved.notes,
-    )
+    policy = read_policy_plan(conn, desired, at, namespaces=namespaces, boundaries=boundaries)
+    plan, resolved, actual = policy.plan, policy.resolved, policy.resolved.actual
     impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
     plan = plan.with_impacts(impacts)
-    if tick:
-        plan = _valid_until(plan, tick)
+    if policy.next_tick:
+        plan = _valid_until(plan, policy.next_tick)
     assigned = {op.ns for op in plan.ops if isinstance(op, AssignZoneRange)}
     jumbo, totals = read_plan_checks(conn, actual, assigned)
     checks = plan_findings(plan, actual, resolved.desired, jumbo, totals)

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.boundary import guarded
-from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
+from zonectl.cli.common import load_desired, uri_option, warn
 from zonectl.cli.fleet_context import FleetSpec
 from zonectl.cli.fleet_options import fleet_command
 from zonectl.cli.forecast_wiring import (
@@ -27,14 +27,13 @@ from zonectl.cli.forecast_wiring import (
     read_forecast,
 )
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, read_cluster_metrics
+from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode
 from zonectl.forecast.report import Forecast
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
 from zonectl.mongo.connect import Connection
-from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.status import read_status
-from zonectl.plan.planner import make_plan
 from zonectl.render.exposition import render_openmetrics
 from zonectl.render.forecast import forecast_dict, render_forecast_text
 from zonectl.render.metrics import make_families
@@ -178,17 +177,8 @@ def _status(
 
 def _with_policy(conn: Connection, report: StatusReport, desired: DesiredState) -> StatusReport:
     """Managed databases with their primary, and the plan's notes on pins and patterns."""
-    now = dt.datetime.now(dt.UTC)
-    resolved = read_resolved(conn, desired, now)
-    boundaries, _tick = window_boundaries(resolved.desired, now)
-    plan = make_plan(
-        resolved.desired,
-        resolved.actual,
-        boundaries=boundaries,
-        at=now,
-        origins=resolved.origins,
-        notes=resolved.notes,
-    )
+    policy = read_policy_plan(conn, desired, dt.datetime.now(dt.UTC))
+    plan, resolved = policy.plan, policy.resolved
     actual = resolved.actual
     zones = {s.id: s.zones for s in actual.shards}
     names = sorted({ns.split(".", 1)[0] for ns in resolved.desired.collections})
