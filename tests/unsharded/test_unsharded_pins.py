@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from unsharded_kit import PIN_POLICY, home_of, ticking, zonectl
+from unsharded_kit import PIN_POLICY, home_of, start_move, ticking, zonectl
 
 
 def _policy(tmp_path: Path, text: str = PIN_POLICY) -> str:
@@ -96,17 +96,8 @@ def test_a_move_running_on_the_server_is_waited_for_not_doubled(
 ) -> None:
     sb = served("8.0")
     policy = _policy(tmp_path)
-    other = sb.new_client()
-    thread = threading.Thread(
-        target=lambda: other.admin.command({"moveCollection": "shop.orders", "toShard": "s2"}),
-        daemon=True,
-    )
-    thread.start()
+    thread = start_move(sb, "shop.orders", "s2")
     config = sb.client.config
-    for _ in range(500):
-        if config.reshardingOperations.count_documents({}):
-            break
-        threading.Event().wait(0.01)
     code, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--detailed-exitcode")
     assert code == 0
     assert "a moveCollection to s2 is running on the server" in out
@@ -146,16 +137,7 @@ def test_a_failed_move_is_journaled_and_the_next_apply_finishes_it(
 
 def test_recover_reports_a_move_still_running_on_the_server(served: Any) -> None:
     sb = served("8.0")
-    other = sb.new_client()
-    thread = threading.Thread(
-        target=lambda: other.admin.command({"moveCollection": "shop.carts", "toShard": "s1"}),
-        daemon=True,
-    )
-    thread.start()
-    for _ in range(500):
-        if sb.client.config.reshardingOperations.count_documents({}):
-            break
-        threading.Event().wait(0.01)
+    thread = start_move(sb, "shop.carts", "s1")
     code, _, err = zonectl("recover", "--uri", sb.uri)
     assert code == 0
     assert "a moveCollection of shop.carts to s1 is still running on the server" in err
@@ -195,16 +177,7 @@ def test_apply_of_a_saved_plan_waits_for_a_move_started_meanwhile_and_sends_none
     saved = tmp_path / "plan.json"
     code, _, _ = zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "-o", str(saved))
     assert code == 0
-    other = sb.new_client()
-    thread = threading.Thread(
-        target=lambda: other.admin.command({"moveCollection": "shop.orders", "toShard": "s2"}),
-        daemon=True,
-    )
-    thread.start()
-    for _ in range(500):
-        if sb.client.config.reshardingOperations.count_documents({}):
-            break
-        threading.Event().wait(0.01)
+    thread = start_move(sb, "shop.orders", "s2")
     journal = sb.new_client().zonectl.journal
 
     def tick_once_applying() -> None:  # the move ends only after apply has planned
@@ -232,16 +205,7 @@ def test_apply_stops_when_a_running_move_outlasts_the_wait_timeout(
     sb = served("8.0")
     saved = tmp_path / "plan.json"
     zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "-o", str(saved))
-    other = sb.new_client()
-    thread = threading.Thread(
-        target=lambda: other.admin.command({"moveCollection": "shop.orders", "toShard": "s2"}),
-        daemon=True,
-    )
-    thread.start()
-    for _ in range(500):
-        if sb.client.config.reshardingOperations.count_documents({}):
-            break
-        threading.Event().wait(0.01)
+    thread = start_move(sb, "shop.orders", "s2")
     code, _, err = zonectl(
         "apply", "--plan", str(saved), "--uri", sb.uri, "--yes", "--wait-timeout", "0.3s"
     )

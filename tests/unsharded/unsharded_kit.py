@@ -8,6 +8,7 @@ import contextlib
 import datetime as dt
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 from zonectl.sandbox.seed import build
 from zonectl.sandbox.seed.schema import load_cluster_file
@@ -90,3 +91,19 @@ def home_of(client: object, ns: str) -> str | None:
         return str(config.chunks.find_one({"uuid": entry["uuid"]})["shard"])
     db = config.databases.find_one({"_id": ns.split(".", 1)[0]})
     return str(db["primary"]) if db else None
+
+
+def start_move(handle: Any, ns: str, to: str) -> threading.Thread:
+    """Send moveCollection from another client in a thread, and return once the server
+    shows the move in flight (config.reshardingOperations)."""
+    other = handle.new_client()
+    thread = threading.Thread(
+        target=lambda: other.admin.command({"moveCollection": ns, "toShard": to}),
+        daemon=True,
+    )
+    thread.start()
+    for _ in range(500):
+        if handle.client.config.reshardingOperations.count_documents({}):
+            break
+        threading.Event().wait(0.01)
+    return thread
