@@ -74,10 +74,7 @@ def _move_chunk(
     running = balancer.active.find_identical(ns, lo, hi, to)
     if running is not None:
         # An identical request joins the running migration and returns its outcome.
-        if not balancer.wait_for(lambda: all(m is not running for m in balancer.active), deadline):
-            raise max_time_expired()
-        if running.error is not None:
-            raise running.error
+        _await(balancer, running, deadline)
         return
     conflict = balancer.active.conflict(donor, to)
     if conflict is not None:
@@ -93,6 +90,12 @@ def _move_chunk(
     balancer.active.register(flight)
     log_move(cluster, "moveChunk.start", flight, {})
     # The migration goes on if the command gives up (maxTimeMS): it commits at `due`.
+    _await(balancer, flight, deadline)
+
+
+def _await(balancer: Balancer, flight: InFlight, deadline: float | None) -> None:
+    """Wait until `flight` has left the registry (committed or abandoned) and raise its
+    error, or MaxTimeMSExpired when `deadline` passes first."""
     if not balancer.wait_for(lambda: all(m is not flight for m in balancer.active), deadline):
         raise max_time_expired()
     if flight.error is not None:
