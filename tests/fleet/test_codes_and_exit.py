@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from zonectl.cli.fleet_output import worst_code
+from zonectl.cli.fleet.output import worst_code
 from zonectl.fleet.codes import CODES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,6 @@ def register(app: typer.Typer) -> None:
         apply_cmd,
         doctor_cmd,
         export_cmd,
-        fleet_cmd,
         plan_cmd,
         recover_cmd,
         rotate_cmd,
@@ -20,6 +19,7 @@ def register(app: typer.Typer) -> None:
         status_cmd,
         validate_cmd,
     )
+    from zonectl.cli.fleet import command as fleet_command
 
     app.command("validate")(validate_cmd.command)
     app.command("plan")(plan_cmd.command)
@@ -30,6 +30,6 @@ def register(app: typer.Typer) -> None:
     app.command("status")(status_cmd.command)
     app.command("export")(export_cmd.command)
     app.command("schema")(schema_cmd.command)
-    app.add_typer(fleet_cmd.app, name="fleet")
+    app.add_typer(fleet_command.app, name="fleet")
     app.command("doctor")(doctor_cmd.command)
     app.command("analyze")(analyze_cmd.command)

@@ -41,21 +41,14 @@ def load_desired(paths: Sequence[Path]) -> DesiredState:
     """Load and validate the policies; warnings to stderr; InvalidPolicyError (exit 3)
     carries the diagnostics, which the boundary prints. In a fleet run, the current
     cluster's overlay is applied (the policy itself was loaded once, before the fan-out)."""
-    import os
-
-    from zonectl.cli.fleet_context import current_target
-    from zonectl.policy import load_policy
-    from zonectl.settings import Settings
+    from zonectl.cli.fleet.context import current_target
+    from zonectl.cli.policy_load import load_policy_files
 
     target = current_target()
     ready = target.desired(paths) if target is not None else None
     if ready is not None:
         return ready
-    own = Settings.from_environ(os.environ).database  # no pattern may name it
-    loaded = load_policy(list(paths), own_database=own)
-    for diagnostic in loaded.diagnostics:
-        stderr.print(redact(str(diagnostic)), markup=False)
-    desired: DesiredState = loaded.desired
+    desired = load_policy_files(paths)
     return target.overlaid(desired) if target is not None else desired
 
 

@@ -15,8 +15,8 @@ import typer
 from zonectl.cli.apply_wiring import parse_duration
 from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option
-from zonectl.cli.fleet_context import FleetSpec
-from zonectl.cli.fleet_options import fleet_command
+from zonectl.cli.fleet.context import FleetSpec
+from zonectl.cli.fleet.options import fleet_command
 from zonectl.doctor.facts import Check
 from zonectl.errors import ExitCode
 from zonectl.mongo.connect import Connection

@@ -13,8 +13,8 @@ import typer
 
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, warn
-from zonectl.cli.fleet_context import FleetSpec
-from zonectl.cli.fleet_options import fleet_command
+from zonectl.cli.fleet.context import FleetSpec
+from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.mongo import connect

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import typer
 
 from zonectl.cli.common import warn
-from zonectl.cli.fleet_context import current_target
+from zonectl.cli.fleet.context import current_target
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, PlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState

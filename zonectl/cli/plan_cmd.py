@@ -18,8 +18,8 @@ from zonectl.analyze.plan_rules import plan_findings
 from zonectl.cli.annotations import finding_warning, github_warnings
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
-from zonectl.cli.fleet_context import FleetSpec
-from zonectl.cli.fleet_options import fleet_command
+from zonectl.cli.fleet.context import FleetSpec
+from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.forecast_wiring import (
     ForecastFlags,
     balancer_tz_option,

@@ -24,8 +24,8 @@ from zonectl.apply.run import (
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn
-from zonectl.cli.fleet_context import FleetSpec
-from zonectl.cli.fleet_options import fleet_command
+from zonectl.cli.fleet.context import FleetSpec
+from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError

@@ -16,8 +16,8 @@ import typer
 
 from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option, warn
-from zonectl.cli.fleet_context import FleetSpec
-from zonectl.cli.fleet_options import fleet_command
+from zonectl.cli.fleet.context import FleetSpec
+from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.forecast_wiring import (
     ForecastFlags,
     balancer_tz_option,

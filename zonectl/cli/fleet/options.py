@@ -1,6 +1,6 @@
 """`@fleet_command(...)`: gives a cluster command the fleet options (--inventory, --cluster,
 --all, --selector, --jobs). Without them the command runs as before; with them it runs once
-per chosen cluster through `zonectl.cli.fleet_run`. To make a new command fleet-aware:
+per chosen cluster through `zonectl.cli.fleet.run`. To make a new command fleet-aware:
 
     @guarded
     @fleet_command(FleetSpec("doctor"))
@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from zonectl.cli.fleet_context import FleetArgs, FleetSpec
+from zonectl.cli.fleet.context import FleetArgs, FleetSpec
 
 INVENTORY_HELP = (
     "The cluster inventory for --cluster/--all/--selector. Default: $ZONECTL_INVENTORY, "
@@ -119,7 +119,7 @@ def fleet_command(spec: FleetSpec) -> Callable[[Callable[..., int]], Callable[..
             )
             if not args.active:
                 return body(**kwargs)
-            from zonectl.cli.fleet_run import run_fleet
+            from zonectl.cli.fleet.run import run_fleet
 
             return run_fleet(spec, body, kwargs, args)
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.boundary import guarded
-from zonectl.cli.fleet_options import INVENTORY_HELP
+from zonectl.cli.fleet.options import INVENTORY_HELP
 from zonectl.errors import ExitCode
 from zonectl.fleet import Cluster, load_inventory, select_clusters
 from zonectl.fleet.cronjobs import CronJobOptions, build_cronjobs, secret_name

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from zonectl.cli.boundary import run_guarded, stderr
-from zonectl.cli.common import load_desired
-from zonectl.cli.fleet_context import CURRENT, FleetArgs, FleetSpec, FleetTarget, paths_key
-from zonectl.cli.fleet_output import Outcome, combine, summary_lines, worst_code
-from zonectl.cli.fleet_streams import ErrorWatch, PrefixWriter, ThreadRouter, routed_streams
+from zonectl.cli.fleet.context import CURRENT, FleetArgs, FleetSpec, FleetTarget, paths_key
+from zonectl.cli.fleet.output import Outcome, combine, summary_lines, worst_code
+from zonectl.cli.fleet.streams import ErrorWatch, PrefixWriter, ThreadRouter, routed_streams
+from zonectl.cli.policy_load import load_policy_files
 from zonectl.errors import ExitCode, InvalidInventoryError, UsageError, ZonectlError
 from zonectl.fleet import (
     Cluster,
@@ -81,7 +81,7 @@ def _targets(clusters: list[Cluster], kwargs: Mapping[str, Any]) -> dict[str, Fl
     paths = kwargs.get("paths")
     if not paths:
         return {c.name: FleetTarget(c) for c in clusters}
-    base = load_desired(paths)
+    base = load_policy_files(paths)
     problems = [d for c in clusters for d in check_overlay_policy(c.name, c.overlay, base)]
     if problems:
         raise InvalidInventoryError(

@@ -1,0 +1,3 @@
+"""Fleet runs of the cluster commands: the inventory options every cluster command takes
+(`options`), the per-cluster target (`context`), running the chosen clusters (`run`), their
+routed output (`streams`, `output`) and `zonectl fleet` itself (`command`)."""

@@ -1,0 +1,23 @@
+"""Loading the policy files a command names: validated, with warnings on stderr
+(InvalidPolicyError, exit 3, carries the diagnostics, which the boundary prints)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from zonectl.cli.boundary import stderr
+from zonectl.errors import redact
+from zonectl.model.desired import DesiredState
+
+
+def load_policy_files(paths: Sequence[Path]) -> DesiredState:
+    from zonectl.policy import load_policy
+    from zonectl.settings import Settings
+
+    own = Settings.from_environ(os.environ).database  # no pattern may name it
+    loaded = load_policy(list(paths), own_database=own)
+    for diagnostic in loaded.diagnostics:
+        stderr.print(redact(str(diagnostic)), markup=False)
+    return loaded.desired
