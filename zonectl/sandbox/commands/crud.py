@@ -27,6 +27,7 @@ from zonectl.sandbox.commands.authz import command_namespace
 from zonectl.sandbox.commands.move_collection import CURRENT_OP, current_ops
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
 from zonectl.sandbox.commands.registry import Request, command
+from zonectl.sandbox.commands.reshard_current_op import current_ops as reshard_ops
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.query.aggregate import run_pipeline
 from zonectl.sandbox.query.cursors import encode_cursor
@@ -311,9 +312,11 @@ def aggregate(request: Request) -> dict[str, Any]:
         )
     first_stage = list(first) if isinstance(first, Mapping) else []
     if request.arg == 1 and request.db == "admin" and first_stage == [CURRENT_OP]:
-        # Only the moves in flight (move_collection.py), for "Monitor moveCollection".
+        # Only the moves and reshardings in flight (move_collection.py,
+        # reshard_current_op.py), for the manual's "Monitor ..." steps.
         rest = pipeline[1:] if isinstance(pipeline, list) else []
-        ops = list(run_pipeline(current_ops(request), rest, lambda coll: []))
+        running = [*current_ops(request), *reshard_ops(request)]
+        ops = list(run_pipeline(running, rest, lambda coll: []))
         encoded = (encode(d) for d in ops)
         return cursor_reply(request, "admin.$cmd.aggregate", encoded, batch_size=None)
     if request.arg == 1:
