@@ -63,6 +63,16 @@ class LiveMove:
 
 
 @dataclass(frozen=True)
+class LiveResharding:
+    """A reshardCollection running on the server (config.reshardingOperations, 5.0+)."""
+
+    namespace: str
+    key: Mapping[str, Any]
+    state: str = ""
+    started: Any = None  # datetime when the server records it
+
+
+@dataclass(frozen=True)
 class LiveBalancer:
     mode: str = "full"  # "full" | "off" (| "autoSplitOnly" before 7.0)
     stopped: bool = False
@@ -87,12 +97,19 @@ class ClusterState:
     unsharded: Mapping[str, LiveUnsharded] = field(default_factory=dict)
     moves: tuple[LiveMove, ...] = ()
     shard_bytes: Mapping[str, int] = field(default_factory=dict)  # listDatabases, per shard
+    # Read only for namespaces whose policy key differs from the live one: their indexes
+    # (listIndexes specs), and the reshardings running in the cluster.
+    indexes: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    reshardings: tuple[LiveResharding, ...] = ()
 
     @property
     def major(self) -> int:
         """The server's major version (7 when unknown)."""
         head = self.version.split(".")[0]
         return int(head) if head.isdigit() else 7
+
+    def resharding_of(self, namespace: str) -> LiveResharding | None:
+        return next((r for r in self.reshardings if r.namespace == namespace), None)
 
     def move_of(self, namespace: str) -> LiveMove | None:
         return next((m for m in self.moves if m.namespace == namespace), None)

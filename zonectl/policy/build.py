@@ -91,6 +91,7 @@ def _collection(
         firehose=firehose,
         balancing=model.balancing,
         migrate=model.migrate,
+        reshard=bool(model.reshard),
         position=entry.at(key=True),
     )
 
@@ -140,6 +141,7 @@ def _normal_collection(c: CollectionPolicy) -> dict[str, Any]:
         else [fh.field, fh.type, fh.schedule, fh.timezone, fh.keep, fh.hot, fh.cold],
         "balancing": c.balancing,
         "migrate": c.migrate,
+        **({"reshard": True} if c.reshard else {}),  # only when set: old digests stay put
         **(
             {"slices": [sl.schedule, sl.timezone, sl.keep, sl.hot, sl.cold]}
             if (sl := c.slices) is not None

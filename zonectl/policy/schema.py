@@ -95,9 +95,15 @@ class CollectionModel(_Model):
         None, description="Collection-per-period window; the namespace is a strftime template."
     )
     balancing: StrictBool | None = Field(None, description="Per-collection balancing switch.")
-    migrate: Literal["eager", "balancer"] | None = Field(
+    migrate: Literal["eager", "balancer", "reshard"] | None = Field(
         None,
-        description="eager: apply moves out-of-zone chunks itself; balancer: leave it to it.",
+        description="eager: apply moves out-of-zone chunks itself; balancer: leave it to it; "
+        "reshard (7.2+): make a zone change as one reshardCollection to the same key.",
+    )
+    reshard: StrictBool | None = Field(
+        None,
+        description="Allow reshardCollection on this collection: a key change that is not a "
+        "refine, or `migrate: reshard`. Without it such a change is planned but blocked.",
     )
 
 
