@@ -36,3 +36,26 @@ class Background:
 
 def code_of(exc: Any) -> str:
     return str((exc.details or {}).get("codeName"))
+
+
+def zonectl(*args: str) -> tuple[int, str, str]:
+    """Run the CLI in-process; (exit code, stdout, stderr)."""
+    from typer.testing import CliRunner
+
+    from zonectl.cli.app import app
+    from zonectl.cli.commands import register
+
+    if not app.registered_commands:
+        register(app)
+    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def policy(tmp_path: Any, body: str) -> str:
+    """A policy file for `db.foo` with shards s0..s2 (s2 in zone eu)."""
+    path = tmp_path / "policy.yaml"
+    path.write_text(
+        "apiVersion: zonectl/v1\nkind: ZonePolicy\nshards:\n  s0: []\n  s1: []\n  s2: [eu]\n"
+        "collections:\n  db.foo:\n" + body
+    )
+    return str(path)

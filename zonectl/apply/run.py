@@ -20,6 +20,8 @@ from zonectl.apply.ports import Ports
 from zonectl.apply.preview import Preview as Preview  # re-exported for callers of run
 from zonectl.apply.preview import preview_migration as preview_migration
 from zonectl.apply.recover import recover_open
+from zonectl.apply.reshard.guard import refuse_blocked
+from zonectl.apply.reshard.runner import run_reshard
 from zonectl.apply.safeguards import (
     Lease,
     Recorder,
@@ -39,8 +41,10 @@ from zonectl.plan.ops import (
     AssignZoneRange,
     MoveCollection,
     Op,
+    RefineShardKey,
     RemoveShardFromZone,
     RemoveZoneRange,
+    ReshardCollection,
     SplitChunk,
 )
 from zonectl.plan.value import Plan
@@ -55,6 +59,7 @@ class ApplyOptions:
     force_jumbo: bool = False
     lease_ttl: dt.timedelta = dt.timedelta(minutes=5)
     operation: str = "apply"
+    detach: bool = False  # --detach: leave a resharding running on the server
 
 
 @dataclass(frozen=True)
@@ -122,6 +127,7 @@ def _run_leased(
     previews = [p for p in previews if p.splits or p.moves.violating]
     if not plan.ops and not previews:
         return
+    refuse_blocked(plan, detach=options.detach, budget_s=options.migrate_budget_s)
     if not confirm(prepared, previews):
         raise ZonectlError("apply cancelled; nothing was changed")
     _Runner(ports, options, events, lease, result).run(plan, previews)
@@ -181,8 +187,12 @@ class _Runner:
         rest = [op for op in rest if not isinstance(op, AssignZoneRange | RemoveZoneRange)]
         migrating = {p.ns for p in previews}
         order = list(by_ns) + sorted(migrating - set(by_ns))
+        keys = [op for op in rest if isinstance(op, RefineShardKey | ReshardCollection)]
+        rest = [op for op in rest if op not in keys]
         for op in adds:
             self._step(op)
+        for op in keys:  # before the ranges: a refine rewrites the bounds they remove
+            self._reshard(op) if isinstance(op, ReshardCollection) else self._step(op)
         if order:
             with self._cluster_pause():
                 for ns in order:
@@ -267,6 +277,49 @@ class _Runner:
             return
         self._step(op)
         verify_move(reader, op)
+
+    def _reshard(self, op: ReshardCollection) -> None:
+        """Under the lease and journal; apply/reshard/runner.py watches it meanwhile."""
+        assert self.rec is not None
+        control = self.ports.reshard
+        if control is None:
+            raise ClusterError(f"{op.describe()}: this cluster connection cannot reshard")
+        self.lease.check()
+        self.index += 1
+        self.rec.step(self.index, op.kind, op.describe(), "started")
+        try:
+            outcome = run_reshard(
+                op,
+                send=self.ports.send,
+                control=control,
+                events=self.events,
+                clock=self.ports.clock,
+                budget_s=self.options.migrate_budget_s,
+                detach=self.options.detach,
+            )
+        except KeyboardInterrupt:
+            self.rec.step(self.index, op.kind, op.describe(), "interrupted: aborted")
+            raise
+        except ZonectlError:
+            self.rec.step(self.index, op.kind, op.describe(), "failed")
+            self.events.op(op, "failed")
+            raise
+        self.rec.step(self.index, op.kind, op.describe(), f"{outcome.status} {outcome.detail}")
+        if outcome.status == "aborted":
+            raise ClusterError(
+                f"{op.ns}: resharding aborted by --budget ({outcome.detail}); "
+                "the collection is as it was",
+                hint="rerun with a longer --budget, or in a longer maintenance window",
+            )
+        if outcome.status == "detached":
+            self.events.note(
+                f"{op.ns}: detached: the resharding keeps running on the server; "
+                "`zonectl status` shows it, the next plan/apply waits for it"
+            )
+        else:
+            self.result.ops_done += 1
+            self.events.op(op, "done")
+        self.result.changed = True
 
     def _step(self, op: Op) -> None:
         assert self.rec is not None

@@ -83,6 +83,14 @@ def command(
         list[str] | None,
         typer.Option("--namespace", "-n", help="Apply only these namespaces (repeatable)."),
     ] = None,
+    detach: Annotated[
+        bool,
+        typer.Option(
+            "--detach",
+            help="Start a resharding and leave it running on the server (status shows it; "
+            "the next plan/apply waits for it).",
+        ),
+    ] = False,
     lease_ttl: Annotated[
         str, typer.Option(help="Lease lifetime; renewed while running, so a crash frees it.")
     ] = "5m",
@@ -113,6 +121,11 @@ def command(
 
       zonectl apply policies/ --migrate --parallel 4 --budget 30m --yes
 
+    A key change needs `reshard: true` in the policy when it is a resharding;
+    it is watched from $currentOp, Ctrl-C aborts it (abortReshardCollection),
+    --budget aborts it before its critical section when the server's estimate
+    says it cannot end in time, --detach leaves it running.
+
     With --metrics-file (not with --dry-run), the file gets the cluster's
     metrics after the run and this run's time, exit code and last success.
     """
@@ -127,6 +140,7 @@ def command(
             parallel=check_parallel(parallel),
             force_jumbo=force_jumbo,
             lease_ttl=dt.timedelta(seconds=parse_duration(lease_ttl, "--lease-ttl") or 300),
+            detach=detach,
         )
         saved = _read_plan(plan_file) if plan_file else None
         # A saved plan is re-checked against the policy it came from (digest, managed namespaces).

@@ -73,6 +73,22 @@ class LiveResharding:
 
 
 @dataclass(frozen=True)
+class ReshardProgress:
+    """A running resharding as $currentOp reports it, summed over its recipients."""
+
+    namespace: str
+    state: str  # the coordinator's state ("" when the server does not say)
+    bytes_copied: int
+    bytes_to_copy: int
+    elapsed_s: int
+    remaining_s: int | None  # the recipients' own estimate (None: not reported yet)
+
+    @property
+    def share(self) -> float:
+        return self.bytes_copied / self.bytes_to_copy if self.bytes_to_copy else 0.0
+
+
+@dataclass(frozen=True)
 class LiveBalancer:
     mode: str = "full"  # "full" | "off" (| "autoSplitOnly" before 7.0)
     stopped: bool = False
