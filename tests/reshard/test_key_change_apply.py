@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bson.min_key import MinKey
 from reshard_kit import policy, zonectl
 
 RESHARD = (
@@ -75,3 +76,36 @@ def test_resharding_plans_applies_with_the_opt_in_and_then_plans_nothing(
     assert [(t["tag"], t["min"]) for t in tags] == [("eu", {"newKey": 250})]
     code, out, _ = zonectl("plan", path, "--uri", sb.uri, "--detailed-exitcode")
     assert code == 0 and "No changes" in out
+
+
+ROUTE = (
+    "    migrate: reshard\n    ranges:\n      - {zone: eu, min: {oldKey: 0}, max: {oldKey: 200}}\n"
+)
+
+
+def test_reshard_route_makes_a_big_zone_change_in_one_resharding_on_8_0(
+    foo: Callable[..., Any], tmp_path: Path
+) -> None:
+    sb = foo("8.0")
+    path = policy(tmp_path, ROUTE)
+    moves_before = sb.client.config.changelog.count_documents({"what": "moveChunk.commit"})
+    code, out, _ = zonectl("plan", path, "--uri", sb.uri)
+    assert code == 0 and "forceRedistribution" in out and "BLOCKED" not in out
+    code, _, err = zonectl("apply", path, "--uri", sb.uri, "--yes")
+    assert code == 0, err
+    config = sb.client.config
+    entry = config.collections.find_one({"_id": "db.foo"})
+    assert entry["key"] == {"oldKey": 1}
+    assert config.changelog.count_documents({"what": "resharding.coordinator.commit"}) == 1
+    assert config.changelog.count_documents({"what": "moveChunk.commit"}) == moves_before
+    chunks = list(config.chunks.find({"uuid": entry["uuid"]}))
+    zoned = [c for c in chunks if c["min"]["oldKey"] != MinKey() and 0 <= c["min"]["oldKey"] < 200]
+    assert zoned and {c["shard"] for c in zoned} == {"s2"}
+    code, out, _ = zonectl("plan", path, "--uri", sb.uri)
+    assert code == 0 and "No changes" in out
+
+
+def test_reshard_route_is_blocked_before_7_2(foo: Callable[..., Any], tmp_path: Path) -> None:
+    sb = foo("7.0")
+    code, out, _ = zonectl("plan", policy(tmp_path, ROUTE), "--uri", sb.uri)
+    assert code == 0 and "needs MongoDB 7.2 or later" in out

@@ -30,6 +30,7 @@ from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_impacts
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.echo import command_line
+from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.serialize import load_plan
@@ -196,7 +197,11 @@ def _preparer(
         for note in plan.notes:  # pins this server version cannot honour: say so, every run
             if UNREACHABLE in note:
                 warn(note)
-        impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
+        impacts = {
+            **read_impacts(conn, actual, plan),
+            **read_move_impacts(conn, plan),
+            **read_reshard_impacts(conn, plan),
+        }
         return Prepared(plan.with_impacts(impacts), tuple(eager))
 
     return prepare

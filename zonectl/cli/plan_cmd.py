@@ -36,6 +36,7 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
+from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.ops import AssignZoneRange
 from zonectl.plan.value import Plan
@@ -170,7 +171,11 @@ def _read_plan(
     moving at once). Also returns the state read and the desired state after expansion."""
     policy = read_policy_plan(conn, desired, at, namespaces=namespaces, boundaries=boundaries)
     plan, resolved, actual = policy.plan, policy.resolved, policy.resolved.actual
-    impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
+    impacts = {
+        **read_impacts(conn, actual, plan),
+        **read_move_impacts(conn, plan),
+        **read_reshard_impacts(conn, plan),
+    }
     plan = plan.with_impacts(impacts)
     if policy.next_tick:
         plan = _valid_until(plan, policy.next_tick)

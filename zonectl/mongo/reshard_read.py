@@ -12,7 +12,10 @@ from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import LiveResharding, ReshardProgress
+from zonectl.mongo.chunks_read import MongoChunks
 from zonectl.mongo.connect import Connection
+from zonectl.plan.ops import Impact, ReshardCollection
+from zonectl.plan.value import Plan
 
 
 def read_reshardings(conn: Connection) -> list[LiveResharding]:
@@ -106,3 +109,38 @@ class MongoReshard:
             ) from None
         except PyMongoError as exc:
             raise ClusterError(f"abortReshardCollection {ns} failed: {redact(str(exc))}") from None
+
+
+def read_reshard_impacts(conn: Connection, plan: Plan) -> dict[int, Impact]:
+    """The bytes a resharding copies: the whole collection ($shardedDataDistribution, 6.0.3+;
+    collStats `size` otherwise), every chunk rewritten. Op index -> Impact."""
+    out: dict[int, Impact] = {}
+    for i, op in enumerate(plan.ops):
+        if not isinstance(op, ReshardCollection):
+            continue
+        chunks = MongoChunks(conn.client, conn.version)
+        per_shard = chunks.read_shard_bytes(op.ns)
+        size = sum(per_shard.values()) if per_shard else _coll_size(conn, op.ns)
+        if size is None:
+            continue
+        n = _chunk_count(conn, op.ns)
+        out[i] = Impact(n, n, size)
+    return out
+
+
+def _coll_size(conn: Connection, ns: str) -> int | None:
+    db, coll = ns.split(".", 1)
+    try:
+        return int(conn.client[db].command({"collStats": coll}).get("size", 0))
+    except PyMongoError:
+        return None
+
+
+def _chunk_count(conn: Connection, ns: str) -> int:
+    config = conn.client.config
+    try:
+        entry = config.collections.find_one({"_id": ns}, {"uuid": 1})
+        query = {"uuid": entry["uuid"]} if entry and "uuid" in entry else {"ns": ns}
+        return int(config.chunks.count_documents(query))
+    except PyMongoError:
+        return 0

@@ -8,12 +8,15 @@
 - Otherwise ReshardCollection (5.0+), with the policy's ranges (written in the new key) as
   its `zones`; no range ops for the namespace, since the resharding replaces its zones.
   Blocked without the policy's `reshard: true`, while another resharding runs, or before 5.0.
+- `migrate: reshard` on a zone change (same key): the reshard route, ReshardCollection with
+  forceRedistribution (7.2+) and the new zones; `migrate: reshard` is itself the opt-in.
 A resharding already running on the namespace is never doubled: to the policy's key, the
 plan leaves the namespace to it; to another key, the plan is refused.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -126,6 +129,22 @@ def reshard_op(
         force,
         reshard_blocked(cp, actual),
     )
+
+
+def route_op(
+    cp: CollectionPolicy, actual: ClusterState, zones: Sequence[WantedRange]
+) -> ReshardCollection:
+    """`migrate: reshard`: the zone change as one reshardCollection to the same key with
+    forceRedistribution (7.2+) and the new zones, instead of range ops and migrations."""
+    live = actual.collections[cp.namespace].key
+    op = reshard_op(KeyChange("reshard", live, live), cp, actual, zones, force=True)
+    if _version(actual.version) < (7, 2) and not op.blocked:
+        op = dataclasses.replace(
+            op,
+            blocked=f"the reshard route (forceRedistribution) needs MongoDB 7.2 or later; the "
+            f"cluster runs {actual.version}: drop `migrate: reshard` to move by migrations",
+        )
+    return op
 
 
 def reshard_blocked(cp: CollectionPolicy, actual: ClusterState) -> str:

@@ -113,7 +113,11 @@ def make_plan(
             if change is not None:  # a refine: the live ranges as it will rewrite them
                 key_ops.append(key_change.refine_op(change, cp, actual))
                 live_ranges = key_change.refined_ranges(live_ranges, change.key)
-            range_ops.extend(_diff_ranges(ns, wanted, live_ranges))
+            diff = _diff_ranges(ns, wanted, live_ranges)
+            if diff and change is None and cp.migrate == "reshard":
+                key_ops.append(key_change.route_op(cp, actual, wanted))  # the reshard route
+            else:
+                range_ops.extend(diff)
         balancing_ops.extend(_balancing(desired, actual, ns, problems))
     plan_notes += stuck_notes(stuck, actual.version)
     for lr in actual.ranges:
