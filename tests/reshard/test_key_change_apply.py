@@ -109,3 +109,14 @@ def test_reshard_route_is_blocked_before_7_2(foo: Callable[..., Any], tmp_path: 
     sb = foo("7.0")
     code, out, _ = zonectl("plan", policy(tmp_path, ROUTE), "--uri", sb.uri)
     assert code == 0 and "needs MongoDB 7.2 or later" in out
+
+
+def test_forecast_shows_the_reshard_route_beside_the_other_two(
+    foo: Callable[..., Any], tmp_path: Path
+) -> None:
+    sb = foo("8.0")
+    body = "    ranges:\n      - {zone: eu, min: {oldKey: 0}, max: {oldKey: 200}}\n"
+    code, out, _ = zonectl("plan", policy(tmp_path, body), "--uri", sb.uri)
+    assert code == 0
+    assert "reshard route (migrate: reshard)" in out and "fastest:" in out
+    assert "free storage of about 1.2x" in out

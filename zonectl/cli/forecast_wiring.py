@@ -4,6 +4,7 @@ reads feeding zonectl.forecast (chunks, zone ranges and shard bytes of each name
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from zonectl.errors import UsageError
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range, make_namespace_chunks
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
+from zonectl.forecast.reshard import ReshardRates, routes_for
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
 from zonectl.mongo.chunks_read import MongoChunks
@@ -115,4 +117,13 @@ def read_forecast(
         balancer_enabled=balancer_enabled,
         by_data_size=major >= 6,
     )
-    return make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
+    forecast = make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
+    moving = {n.ns for n in forecast.namespaces}
+    parts = [int(p) for p in conn.version.split(".")[:2] if p.isdigit()]
+    routes = routes_for(
+        [c for c in colls if c.ns in moving],
+        shard_zones,
+        ReshardRates(flags.copy_rate),
+        available=parts >= [7, 2],  # forceRedistribution (reshard to the same key)
+    )
+    return dataclasses.replace(forecast, reshard=tuple(routes[ns] for ns in sorted(routes)))

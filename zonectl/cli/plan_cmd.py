@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from zonectl.analyze.plan_rules import plan_findings
+from zonectl.analyze.plan_rules import plan_findings, route_hint
 from zonectl.cli.annotations import finding_warning, github_warnings
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
@@ -32,6 +32,7 @@ from zonectl.cli.plan_after import state_after
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.forecast.report import Forecast
+from zonectl.forecast.reshard import recommend
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
@@ -213,7 +214,24 @@ def _plan_and_forecast(
             balancer_enabled=after.balancer_enabled,
             no_balance=after.no_balance,
         )
-    return plan, forecast
+    return _with_route_hints(plan, forecast), forecast
+
+
+def _with_route_hints(plan: Plan, forecast: Forecast) -> Plan:
+    """ZA202 names the reshard route, with its forecast, where that route is the fastest."""
+    eager = {n.ns: n for n in forecast.namespaces}
+    hints = {
+        r.ns: route_hint(r.ns, r.seconds, eager[r.ns].eager_s)
+        for r in forecast.reshard
+        if r.ns in eager and recommend(eager[r.ns].eager_s, eager[r.ns].balancer_s, r) == "reshard"
+    }
+    if not hints:
+        return plan
+    warnings = tuple(
+        w + next((h for ns, h in hints.items() if "ZA202" in w and ns in w), "")
+        for w in plan.warnings
+    )
+    return dataclasses.replace(plan, warnings=warnings)
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
 from zonectl.forecast.eager import PendingMove, simulate_eager
+from zonectl.forecast.reshard import ReshardRoute
 from zonectl.forecast.window import ActiveWindow
 
 
@@ -53,6 +54,8 @@ class Forecast:
     eager_s: float
     balancer_s: float | None
     notes: tuple[str, ...] = field(default=())
+    # The third route per namespace: one reshardCollection to the same key (forecast/reshard).
+    reshard: tuple[ReshardRoute, ...] = field(default=())
 
     @property
     def chunks(self) -> int:

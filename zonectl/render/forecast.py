@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 from zonectl.forecast.report import Forecast
+from zonectl.forecast.reshard import recommend
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
 
 
@@ -44,6 +45,7 @@ def render_forecast_text(f: Forecast) -> str:
     lines.append(f"  total by --migrate --parallel {f.assumptions.parallel}: "
                  f"{_when(f.eager_s, f.now)}")  # fmt: skip
     lines.append(f"  total by the balancer: {_when(f.balancer_s, f.now, 'see above')}")
+    lines += reshard_lines(f)
     for b in f.backlog:
         drained = b.balancer_drained.strftime("%Y-%m-%d %H:%M UTC") if b.balancer_drained else "-"
         lines.append(
@@ -52,6 +54,24 @@ def render_forecast_text(f: Forecast) -> str:
             f"{format_duration(b.eager_drained_s)}"
         )
     return "\n".join(lines) + "\n"
+
+
+def reshard_lines(f: Forecast) -> list[str]:
+    """The reshard route per namespace, and which route is fastest (forecast/reshard.py)."""
+    eager = {n.ns: n for n in f.namespaces}
+    out = []
+    for r in f.reshard:
+        n = eager.get(r.ns)
+        if not r.available:
+            out.append(f"  {r.ns}: reshard route: needs 7.2+ (forceRedistribution)")
+            continue
+        best = recommend(n.eager_s, n.balancer_s, r) if n is not None else "reshard"
+        out.append(
+            f"  {r.ns}: reshard route (migrate: reshard) {_when(r.seconds, f.now)}, copies "
+            f"{format_bytes(r.bytes)}; fastest: {best}"
+        )
+        out.append("    needs: " + "; ".join(r.needs()))
+    return out
 
 
 def render_forecast_markdown(f: Forecast) -> str:
@@ -71,6 +91,7 @@ def render_forecast_markdown(f: Forecast) -> str:
         f"| **total** | {f.chunks} | {format_bytes(f.bytes)} | {_when(f.eager_s, f.now)} | "
         f"{_when(f.balancer_s, f.now, 'see above')} |"
     )
+    out += ["", *(line.strip() for line in reshard_lines(f))] if f.reshard else []
     return "\n".join([*out, ""])
 
 
@@ -110,6 +131,18 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
                 "balancer_never_because": n.why_not or None,
             }
             for n in f.namespaces
+        ],
+        "reshard": [
+            {
+                "ns": r.ns,
+                "available": r.available,
+                "seconds": r.seconds,
+                "bytes": r.bytes,
+                "busiest_shard": r.busiest_shard,
+                "storage_bytes": dict(r.storage),
+                "needs": list(r.needs()),
+            }
+            for r in f.reshard
         ],
         "backlog": [
             {

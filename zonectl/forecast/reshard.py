@@ -1,0 +1,114 @@
+"""The reshard route's forecast (pure): how long a zone change takes as one reshardCollection
+to the same key with forceRedistribution (7.2+), and what it needs.
+
+MongoDB's phases (manual, "Resharding Process"): every recipient clones its whole new share
+from every donor at once (data that stays on a shard is rewritten too), then catches up on
+the oplog, waits out reshardingMinimumOperationDurationMillis (5 min by default), blocks
+writes for about 2 s and commits. So the route lasts about as long as the busiest shard's
+bytes (sent or received) at one shard's copy rate, unlike migrations, which a shard does
+one at a time. The new placement follows the server's split policy as documented: the
+chunk bounds stay, split at the zone bounds; a chunk in a zone goes to the zone's shards
+in turn, any other to all shards in turn.
+
+The rates are inputs (`ReshardRates`): the copy rate zonectl assumes or learns for a
+migration, and the catch-up share, an assumption (the oplog written during the copy).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from zonectl.forecast.balancer import NamespaceChunks
+
+MINIMUM_S = 300.0  # reshardingMinimumOperationDurationMillis default (manual)
+CRITICAL_S = 2.0  # writes blocked at the end (manual: "two seconds or less")
+STORAGE_FACTOR = 1.2  # manual: free storage of 1.2x the collection (its share per shard)
+
+
+@dataclass(frozen=True)
+class ReshardRates:
+    copy_rate: float  # bytes per second one shard copies (sends or receives)
+    catch_up_share: float = 0.02  # assumed: oplog catch-up as a share of the cloning time
+    catch_up_floor_s: float = 5.0
+    minimum_s: float = MINIMUM_S
+    critical_s: float = CRITICAL_S
+
+
+@dataclass(frozen=True)
+class ReshardRoute:
+    ns: str
+    seconds: float
+    bytes: int  # copied: the whole collection
+    busiest_shard: str
+    busiest_bytes: int
+    storage: Mapping[str, int]  # free bytes each recipient needs (1.2x its new share)
+    available: bool = True  # False before 7.2 (no forceRedistribution)
+
+    def needs(self) -> tuple[str, ...]:
+        """What the route needs from the cluster, in the manual's words, for the operator."""
+        worst = max(self.storage.values(), default=0)
+        return (
+            f"free storage of about 1.2x each shard's new share (up to {worst} bytes)",
+            f"an oplog window longer than the resharding ({self.seconds:.0f}s)",
+            "writes to the collection blocked about 2 s at the commit",
+            "no other resharding (or moveCollection) in the cluster meanwhile",
+        )
+
+
+def forecast_reshard(
+    c: NamespaceChunks,
+    shard_zones: Mapping[str, frozenset[str]],
+    rates: ReshardRates,
+    *,
+    available: bool = True,
+) -> ReshardRoute:
+    """The route for collection `c` whose chunks carry their zones after the change."""
+    sent: dict[str, int] = {}
+    for shard, size in zip(c.shards, c.sizes, strict=True):
+        sent[shard] = sent.get(shard, 0) + size
+    received = _placement(c, shard_zones)
+    busiest, most = max(
+        ((s, max(sent.get(s, 0), received.get(s, 0))) for s in set(sent) | set(received)),
+        key=lambda kv: (kv[1], kv[0]),
+        default=("", 0),
+    )
+    cloning = most / rates.copy_rate
+    catch_up = max(rates.catch_up_floor_s, cloning * rates.catch_up_share)
+    seconds = max(cloning + catch_up, rates.minimum_s) + rates.critical_s
+    storage = {s: int(b * STORAGE_FACTOR) for s, b in received.items()}
+    return ReshardRoute(c.ns, seconds, sum(c.sizes), busiest, most, storage, available)
+
+
+def _placement(c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]) -> dict[str, int]:
+    everyone = itertools.cycle(sorted(shard_zones))
+    per_zone: dict[str, itertools.cycle[str]] = {}
+    received: dict[str, int] = {}
+    for size, zone in zip(c.sizes, c.zones, strict=True):
+        if zone is not None and zone not in per_zone:
+            holders = sorted(s for s, z in shard_zones.items() if zone in z)
+            per_zone[zone] = itertools.cycle(holders or sorted(shard_zones))
+        shard = next(per_zone[zone] if zone is not None else everyone)
+        received[shard] = received.get(shard, 0) + size
+    return received
+
+
+def recommend(eager_s: float, balancer_s: float | None, route: ReshardRoute | None) -> str:
+    """The fastest route: "reshard", "migrate" or "balancer"."""
+    options: list[tuple[float, str]] = [(eager_s, "migrate")]
+    if balancer_s is not None:
+        options.append((balancer_s, "balancer"))
+    if route is not None and route.available:
+        options.append((route.seconds, "reshard"))
+    return min(options)[1]
+
+
+def routes_for(
+    colls: Sequence[NamespaceChunks],
+    shard_zones: Mapping[str, frozenset[str]],
+    rates: ReshardRates,
+    *,
+    available: bool,
+) -> dict[str, ReshardRoute]:
+    return {c.ns: forecast_reshard(c, shard_zones, rates, available=available) for c in colls}
