@@ -17,6 +17,7 @@ from zonectl.apply.safeguards import held_lease, whoami
 from zonectl.cli.apply_wiring import build_ports
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option
+from zonectl.cli.recover_reshard import ReshardAction, settle_reshardings
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.mongo import connect
 from zonectl.mongo.lease import describe_holder
@@ -34,6 +35,14 @@ def command(
             help="Take the lease even if another run holds it. Check first that it is dead.",
         ),
     ] = False,
+    resharding: Annotated[
+        ReshardAction,
+        typer.Option(
+            "--resharding",
+            help="A reshardCollection still running on the server: report it (default), "
+            "wait for it to end, or abort it (abortReshardCollection, waited for).",
+        ),
+    ] = ReshardAction.report,
 ) -> int:
     """Finish an interrupted apply: restore balancing, close its journal, free the lease.
 
@@ -44,7 +53,8 @@ def command(
     releases the lease. The next `zonectl apply` does the same by itself
     before it re-plans. A moveCollection still running on the server (8.0)
     is reported, not stopped: it finishes by itself, and zonectl never
-    starts a second one while it runs.
+    starts a second one while it runs. A resharding still running is reported;
+    `--resharding wait` waits for it, `--resharding abort` aborts it.
 
     Exit codes: 0 done (or nothing to do); 1 runtime error or lease held by a
     live run; 5 balancing could not be restored: run the printed command.
@@ -64,6 +74,7 @@ def command(
                     f"zonectl: took over the lease of {describe_holder(before)}", markup=False
                 )
             done = recover_open(ports.journal, ports.balancing)
+            done += settle_reshardings(conn, resharding.value)
             _audit(ports, done)
         running = read_moves(conn)
     for move in running:
