@@ -45,6 +45,7 @@ class ReshardRoute:
     busiest_bytes: int
     storage: Mapping[str, int]  # free bytes each recipient needs (1.2x its new share)
     available: bool = True  # False before 7.2 (no forceRedistribution)
+    stranded_jumbo: int = 0  # jumbo chunks outside their zone: no migration moves them
 
     def needs(self) -> tuple[str, ...]:
         """What the route needs from the cluster, in the manual's words, for the operator."""
@@ -78,7 +79,12 @@ def forecast_reshard(
     catch_up = max(rates.catch_up_floor_s, cloning * rates.catch_up_share)
     seconds = max(cloning + catch_up, rates.minimum_s) + rates.critical_s
     storage = {s: int(b * STORAGE_FACTOR) for s, b in received.items()}
-    return ReshardRoute(c.ns, seconds, sum(c.sizes), busiest, most, storage, available)
+    stranded = sum(
+        1
+        for i in c.jumbo
+        if c.zones[i] is not None and c.zones[i] not in shard_zones.get(c.shards[i], frozenset())
+    )
+    return ReshardRoute(c.ns, seconds, sum(c.sizes), busiest, most, storage, available, stranded)
 
 
 def _placement(c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]) -> dict[str, int]:
@@ -95,7 +101,10 @@ def _placement(c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]) ->
 
 
 def recommend(eager_s: float, balancer_s: float | None, route: ReshardRoute | None) -> str:
-    """The fastest route: "reshard", "migrate" or "balancer"."""
+    """The fastest route: "reshard", "migrate" or "balancer". With jumbo chunks outside
+    their zone only resharding complies (migrations skip them), so it wins when available."""
+    if route is not None and route.available and route.stranded_jumbo:
+        return "reshard"
     options: list[tuple[float, str]] = [(eager_s, "migrate")]
     if balancer_s is not None:
         options.append((balancer_s, "balancer"))

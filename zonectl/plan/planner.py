@@ -114,7 +114,8 @@ def make_plan(
                 key_ops.append(key_change.refine_op(change, cp, actual))
                 live_ranges = key_change.refined_ranges(live_ranges, change.key)
             diff = _diff_ranges(ns, wanted, live_ranges)
-            if diff and change is None and cp.migrate == "reshard":
+            rezoned = any(after.get(r.zone) != live_holders.get(r.zone) for r in wanted)
+            if (diff or rezoned) and change is None and cp.migrate == "reshard":
                 key_ops.append(key_change.route_op(cp, actual, wanted))  # the reshard route
             else:
                 range_ops.extend(diff)
