@@ -14,6 +14,7 @@ from typing import Protocol
 
 from zonectl.apply import migrate
 from zonectl.apply.collection_moves import settle_running_move, verify_move
+from zonectl.apply.interrupt import check_stop, stop_requested
 from zonectl.apply.migrate import MigrationProgress, MigrationResult, make_move_op
 from zonectl.apply.parallel import Hooks, run_parallel
 from zonectl.apply.ports import Ports
@@ -140,6 +141,7 @@ class _Runner:
         self.budget_at = None if budget is None else ports.clock() + budget
 
     def run(self, plan: Plan, previews: Sequence[Preview]) -> None:
+        check_stop()  # stopped while it read and planned: nothing was changed
         result = self.result
         result.apply_id = uuid.uuid4().hex[:12]
         header = {
@@ -250,6 +252,7 @@ class _Runner:
         if reader is None:
             raise ClusterError(f"{op.describe()}: this cluster connection cannot move collections")
         self.lease.check()
+        check_stop()
         home = settle_running_move(reader, op, self.options.wait_timeout_s, self.events.info)
         if home is not None and home != op.from_shard:
             # The move that was running placed it: done if in the zone, else plan again.
@@ -271,6 +274,7 @@ class _Runner:
     def _step(self, op: Op) -> None:
         assert self.rec is not None
         self.lease.check()
+        check_stop()
         self.index += 1
         try:
             self.ports.send(op)
@@ -361,7 +365,7 @@ class _Runner:
         def budget_over() -> bool:
             return self.budget_at is not None and self.ports.clock() >= self.budget_at
 
-        return Hooks(send, before_start, after, budget_over)
+        return Hooks(send, before_start, after, budget_over, stop_requested)
 
     def _audit(self, header: dict[str, object], started: dt.datetime, outcome: str) -> None:
         r = self.result
