@@ -1,6 +1,7 @@
 """Ctrl-C during a fleet run (SIGINT to the process group, as a terminal sends it): every
 running cluster stops starting moves, waits for the running ones, restores balancing,
-closes its journal and frees the lease; the run exits 130 and a second run converges."""
+closes its journal and frees the lease; the run exits 130 and a second run converges.
+A fleet `doctor --probe` stops between its steps and removes its scratch objects."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from fleet_kit import zonectl
 
+from tests.doctor.doctor_kit import demo_sandbox, snapshot
 from tests.migrate_time.six_shards import CLUSTER, POLICY
 from zonectl.sandbox.clock import Clock
 from zonectl.sandbox.seed import build as seed
@@ -157,3 +159,34 @@ def test_ctrl_c_stops_a_fleet_rotate_migrate_and_a_second_run_converges(
     assert code == 0, err
     # Each collection keeps only its top chunk [2 March, MaxKey) on the hot shard.
     assert [on_hot(h) for h in handles] == [2, 2]
+
+
+def probe_zone_on(handle: Any) -> bool:
+    shards = handle.client.config.shards.find({})
+    return any(str(t).startswith("zonectl_probe_") for d in shards for t in d.get("tags") or ())
+
+
+def test_ctrl_c_stops_a_fleet_doctor_probe_and_each_cluster_cleans_up(
+    sandbox_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    handles = [sandbox_server(sandbox=demo_sandbox()) for _ in range(2)]
+    before = [snapshot(h.client) for h in handles]
+    for handle in handles:  # the range command waits 1 s (then succeeds): Ctrl-C lands there
+        handle.client.admin.command(
+            "configureFailPoint",
+            "failCommand",
+            mode={"times": 1},
+            data={"failCommands": ["updateZoneKeyRange"], "blockConnection": True,
+                  "blockTimeMS": 1_000},
+        )  # fmt: skip
+    path = inventory(tmp_path, handles)
+    proc = spawn("doctor", "--probe", "--inventory", str(path), "--all")
+    deadline = time.monotonic() + 30
+    while not all(probe_zone_on(h) for h in handles):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out + err
+    assert "2 interrupted" in err
+    assert [snapshot(h.client) for h in handles] == before
