@@ -34,9 +34,9 @@ FIREHOSE = Path(seed.__file__).resolve().parent / "data" / "firehose.yaml"
 AT = "2026-03-02T00:05:00Z"
 
 
-def slow_cluster(tmp_path: Path) -> Sandbox:
+def slow_cluster(tmp_path: Path, cluster: str = SLOW) -> Sandbox:
     path = tmp_path / "cluster.yaml"
-    path.write_text(SLOW, encoding="utf-8")
+    path.write_text(cluster, encoding="utf-8")
     sandbox = Sandbox("7.0", clock=Clock(scale=2.0))
     seed.seed(sandbox, seed.load(path), str(path))
     return sandbox
@@ -115,6 +115,50 @@ def test_ctrl_c_stops_every_cluster_of_a_fleet_apply_and_a_second_run_converges(
     code, _out, err = zonectl(*args, "--all", "--migrate")
     assert code == 0, err
     assert all(moved(h) == 12 for h in handles)
+
+
+def test_clusters_not_yet_started_are_skipped_and_left_untouched(
+    sandbox_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    handles = [sandbox_server(sandbox=slow_cluster(tmp_path)) for _ in range(2)]
+    before = list(handles[1].client.config.tags.find({}, {"_id": 0}))
+    path = inventory(tmp_path, handles)
+    args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
+    proc = spawn(*args, "--all", "--migrate", "--jobs", "1")
+    out, err = interrupt(proc, handles[:1])
+    assert proc.returncode == 130, err
+    assert "=== cluster c0: interrupted ===" in out and "=== cluster c1: skipped ===" in out
+    assert "0 ok, 0 failed, 1 interrupted, 1 skipped; exit 130" in err
+    assert list(handles[1].client.config.tags.find({}, {"_id": 0})) == before
+    assert moved(handles[1]) == 0
+    clean(handles[0])
+
+
+def test_a_second_ctrl_c_during_the_clean_up_says_what_is_still_being_restored(
+    sandbox_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    # At the cluster file's 8 MiB/s, 2 s a move: the second Ctrl-C lands while the running
+    # moves are waited for.
+    handles = [sandbox_server(sandbox=slow_cluster(tmp_path, CLUSTER)) for _ in range(2)]
+    path = inventory(tmp_path, handles)
+    args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
+    proc = spawn(*args, "--all", "--migrate")
+    wait_for_moves(handles)
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(0.3)
+    os.killpg(proc.pid, signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "zonectl: still cleaning up; Ctrl-C again changes nothing:" in err
+    for name in ("c0", "c1"):
+        assert (
+            f"  {name}: waiting for its running moves, then restoring: balancing of app.e "
+            "(noBalance); journal "
+        ) in err
+        assert f"run `zonectl recover --cluster {name}`" in err
+    for handle in handles:
+        clean(handle)
 
 
 def firehose_cluster() -> Sandbox:

@@ -23,8 +23,9 @@ class Stop:
     _keys: Iterator[int] = field(default_factory=itertools.count)
 
     def holding(self) -> list[str]:
+        """Latest first: the order they are restored in."""
         with self._lock:
-            return list(self.held.values())
+            return list(reversed(self.held.values()))
 
     def take(self, what: str) -> int:
         with self._lock:

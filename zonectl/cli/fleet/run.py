@@ -21,7 +21,13 @@ from zonectl.cli.fleet.interrupt import signals_raise, wind_down
 from zonectl.cli.fleet.output import Outcome, combine, summary_lines, worst_code
 from zonectl.cli.fleet.streams import ErrorWatch, PrefixWriter, ThreadRouter, routed_streams
 from zonectl.cli.policy_load import load_policy_files
-from zonectl.errors import ExitCode, InvalidInventoryError, UsageError, ZonectlError
+from zonectl.errors import (
+    ExitCode,
+    InvalidInventoryError,
+    NeedsHumanError,
+    UsageError,
+    ZonectlError,
+)
 from zonectl.fleet import (
     Cluster,
     apply_overlay,
@@ -146,7 +152,15 @@ class _Job:
 
     def _body(self) -> int:
         self._check_shards()
-        return self.body(**{**self.kwargs, "uri": self.uri})
+        try:
+            return self.body(**{**self.kwargs, "uri": self.uri})
+        except NeedsHumanError as exc:
+            # Restoring failed (the cluster went away mid clean-up): name this cluster's
+            # recover, since a fleet operator has no --uri at hand.
+            exc.hint = (
+                f"{exc.hint or ''}; for this cluster: `zonectl recover --cluster {self.name}`"
+            )
+            raise
 
     def _check_shards(self) -> None:
         """An overlay naming a shard this cluster lacks is reported before any write."""
