@@ -234,3 +234,24 @@ def test_ctrl_c_stops_a_fleet_doctor_probe_and_each_cluster_cleans_up(
     assert proc.returncode == 130, out + err
     assert "2 interrupted" in err
     assert [snapshot(h.client) for h in handles] == before
+
+
+def test_a_cluster_lost_during_the_clean_up_names_its_recover_and_the_run_exits_130(
+    sandbox_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    handles = [sandbox_server(sandbox=slow_cluster(tmp_path)) for _ in range(2)]
+    path = inventory(tmp_path, handles)
+    lost = handles[1]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace(lost.uri, f"{lost.uri}?serverSelectionTimeoutMS=300"))
+    args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
+    proc = spawn(*args, "--all", "--migrate")
+    wait_for_moves(handles)
+    lost.server.close()  # c1 goes away with its moves running and app.e paused
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "=== cluster c1: needs human ===" in out
+    assert "[c1] zonectl: error: could not restore balancing of app.e" in err
+    assert "`zonectl recover --cluster c1`" in err
+    clean(handles[0])

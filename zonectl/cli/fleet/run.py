@@ -157,8 +157,12 @@ class _Job:
         except NeedsHumanError as exc:
             # Restoring failed (the cluster went away mid clean-up): name this cluster's
             # recover, since a fleet operator has no --uri at hand.
+            recover = f"`zonectl recover --cluster {self.name}`"
+            hint = exc.hint or ""
             exc.hint = (
-                f"{exc.hint or ''}; for this cluster: `zonectl recover --cluster {self.name}`"
+                hint.replace("'zonectl recover'", recover)
+                if "'zonectl recover'" in hint
+                else f"{hint}{'; then ' if hint else 'run '}{recover}"
             )
             raise
 
