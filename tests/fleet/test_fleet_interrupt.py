@@ -109,6 +109,8 @@ def test_ctrl_c_stops_every_cluster_of_a_fleet_apply_and_a_second_run_converges(
     assert proc.returncode == 130, err
     assert "=== cluster c0: interrupted ===" in out and "=== cluster c1: interrupted ===" in out
     assert "0 ok" in err and "2 interrupted" in err
+    for name in ("c0", "c1"):
+        assert f"[{name}] zonectl: app.e: interrupted: no new move starts; waiting for the" in err
     for handle in handles:
         clean(handle)
         assert 0 < moved(handle) < 12  # the running moves ended; the others never started

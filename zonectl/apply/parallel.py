@@ -51,6 +51,7 @@ class Hooks:
     after: Callable[[PendingMove, str, str], None]  # journal step, progress
     budget_over: Callable[[], bool]
     stopped: Callable[[], bool] = lambda: False  # a fleet run's Ctrl-C (apply/interrupt.py)
+    waiting: Callable[[int], None] = lambda running: None  # says the wait after a Ctrl-C
 
 
 def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
@@ -69,6 +70,7 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
         if interrupted is None and hooks.stopped():
             interrupted = KeyboardInterrupt("stop requested")
             out.left.extend(dispatcher.give_up())
+            hooks.waiting(len(dispatcher.running))
         if fatal is None and dispatcher.pending and hooks.budget_over():
             out.left.extend(dispatcher.give_up())
         if fatal is None and interrupted is None:
@@ -88,6 +90,7 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
                 raise  # the second: stop waiting
             interrupted = first
             out.left.extend(dispatcher.give_up())
+            hooks.waiting(len(dispatcher.running))
             continue
         if exc is None and outcome is not None:
             dispatcher.done(s, ok=outcome == "moved")

@@ -236,7 +236,8 @@ class _Runner:
     def _wait(self, ns: str | None) -> None:
         if ns is not None and self.ports.balancing.read_no_balance(ns) is None:
             return  # not sharded: nothing can be migrating
-        if not self.ports.balancing.wait_idle(ns, self.options.wait_timeout_s):
+        if not self.ports.balancing.wait_idle(ns, self.options.wait_timeout_s, stop_requested):
+            check_stop()  # stopped while waiting, not timed out
             what = f"chunks of {ns}" if ns else "chunks"
             raise ClusterError(
                 f"the balancer was still migrating {what} after "
@@ -365,7 +366,14 @@ class _Runner:
         def budget_over() -> bool:
             return self.budget_at is not None and self.ports.clock() >= self.budget_at
 
-        return Hooks(send, before_start, after, budget_over, stop_requested)
+        def waiting(running: int) -> None:
+            if running:
+                self.events.note(
+                    f"{ns}: interrupted: no new move starts; waiting for the {running} "
+                    "running move(s) to end (a migration cannot be recalled)"
+                )
+
+        return Hooks(send, before_start, after, budget_over, stop_requested, waiting)
 
     def _audit(self, header: dict[str, object], started: dt.datetime, outcome: str) -> None:
         r = self.result
