@@ -48,8 +48,8 @@ def wind_down(
     if running:
         names = ", ".join(sorted(futures[f] for f in running))
         stderr.print(
-            f"zonectl: interrupted: no new move starts; waiting for the running ones and the "
-            f"clean-up of {names} (balancing restored, journal closed, lease released)",
+            f"zonectl: interrupted: waiting for {names} to stop (no new step or move starts; "
+            "running moves end, then what was paused is restored and the lease released)",
             markup=False,
         )
     pending = set(running)
