@@ -19,7 +19,6 @@ class Stop:
     # What the run has changed and restores on its way out, in the order taken.
     held: dict[int, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
     _keys: Iterator[int] = field(default_factory=itertools.count)
 
     def holding(self) -> list[str]:
