@@ -1,6 +1,8 @@
 """Ctrl-C during a fleet run (SIGINT to the process group, as a terminal sends it): every
 running cluster stops starting moves, waits for the running ones, restores balancing,
 closes its journal and frees the lease; the run exits 130 and a second run converges.
+Clusters beyond --jobs are skipped (also on SIGTERM); a second Ctrl-C is explained; a
+cluster lost mid clean-up names its `recover --cluster`.
 A fleet `doctor --probe` stops between its steps and removes its scratch objects."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fleet_kit import zonectl
 
 from tests.doctor.doctor_kit import demo_sandbox, snapshot
@@ -92,9 +95,11 @@ def inventory(tmp_path: Path, handles: list[Any]) -> Path:
     return path
 
 
-def interrupt(proc: subprocess.Popen[str], handles: list[Any]) -> tuple[str, str]:
+def interrupt(
+    proc: subprocess.Popen[str], handles: list[Any], sig: int = signal.SIGINT
+) -> tuple[str, str]:
     wait_for_moves(handles)
-    os.killpg(proc.pid, signal.SIGINT)
+    os.killpg(proc.pid, sig)
     return proc.communicate(timeout=30)  # a hang guard only: the counts below say it stopped
 
 
@@ -119,15 +124,16 @@ def test_ctrl_c_stops_every_cluster_of_a_fleet_apply_and_a_second_run_converges(
     assert all(moved(h) == 12 for h in handles)
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_clusters_not_yet_started_are_skipped_and_left_untouched(
-    sandbox_server: Callable[..., Any], tmp_path: Path
+    sandbox_server: Callable[..., Any], tmp_path: Path, sig: int
 ) -> None:
     handles = [sandbox_server(sandbox=slow_cluster(tmp_path)) for _ in range(2)]
     before = list(handles[1].client.config.tags.find({}, {"_id": 0}))
     path = inventory(tmp_path, handles)
     args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
     proc = spawn(*args, "--all", "--migrate", "--jobs", "1")
-    out, err = interrupt(proc, handles[:1])
+    out, err = interrupt(proc, handles[:1], sig)
     assert proc.returncode == 130, err
     assert "=== cluster c0: interrupted ===" in out and "=== cluster c1: skipped ===" in out
     assert "0 ok, 0 failed, 1 interrupted, 1 skipped; exit 130" in err
