@@ -263,3 +263,10 @@ def test_a_cluster_lost_during_the_clean_up_names_its_recover_and_the_run_exits_
     assert "[c1] zonectl: error: could not restore balancing of app.e" in err
     assert "`zonectl recover --cluster c1`" in err
     clean(handles[0])
+    # c1 back (same cluster, new address): the named command finishes its clean-up.
+    back = sandbox_server(sandbox=lost.sandbox)
+    path.write_text(text.replace(lost.uri, back.uri), encoding="utf-8")
+    code, _out, err = zonectl("recover", "--inventory", str(path), "--cluster", "c1")
+    assert code == 0, err
+    assert "recovered: " in err
+    clean(back)
