@@ -5,7 +5,8 @@ apply reads the server's figures ($currentOp: bytes copied and to copy, the rema
 estimate, the coordinator's state) for the progress bar, and:
 - `--budget`: aborts (abortReshardCollection) before the critical section once the
   server's estimate, plus what is left of the minimum duration, cannot end inside it;
-- Ctrl-C: aborts and waits for the abort to finish, then re-raises (exit 130);
+- Ctrl-C (or a fleet run's stop, apply/interrupt.py): aborts and waits for the abort to
+  finish, then re-raises (exit 130);
 - `--detach`: returns once the server shows the resharding running, leaving it there.
 The minimum duration is the server default, reshardingMinimumOperationDurationMillis =
 300000 (manual); a cluster that changed it is not read here.
@@ -18,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from zonectl.apply.interrupt import check_stop, holding
 from zonectl.apply.migrate import MigrationProgress
 from zonectl.apply.ports import ReshardControl
 from zonectl.errors import ClusterError
@@ -75,6 +77,7 @@ def run_reshard(
             thread.join(poll_s)
             if not thread.is_alive():
                 break
+            check_stop()  # a fleet run's Ctrl-C, seen from its worker thread
             progress = control.read_progress(op.ns)
             if progress is None:
                 continue
@@ -91,8 +94,9 @@ def run_reshard(
                 return Outcome("aborted", over)
     except KeyboardInterrupt:
         events.note(f"{op.ns}: interrupted: aborting the resharding and waiting for the abort")
-        control.abort(op.ns)
-        thread.join()
+        with holding(f"the resharding of {op.ns} (aborting)"):
+            control.abort(op.ns)
+            thread.join()
         raise
     finally:
         events.finish()
