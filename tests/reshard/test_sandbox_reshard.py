@@ -146,3 +146,34 @@ def test_commit_ends_the_resharding_before_the_minimum_duration(
     assert running.error is None
     assert sb.client.config.collections.find_one({"_id": "db.foo"})["key"] == {"newKey": 1}
     assert sb.sandbox.clock.now() - t0 < dt.timedelta(minutes=5)
+
+
+@pytest.mark.parametrize("version", ["5.0", "6.0", "7.0", "8.0"])
+def test_every_version_reshards_to_a_new_key_and_refines(
+    foo: Callable[..., Any], version: str
+) -> None:
+    sb = foo(version)
+    sb.client.admin.command({"reshardCollection": "db.foo", "key": {"newKey": 1}})
+    assert sb.client.config.collections.find_one({"_id": "db.foo"})["key"] == {"newKey": 1}
+    sb.client.db.foo.create_index([("newKey", 1), ("tenant", 1)])
+    cmd = {"refineCollectionShardKey": "db.foo", "key": {"newKey": 1, "tenant": 1}}
+    sb.client.admin.command(cmd)
+    assert sb.client.config.collections.find_one({"_id": "db.foo"})["key"] == cmd["key"]
+
+
+def test_force_redistribution_to_the_same_key_places_chunks_in_the_new_zones(
+    foo: Callable[..., Any],
+) -> None:
+    sb = foo("8.0")
+    config = sb.client.config
+    before = config.collections.find_one({"_id": "db.foo"})
+    zones = [{"zone": "eu", "min": {"oldKey": MinKey()}, "max": {"oldKey": 150}}]
+    sb.client.admin.command(
+        {"reshardCollection": "db.foo", "key": {"oldKey": 1}, "forceRedistribution": True,
+         "zones": zones}
+    )  # fmt: skip
+    after = config.collections.find_one({"_id": "db.foo"})
+    assert after["key"] == {"oldKey": 1} and after["uuid"] != before["uuid"]
+    chunks = list(config.chunks.find({"uuid": after["uuid"]}).sort("min", 1))
+    assert chunks[0]["shard"] == "s2" and chunks[0]["max"] == {"oldKey": 100}
+    assert [t["tag"] for t in config.tags.find({"ns": "db.foo"})] == ["eu"]
