@@ -120,3 +120,13 @@ def test_forecast_shows_the_reshard_route_beside_the_other_two(
     assert code == 0
     assert "reshard route (migrate: reshard)" in out and "fastest:" in out
     assert "free storage of about 1.2x" in out
+
+
+def test_markdown_plan_and_pr_comment_call_out_a_blocked_resharding(
+    foo: Callable[..., Any], tmp_path: Path
+) -> None:
+    sb = foo()
+    code, out, _ = zonectl("plan", policy(tmp_path, RESHARD), "--uri", sb.uri, "-f", "markdown")
+    assert code == 0
+    assert "`db.foo` is resharded" in out and "**blocked**: resharding needs the opt-in" in out
+    assert "shard key { oldKey: 1 } -> { newKey: 1 } by resharding" in out
