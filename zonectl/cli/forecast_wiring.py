@@ -90,8 +90,11 @@ def read_forecast(
     window: Mapping[str, str] | None,
     balancer_enabled: bool,
     no_balance: frozenset[str] = frozenset(),
+    rezoned: frozenset[str] = frozenset(),
 ) -> Forecast:
-    """Read each namespace's chunks and shard bytes, then forecast (pure) from `now`."""
+    """Read each namespace's chunks and shard bytes, then forecast (pure) from `now`. The
+    reshard route is forecast for namespaces with data to move and for `rezoned` ones (a
+    zone of theirs gains or loses a shard: resharding spreads them at once)."""
     reader = MongoChunks(conn.client, conn.version)
     major = int(conn.version.split(".")[0]) if conn.version[:1].isdigit() else 7
     colls = []
@@ -121,7 +124,7 @@ def read_forecast(
     moving = {n.ns for n in forecast.namespaces}
     parts = [int(p) for p in conn.version.split(".")[:2] if p.isdigit()]
     routes = routes_for(
-        [c for c in colls if c.ns in moving],
+        [c for c in colls if c.ns in moving or c.ns in rezoned],
         shard_zones,
         ReshardRates(flags.copy_rate),
         available=parts >= [7, 2],  # forceRedistribution (reshard to the same key)

@@ -39,7 +39,7 @@ from zonectl.mongo import Connection, connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
 from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.unsharded_read import read_move_impacts
-from zonectl.plan.ops import AssignZoneRange
+from zonectl.plan.ops import AddShardToZone, AssignZoneRange, RemoveShardFromZone
 from zonectl.plan.value import Plan
 from zonectl.render import render_json, render_markdown, render_text
 from zonectl.render.forecast import (
@@ -213,8 +213,15 @@ def _plan_and_forecast(
             window=after.window,
             balancer_enabled=after.balancer_enabled,
             no_balance=after.no_balance,
+            rezoned=_rezoned(plan, after.ranges),
         )
     return _with_route_hints(plan, forecast), forecast
+
+
+def _rezoned(plan: Plan, ranges: Mapping[str, Any]) -> frozenset[str]:
+    """Namespaces with a range in a zone that gains or loses a shard in this plan."""
+    zones = {op.zone for op in plan.ops if isinstance(op, AddShardToZone | RemoveShardFromZone)}
+    return frozenset(ns for ns, rs in ranges.items() if any(r[2] in zones for r in rs))
 
 
 def _with_route_hints(plan: Plan, forecast: Forecast) -> Plan:

@@ -65,7 +65,9 @@ def reshard_lines(f: Forecast) -> list[str]:
         if not r.available:
             out.append(f"  {r.ns}: reshard route: needs 7.2+ (forceRedistribution)")
             continue
-        best = recommend(n.eager_s, n.balancer_s, r) if n is not None else "reshard"
+        # Nothing out of zone (a zone gained a shard): the balancer's spreading is not
+        # forecast, so the routes are not compared.
+        best = recommend(n.eager_s, n.balancer_s, r) if n is not None else "not compared"
         out.append(
             f"  {r.ns}: reshard route (migrate: reshard) {_when(r.seconds, f.now)}, copies "
             f"{format_bytes(r.bytes)}; fastest: {best}"

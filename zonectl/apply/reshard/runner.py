@@ -71,6 +71,7 @@ def run_reshard(
     start = clock()
     total = op.impact.bytes if op.impact is not None else 0
     shown = 0
+    said: tuple[str, int] = ("", -1)  # the last state and decile reported
     events.start(op.ns, 1, max(total, 1))
     try:
         while thread.is_alive():
@@ -84,6 +85,7 @@ def run_reshard(
             copied = int(progress.share * max(total, 1))
             events.advance(0, max(copied - shown, 0))
             shown = max(shown, copied)
+            said = _say(op.ns, progress, said, events)
             if detach:
                 return Outcome("detached", f"state {progress.state or 'unknown'}")
             over = _over_budget(budget_s, clock() - start, progress.elapsed_s, progress)
@@ -116,3 +118,19 @@ def _over_budget(budget_s: float | None, spent: float, elapsed_s: int, progress:
     return (
         f"the server estimates {left:.0f}s more after {spent:.0f}s, beyond the {budget_s:g}s budget"
     )
+
+
+def _say(
+    ns: str, progress: Any, said: tuple[str, int], events: MigrationProgress
+) -> tuple[str, int]:
+    """A line at each new state and each tenth copied, in the server's own figures (the
+    bar's ETA is rich's; this one is the recipients' remainingOperationTimeEstimatedSecs)."""
+    now = (progress.state, int(progress.share * 10))
+    if now == said:
+        return said
+    left = f", about {progress.remaining_s}s left by the server's estimate"
+    events.note(
+        f"{ns}: resharding {progress.state or 'running'}, {100 * progress.share:.0f}% copied"
+        + (left if progress.remaining_s is not None else "")
+    )
+    return now
