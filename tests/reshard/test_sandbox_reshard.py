@@ -177,3 +177,14 @@ def test_force_redistribution_to_the_same_key_places_chunks_in_the_new_zones(
     chunks = list(config.chunks.find({"uuid": after["uuid"]}).sort("min", 1))
     assert chunks[0]["shard"] == "s2" and chunks[0]["max"] == {"oldKey": 100}
     assert [t["tag"] for t in config.tags.find({"ns": "db.foo"})] == ["eu"]
+
+
+def test_a_view_cannot_be_resharded_or_refined(foo: Callable[..., Any]) -> None:
+    sb = foo("8.0")
+    sb.client.db.command({"create": "foo_view", "viewOn": "foo", "pipeline": []})
+    admin = sb.client.admin
+    assert _fails(admin, {"reshardCollection": "db.foo_view", "key": {"a": 1}}) == (
+        "IllegalOperation"
+    )
+    refine = {"refineCollectionShardKey": "db.foo_view", "key": {"a": 1, "b": 1}}
+    assert _fails(admin, refine) == "NamespaceNotSharded"
