@@ -188,3 +188,18 @@ def test_a_view_cannot_be_resharded_or_refined(foo: Callable[..., Any]) -> None:
     )
     refine = {"refineCollectionShardKey": "db.foo_view", "key": {"a": 1, "b": 1}}
     assert _fails(admin, refine) == "NamespaceNotSharded"
+
+
+def test_a_write_in_the_critical_section_waits_for_the_commit(foo: Callable[..., Any]) -> None:
+    from zonectl.sandbox.balancer import resharding
+
+    sb = foo("8.0")
+    running = Background(sb, {"reshardCollection": "db.foo", "key": {"newKey": 1}})
+    op = resharding.find(sb.sandbox.cluster, "db.foo")
+    assert op is not None
+    sb.sandbox.clock.set(op.phases.critical_start + dt.timedelta(seconds=1))
+    sb.client.db.foo.insert_one({"oldKey": 1000, "newKey": -1})
+    assert sb.sandbox.clock.now() >= op.phases.commit
+    assert sb.client.config.collections.find_one({"_id": "db.foo"})["key"] == {"newKey": 1}
+    running.join()
+    assert running.error is None and sb.client.db.foo.count_documents({}) == 301

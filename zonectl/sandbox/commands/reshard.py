@@ -218,3 +218,16 @@ def commit_reshard_collection(request: Request) -> dict[str, Any]:
     resharding.request_commit(cluster, op)
     request.sandbox.balancer.wake()
     return _await(request, op)
+
+
+def wait_while_writes_blocked(request: Request, ns: str) -> None:
+    """A write to a collection in its resharding's critical section waits for the commit
+    (manual: the resharding "blocks writes for two seconds or less" at the end)."""
+    cluster = request.sandbox.cluster
+    op = resharding.find(cluster, ns)
+    if op is None:
+        return
+    resharding.refresh(cluster, op)
+    if op.outcome is None and op.state_at(cluster.now()) == "blocking-writes":
+        request.sandbox.balancer.sleep_until(op.phases.commit, lambda: op.outcome is not None)
+        resharding.refresh(cluster, op)
