@@ -85,7 +85,10 @@ class ReshardProgress:
 
     @property
     def share(self) -> float:
-        return self.bytes_copied / self.bytes_to_copy if self.bytes_to_copy else 0.0
+        """Copied share; an empty collection has nothing left to copy once past cloning."""
+        if not self.bytes_to_copy:
+            return 0.0 if self.state in ("", "initializing", "cloning") else 1.0
+        return self.bytes_copied / self.bytes_to_copy
 
 
 @dataclass(frozen=True)
