@@ -22,7 +22,7 @@ from zonectl.apply.preview import Preview as Preview  # re-exported for callers 
 from zonectl.apply.preview import preview_migration as preview_migration
 from zonectl.apply.recover import recover_open
 from zonectl.apply.reshard.guard import refuse_blocked
-from zonectl.apply.reshard.runner import run_reshard
+from zonectl.apply.reshard.step import reshard_step
 from zonectl.apply.safeguards import (
     Lease,
     Recorder,
@@ -283,47 +283,21 @@ class _Runner:
         verify_move(reader, op)
 
     def _reshard(self, op: ReshardCollection) -> None:
-        """Under the lease and journal; apply/reshard/runner.py watches it meanwhile."""
-        assert self.rec is not None
-        control = self.ports.reshard
-        if control is None:
-            raise ClusterError(f"{op.describe()}: this cluster connection cannot reshard")
+        """Under the lease and journal; apply/reshard/ watches it meanwhile."""
+        rec = self.rec
+        assert rec is not None
         self.lease.check()
         check_stop()
         self.index += 1
-        self.rec.step(self.index, op.kind, op.describe(), "started")
-        try:
-            outcome = run_reshard(
-                op,
-                send=self.ports.send,
-                control=control,
-                events=self.events,
-                clock=self.ports.clock,
-                budget_s=self.options.migrate_budget_s,
-                detach=self.options.detach,
-            )
-        except KeyboardInterrupt:
-            self.rec.step(self.index, op.kind, op.describe(), "interrupted: aborted")
-            raise
-        except ZonectlError:
-            self.rec.step(self.index, op.kind, op.describe(), "failed")
-            self.events.op(op, "failed")
-            raise
-        self.rec.step(self.index, op.kind, op.describe(), f"{outcome.status} {outcome.detail}")
-        if outcome.status == "aborted":
-            raise ClusterError(
-                f"{op.ns}: resharding aborted by --budget ({outcome.detail}); "
-                "the collection is as it was",
-                hint="rerun with a longer --budget, or in a longer maintenance window",
-            )
-        if outcome.status == "detached":
-            self.events.note(
-                f"{op.ns}: detached: the resharding keeps running on the server; "
-                "`zonectl status` shows it, the next plan/apply waits for it"
-            )
-        else:
+        index = self.index
+
+        def journal(status: str) -> None:
+            rec.step(index, op.kind, op.describe(), status)
+
+        o = self.options
+        if reshard_step(op, self.ports, self.events, journal, budget_s=o.migrate_budget_s,
+                        detach=o.detach):  # fmt: skip
             self.result.ops_done += 1
-            self.events.op(op, "done")
         self.result.changed = True
 
     def _step(self, op: Op) -> None:
