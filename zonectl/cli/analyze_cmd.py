@@ -13,7 +13,7 @@ import typer
 from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, uri_option, window_boundaries
+from zonectl.cli.common import load_desired, uri_option, uri_origin, window_boundaries
 from zonectl.errors import ExitCode, UsageError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
@@ -69,7 +69,7 @@ def command(
     now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
     boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         data = read_analyze_input(conn, desired, namespaces or None, now, boundaries)
     report = build_report(data)
     if fmt is Format.json:

@@ -4,6 +4,7 @@ firehose boundaries. Output goes to stderr here; stdout is the command's artifac
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,18 @@ URI_HELP = (
 def uri_option() -> Any:
     """For `Annotated[str | None, uri_option()] = None`."""
     return typer.Option("--uri", envvar="ZONECTL_URI", show_envvar=True, help=URI_HELP)
+
+
+def uri_origin(uri: str | None) -> str:
+    """Where the URI of this run came from, for a message that must not quote it: the
+    inventory entry in a fleet run, else `$ZONECTL_URI` when it holds this very URI (typer
+    reads the variable when --uri is absent), else `--uri`."""
+    from zonectl.cli.fleet.context import current_target
+
+    target = current_target()
+    if target is not None:
+        return target.uri_origin
+    return "$ZONECTL_URI" if uri and os.environ.get("ZONECTL_URI") == uri else "--uri"
 
 
 def parse_at(text: str | None, now: dt.datetime) -> dt.datetime:
