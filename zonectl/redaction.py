@@ -5,6 +5,8 @@ without quoting any part of it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import unquote
 
 HIDDEN = "***"
@@ -28,6 +30,18 @@ def redact(text: str) -> str:
     up to the last `@`: a password may hold an unescaped `@` or `/`) and secret options."""
     text = _AT_TOKEN.sub(_redact_token, text)
     return _SECRET_FIELDS.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
+
+
+def redact_values(value: Any) -> Any:
+    """`value` with every string in it (mapping values, list items) redacted, for records
+    zonectl writes to the cluster; keys and non-strings are kept."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {k: redact_values(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_values(v) for v in value]
+    return value
 
 
 def _redact_token(match: re.Match[str]) -> str:
