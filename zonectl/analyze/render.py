@@ -102,7 +102,8 @@ def render_markdown(report: Report) -> str:
             lines += ["| figure | value | source | confidence |", "|---|---|---|---|"]
             for fig in c.figures:
                 lines.append(
-                    f"| {fig.name} | {_cell(fig.value)} | {fig.source} | {fig.confidence} |"
+                    f"| {_cell(fig.name)} | {_cell(fig.value)} | {_cell(fig.source)} | "
+                    f"{fig.confidence} |"
                 )
             lines.append("")
     return "\n".join(lines) + "\n"
