@@ -106,7 +106,7 @@ def read_uris(clusters: Sequence[Cluster], environ: Mapping[str, str]) -> dict[s
         uris[cluster.name] = uri
     if problems:
         raise InvalidInventoryError(
-            f"cannot read the URI of {len(problems)} cluster(s)", diagnostics=problems
+            f"no usable URI for {len(problems)} cluster(s)", diagnostics=problems
         )
     return uris
 
