@@ -83,7 +83,7 @@ def run_fleet(uri: str, policy: Path, tmp: Path, from_file: bool) -> tuple[int, 
 
 
 @settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

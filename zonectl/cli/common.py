@@ -14,6 +14,7 @@ import typer
 from zonectl.cli.boundary import stderr
 from zonectl.errors import UsageError, redact
 from zonectl.model.desired import DesiredState
+from zonectl.render.inert import terminal
 
 URI_HELP = (
     "MongoDB URI of a mongos (TLS, authSource, timeouts... as URI options), or 'sandbox:' "
@@ -82,4 +83,5 @@ def window_boundaries(
 
 
 def warn(message: str) -> None:
-    stderr.print(f"zonectl: warning: {redact(message)}", markup=False)
+    # One line: a name from the cluster with a line break in it is shown escaped.
+    stderr.print(terminal(f"zonectl: warning: {redact(message)}"), markup=False)

@@ -52,6 +52,7 @@ from zonectl.render.forecast import (
     render_forecast_markdown,
     render_forecast_text,
 )
+from zonectl.render.inert import json_text
 
 
 class Format(StrEnum):
@@ -227,7 +228,7 @@ def plan_document(plan: Plan, forecast: Forecast) -> str:
     forecast under `forecast`: informational, `apply --plan` ignores it."""
     doc = json.loads(render_json(plan))
     doc["forecast"] = forecast_dict(forecast)
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _render(plan: Plan, fmt: Format, forecast: Forecast) -> str:

@@ -15,6 +15,7 @@ from rich.markup import escape
 # names (only '\0', '$' and, in database names, '/\. "*<>:|?' are refused).
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _ACTIVE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029" + "".join(sorted(_BIDI)) + "]")
+_JSON_ACTIVE = re.compile(r"[\x7f-\x9f\u2028\u2029" + "".join(sorted(_BIDI)) + "]")
 
 
 def has_active(text: str) -> bool:
@@ -81,6 +82,13 @@ def workflow_data(text: str) -> str:
 def workflow_property(text: str) -> str:
     """A workflow command property value (`file=`, `title=`): data escaping plus `:` and `,`."""
     return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def json_text(text: str) -> str:
+    """JSON written with ensure_ascii=False, its active characters as `\\uXXXX` escapes: the
+    same document to a parser, inert on a terminal. json.dumps escapes C0 in strings
+    itself, and a line feed outside them is layout, so only the rest is touched."""
+    return _JSON_ACTIVE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def metrics_label(text: str) -> str:
