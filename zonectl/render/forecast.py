@@ -7,6 +7,7 @@ from typing import Any
 
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
+from zonectl.render.summary import plural
 
 
 def _when(seconds: float | None, now: dt.datetime, why: str = "") -> str:
@@ -33,11 +34,12 @@ def render_forecast_text(f: Forecast) -> str:
     if not f.namespaces:
         return "Forecast: nothing to move; every chunk is in its zone.\n"
     lines = [
-        f"Forecast: {f.chunks} chunk(s), {format_bytes(f.bytes)} to move (assumed: {_assumed(f)})"
+        f"Forecast: {plural(f.chunks, 'chunk')}, {format_bytes(f.bytes)} to move "
+        f"(assumed: {_assumed(f)})"
     ]
     for n in f.namespaces:
         lines.append(
-            f"  {n.ns}: {n.chunks} chunk(s), {format_bytes(n.bytes)}; "
+            f"  {n.ns}: {plural(n.chunks, 'chunk')}, {format_bytes(n.bytes)}; "
             f"--migrate {_when(n.eager_s, f.now)}; "
             f"balancer {_when(n.balancer_s, f.now, n.why_not)}"
         )
@@ -47,7 +49,7 @@ def render_forecast_text(f: Forecast) -> str:
     for b in f.backlog:
         drained = b.balancer_drained.strftime("%Y-%m-%d %H:%M UTC") if b.balancer_drained else "-"
         lines.append(
-            f"  backlog on {b.shard}: {b.chunks} chunk(s), {format_bytes(b.bytes)} belong "
+            f"  backlog on {b.shard}: {plural(b.chunks, 'chunk')}, {format_bytes(b.bytes)} belong "
             f"elsewhere; drained by the balancer at {drained}, by --migrate in "
             f"{format_duration(b.eager_drained_s)}"
         )
