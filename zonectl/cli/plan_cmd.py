@@ -27,6 +27,7 @@ from zonectl.cli.forecast_wiring import (
     parallel_forecast_option,
     parse_forecast_flags,
     read_forecast,
+    with_policy_timezone,
 )
 from zonectl.cli.plan_after import state_after
 from zonectl.cli.policy_plan import read_policy_plan
@@ -45,6 +46,7 @@ from zonectl.render.forecast import (
     render_forecast_markdown,
     render_forecast_text,
 )
+from zonectl.settings import Settings
 
 
 class Format(StrEnum):
@@ -120,6 +122,7 @@ def command(
     instant = parse_at(at, dt.datetime.now(dt.UTC))
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
     desired = load_desired(paths)
+    flags = with_policy_timezone(flags, desired, Settings.from_environ(os.environ).config_timezone)
     boundaries, next_tick = window_boundaries(desired, instant)
     plan, forecast = _plan_and_forecast(
         uri, desired, boundaries, instant, namespaces or None, flags, forecast_at=at is not None
