@@ -32,6 +32,7 @@ from zonectl.cli.forecast_wiring import (
 from zonectl.cli.plan_after import state_after
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, ZonectlError
+from zonectl.forecast.collection_moves import moves_of, with_collection_moves
 from zonectl.forecast.report import Forecast
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
@@ -211,7 +212,7 @@ def _plan_and_forecast(
             balancer_enabled=after.balancer_enabled,
             no_balance=after.no_balance,
         )
-    return plan, forecast
+    return plan, with_collection_moves(forecast, moves_of(plan))
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
