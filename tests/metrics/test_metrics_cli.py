@@ -312,5 +312,7 @@ def test_a_monitoring_user_gets_the_metrics_and_no_credential_appears(
     for text in (r.out, r.err, prom.read_text()):
         assert "v13w3r-pw" not in text and "viewer" not in text
     assert "zonectl_namespace_out_of_zone_chunks" in names(r.out)
+    # config.migrations (6.0) or $currentOp with allUsers, whose `inprog` it has (7.0)
+    assert "zonectl_namespace_migrations_in_flight" in names(r.out)
     # clusterMonitor may not read zonectl's database: the lease is unknown, not "free"
     assert not {"zonectl_lease_held", "zonectl_unfinished_journals"} & names(r.out)
