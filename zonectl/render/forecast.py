@@ -7,6 +7,7 @@ from typing import Any
 
 from zonectl.forecast.report import CollectionMoveForecast, Forecast
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
+from zonectl.render.inert import markdown_code, markdown_text, terminal
 from zonectl.render.summary import plural
 
 
@@ -71,7 +72,7 @@ def render_forecast_text(f: Forecast) -> str:
             f"elsewhere; drained by the balancer at {drained}, by --migrate in "
             f"{format_duration(b.eager_drained_s)}"
         )
-    return "\n".join(lines) + "\n"
+    return "".join(f"{terminal(line)}\n" for line in lines)  # names from the cluster: inert
 
 
 def render_forecast_markdown(f: Forecast) -> str:
@@ -84,12 +85,13 @@ def render_forecast_markdown(f: Forecast) -> str:
     ]
     for n in f.namespaces:
         out.append(
-            f"| `{n.ns}` | {n.chunks} | {format_bytes(n.bytes)} | {_when(n.eager_s, f.now)} | "
-            f"{_when(n.balancer_s, f.now, n.why_not)} |"
+            f"| {markdown_code(n.ns, in_table=True)} | {n.chunks} | {format_bytes(n.bytes)} | "
+            f"{_when(n.eager_s, f.now)} | {markdown_text(_when(n.balancer_s, f.now, n.why_not))} |"
         )
     for c in f.collections:  # apply moves them, with or without --migrate; never the balancer
         took = f"moveCollection {format_duration(c.seconds)}"
-        out.append(f"| `{c.ns}` | - | {_collection_bytes(c)} | {took} | {took} |")
+        ns = markdown_code(c.ns, in_table=True)
+        out.append(f"| {ns} | - | {_collection_bytes(c)} | {took} | {took} |")
     out.append(
         f"| **total** | {f.chunks} | {format_bytes(f.bytes)} | {_when(f.eager_s, f.now)} | "
         f"{_when(f.balancer_s, f.now, 'see above')} |"
