@@ -1,6 +1,6 @@
 """`plan` and `status` forecast time to compliance by the balancer and by `apply --migrate`
-(text, markdown, JSON); the forecast agrees with what the sandbox then does in simulated
-time; bad --copy-rate, --parallel and --balancer-tz are usage errors before any I/O."""
+(text, markdown, JSON); bad --copy-rate, --parallel and --balancer-tz are usage errors
+before any I/O."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from typer.testing import CliRunner
 
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
-from zonectl.sandbox import uri as sandbox_uri
 
 if not app.registered_commands:
     register(app)
@@ -46,20 +45,6 @@ def test_plan_json_forecasts_both_routes_with_its_assumptions(tmp_path: Path) ->
     # Balancer rounds of 3 migrations, 4 s each, 1 s between rounds.
     assert f["balancer"]["seconds"] == pytest.approx(19.0)
     assert [b["shard"] for b in f["backlog"]] == ["h0", "h1", "h2"]
-
-
-def test_the_forecast_matches_the_simulated_apply_migrate(tmp_path: Path) -> None:
-    policy, uri = _files(tmp_path)
-    uri += f"?state={tmp_path / 'state.json'}"
-    plan = run("plan", policy, "--uri", uri, "-f", "json", "--copy-rate", "8MiB/s")
-    forecast = json.loads(plan.stdout)["forecast"]["migrate"]["seconds"]
-    applied = run("apply", policy, "--uri", uri, "--yes", "--migrate")
-    assert applied.exit_code == 0, applied.stderr
-    with sandbox_uri.start(uri) as handle:
-        log = [d for d in handle.sandbox.cluster.coll("config.changelog")]
-    starts = [d["time"] for d in log if d["what"] == "moveChunk.start"]
-    commits = [d["time"] for d in log if d["what"] == "moveChunk.commit"]
-    assert (max(commits) - min(starts)).total_seconds() == pytest.approx(forecast)
 
 
 def test_plan_text_and_markdown_show_the_forecast(tmp_path: Path) -> None:
