@@ -1,6 +1,7 @@
 """The time-to-compliance forecast for `plan` and `status`: the shared options
 (--copy-rate, --parallel, --balancer-tz), their checks before anything is sent, and the
-reads feeding zonectl.forecast (chunks, zone ranges and shard bytes of each namespace)."""
+reads feeding zonectl.forecast (chunks, zone ranges and shard bytes of each namespace, and
+the migration history in config.changelog the cost model is learned from)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ import typer
 from zonectl.errors import UsageError
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range, make_namespace_chunks
+from zonectl.forecast.learn import Learned, choose_model, learn
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
+from zonectl.mongo.changelog_read import read_migration_history
 from zonectl.mongo.chunks_read import MongoChunks
 from zonectl.mongo.connect import Connection
 
@@ -24,8 +27,8 @@ from zonectl.mongo.connect import Connection
 def copy_rate_option() -> Any:
     return typer.Option(
         "--copy-rate",
-        help="Assumed copy rate of one migration for the forecast, e.g. 40MiB/s "
-        "(default 64MiB/s, the sandbox's; measure yours from config.changelog).",
+        help="Copy rate of one migration for the forecast, e.g. 40MiB/s, instead of the "
+        "rate learned from config.changelog (or, with no history, 64MiB/s assumed).",
     )
 
 
@@ -50,6 +53,7 @@ class ForecastFlags:
     parallel: int | None
     tz: dt.tzinfo
     tz_name: str
+    rate_given: bool = False  # --copy-rate was passed: it overrides the learned rate
 
 
 def parse_forecast_flags(
@@ -66,7 +70,7 @@ def parse_forecast_flags(
         tz = load_zone(balancer_tz or "UTC")
     except ValueError as exc:
         raise UsageError(f"--balancer-tz: {exc}") from None
-    return ForecastFlags(rate, parallel, tz, balancer_tz or "UTC")
+    return ForecastFlags(rate, parallel, tz, balancer_tz or "UTC", copy_rate is not None)
 
 
 def make_window(window: Mapping[str, str] | None, flags: ForecastFlags) -> ActiveWindow | None:
@@ -107,8 +111,15 @@ def read_forecast(
         for i, size in zip(outside, sizes or (), strict=False):
             coll.sizes[i] = size
         colls.append(coll)
+    learned = read_learned(conn)
+    model, source = choose_model(
+        learned, flags.copy_rate if flags.rate_given else None, float(DEFAULT_COPY_RATE)
+    )
     assumptions = Assumptions(
-        copy_rate=flags.copy_rate,
+        copy_rate=model.rate,
+        model=model,
+        source=source,
+        learned=learned,
         parallel=flags.parallel or default_parallel(len(shard_zones)),
         window=make_window(window, flags),
         tz_name=flags.tz_name,
@@ -116,3 +127,13 @@ def read_forecast(
         by_data_size=major >= 6,
     )
     return make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
+
+
+def read_learned(conn: Connection) -> Learned:
+    """What the cluster's recent migrations in config.changelog teach about its speed (or,
+    when it may not be read, why), as of the cluster's now."""
+    now = conn.wall()
+    history = read_migration_history(conn, now)
+    if history.error:
+        return Learned(model=None, samples=0, error=history.error)
+    return learn(history.entries, now, float(DEFAULT_COPY_RATE))
