@@ -15,7 +15,7 @@ from zonectl.errors import redact
 from zonectl.mongo.connect import Connection
 
 HISTORY_DAYS = 30
-HISTORY_LIMIT = 4000  # newest entries (about 1,000 migrations: four entries each)
+HISTORY_LIMIT = 2000  # newest entries (about 500 migrations: four entries each)
 _WHATS = [
     "moveChunk.start",
     "moveChunk.from",
