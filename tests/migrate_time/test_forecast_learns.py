@@ -142,3 +142,21 @@ def test_a_user_who_may_not_read_the_changelog_gets_assumed_and_the_privilege(
         "not allowed to read config.changelog: needs find on config.changelog "
         "(the clusterMonitor role grants it)"
     )
+
+
+def test_plan_status_and_the_pr_comment_show_the_same_learned_forecast(tmp_path: Path) -> None:
+    first, nxt, uri = _setup(tmp_path)
+    assert run("apply", first, "--uri", uri, "--yes", "--migrate").exit_code == 0
+    assert run("apply", nxt, "--uri", uri, "--yes").exit_code == 0  # ranges only: 7 chunks left
+    at = ["--at", "2026-03-02T12:00:00+00:00"]
+    plan = json.loads(run("plan", nxt, "--uri", uri, "-f", "json", *at).stdout)["forecast"]
+    status = json.loads(run("status", "--uri", uri, "-f", "json").stdout)["forecast"]
+    assert plan["cost"]["source"] == status["cost"]["source"] == "learned"
+    # The same model (each sandbox: URI run restarts the clock at this host's now, behind
+    # the saved history, so only the reported skew may differ by a second).
+    for field in ("fixed_seconds", "copy_rate_bytes_per_s", "shard_rates_bytes_per_s"):
+        assert plan["cost"][field] == status["cost"][field]
+    assert plan["cost"]["history"]["migrations"] == status["cost"]["history"]["migrations"]
+    assert plan["migrate"]["seconds"] == status["migrate"]["seconds"] > 0
+    comment = run("plan", nxt, "--uri", uri, "-f", "markdown", *at).stdout
+    assert "Cost: learned from 12 migration(s) in config.changelog" in comment
