@@ -16,6 +16,7 @@ from zonectl.mongo.connect import Connection
 
 HISTORY_DAYS = 30
 HISTORY_LIMIT = 2000  # newest entries (about 500 migrations: four entries each)
+READ_MS = 5000
 _WHATS = [
     "moveChunk.start",
     "moveChunk.from",
@@ -43,8 +44,11 @@ def read_migration_history(
 ) -> History:
     """The newest `limit` migration entries of the last `days` before `now`, newest first.
 
-    Entries dated after `now` (the config server's clock ahead of ours) are read too: the
-    learner reports the skew rather than dropping them."""
+    config.changelog is capped, and we know of no index on `time` (a guess): read it
+    backwards in natural (insertion, so time) order, which stops at the limit, instead of
+    sorting the whole collection;
+    bounded by maxTimeMS too, so a slow read leaves the rate assumed. Entries dated after
+    `now` (the config server's clock ahead of ours) are read: the learner reports the skew."""
     query = {"what": {"$in": _WHATS}, "time": {"$gte": now - dt.timedelta(days=days)}}
     projection = {"_id": 0, "what": 1, "ns": 1, "time": 1, "details": 1, "shard": 1}
     try:
