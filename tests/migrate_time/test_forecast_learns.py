@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
-from zonectl.cli.forecast_wiring import read_learned
+from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.connect import connect
 from zonectl.sandbox import uri as sandbox_uri
 
@@ -160,3 +160,13 @@ def test_plan_status_and_the_pr_comment_show_the_same_learned_forecast(tmp_path:
     assert plan["migrate"]["seconds"] == status["migrate"]["seconds"] > 0
     comment = run("plan", nxt, "--uri", uri, "-f", "markdown", *at).stdout
     assert "Cost: learned from 12 migration(s) in config.changelog" in comment
+
+
+def test_doctor_says_whether_forecasts_learn_or_assume(tmp_path: Path) -> None:
+    first, _, uri = _setup(tmp_path)
+    fresh = run("doctor", "--uri", uri)
+    assert "history     0 usable migration(s) in config.changelog, 5 needed" in fresh.stdout
+    assert run("apply", first, "--uri", uri, "--yes", "--migrate").exit_code == 0
+    taught = run("doctor", "--uri", uri)
+    assert "forecasts learn from 12 migration(s) in config.changelog" in taught.stdout
+    assert "slower shards: c2 3.0 MiB/s" in taught.stdout

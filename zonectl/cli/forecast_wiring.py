@@ -15,11 +15,11 @@ import typer
 from zonectl.errors import UsageError
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range, make_namespace_chunks
-from zonectl.forecast.learn import Learned, choose_model, learn
+from zonectl.forecast.learn import choose_model
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
-from zonectl.mongo.changelog_read import read_migration_history
+from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.chunks_read import MongoChunks
 from zonectl.mongo.connect import Connection
 
@@ -127,13 +127,3 @@ def read_forecast(
         by_data_size=major >= 6,
     )
     return make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
-
-
-def read_learned(conn: Connection) -> Learned:
-    """What the cluster's recent migrations in config.changelog teach about its speed (or,
-    when it may not be read, why), as of the cluster's now."""
-    now = conn.wall()
-    history = read_migration_history(conn, now)
-    if history.error:
-        return Learned(model=None, samples=0, error=history.error)
-    return learn(history.entries, now, float(DEFAULT_COPY_RATE))

@@ -12,6 +12,8 @@ from typing import Any
 from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import redact
+from zonectl.forecast.learn import Learned, learn
+from zonectl.forecast.units import DEFAULT_COPY_RATE
 from zonectl.mongo.connect import Connection
 
 HISTORY_DAYS = 30
@@ -60,3 +62,13 @@ def read_migration_history(
         return History(error=f"reading config.changelog failed: {redact(str(exc))}")
     except PyMongoError as exc:
         return History(error=f"reading config.changelog failed: {redact(str(exc))}")
+
+
+def read_learned(conn: Connection) -> Learned:
+    """What the cluster's recent migrations teach about its speed (or, when the history
+    cannot be read, why), as of this host's now."""
+    now = conn.wall()
+    history = read_migration_history(conn, now)
+    if history.error:
+        return Learned(model=None, samples=0, error=history.error)
+    return learn(history.entries, now, float(DEFAULT_COPY_RATE))
