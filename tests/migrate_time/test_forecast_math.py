@@ -47,6 +47,10 @@ def test_a_migration_takes_a_fixed_part_plus_its_bytes_over_the_rate() -> None:
     assert model.seconds("a", "c", 16 * MIB) == 1.5  # neither shard known: the rate
     assert model.seconds("c", "slow", 16 * MIB) == 4.5  # the slower shard sets the pace
     assert model.seconds("a", "b", 16 * MIB) == 1.0  # a pair's own rate wins
+    # moveCollection: the resharding minimum, then the copy; a learned length as a floor.
+    assert model.move_collection_seconds("a", "slow", 40 * MIB) == 310.0
+    learned = CostModel(rate=16 * MIB, move_collection_s=900.0)
+    assert learned.move_collection_seconds("a", "b", 16 * MIB) == 900.0
     assert format_duration(2 * 86400 + 4 * 3600 + 600) == "2d 04h10m"
 
 

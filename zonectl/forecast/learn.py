@@ -12,6 +12,7 @@ bytes and documents the `counts` of the matching `moveChunk.commit`
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import statistics
@@ -286,9 +287,10 @@ def choose_model(
 ) -> tuple[CostModel, str]:
     """The cost model the forecast uses, and its source: `--copy-rate` wins (with the
     learned fixed part when there is one), then what was learned, else an assumption."""
+    moves = learned.move_collection_s
     if flag_rate is not None:
         fixed = learned.model.fixed_s if learned.model is not None else ASSUMED_FIXED_S
-        return CostModel(rate=flag_rate, fixed_s=fixed), "--copy-rate"
+        return CostModel(flag_rate, fixed, move_collection_s=moves), "--copy-rate"
     if learned.model is not None:
-        return learned.model, "learned"
-    return CostModel(rate=default_rate), "assumed"
+        return dataclasses.replace(learned.model, move_collection_s=moves), "learned"
+    return CostModel(rate=default_rate, move_collection_s=moves), "assumed"
