@@ -6,6 +6,7 @@ teaches nothing, and moveCollection runs are timed from the resharding transitio
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 from typing import Any
 
@@ -27,7 +28,8 @@ def migration(
     """The .commit and .from entries of one migration ending `n` minutes before NOW."""
     end = NOW - dt.timedelta(minutes=n)
     bounds = {"min": {"x": n}, "max": {"x": n + 1}}
-    steps = {f"step {i} of 6": 0 for i in range(1, 7)} | {"step 4 of 6": round(seconds * 1000)}
+    ms = round(seconds * 1000) if math.isfinite(seconds) else seconds  # a NaN stays one
+    steps = {f"step {i} of 6": 0 for i in range(1, 7)} | {"step 4 of 6": ms}
     counts = {"cloned": nbytes // 1024, "clonedBytes": nbytes, "catchup": 0, "steady": 0}
     base = {"ns": "app.c", "time": end}
     return [
@@ -91,6 +93,7 @@ def test_aborted_failed_odd_and_absurd_entries_are_ignored_and_counted() -> None
         *migration(101, "a", "b", 10 * MIB, -3.0),  # a negative duration
         *migration(102, "a", "b", 10 * MIB, 40 * 3600.0),  # 40 hours
         {"what": "moveChunk.from", "ns": "app.c", "time": NOW, "details": None},
+        *migration(104, "a", "b", 10 * MIB, float("nan")),
         {"what": "moveChunk.from", "ns": "app.c", "details": {"note": "success"}},
     ]
     commitless = migration(103, "a", "b", 10 * MIB, 2.0)[1:]  # .from without its .commit
@@ -100,12 +103,12 @@ def test_aborted_failed_odd_and_absurd_entries_are_ignored_and_counted() -> None
         "aborted": 1,
         "failed": 1,
         "absurd duration or size": 2,
-        "missing fields": 2,
+        "missing fields": 3,
         "no commit counts": 1,
     }
     text = describe_cost(_forecast(learned))
     assert text.startswith("learned from 10 migration(s) in config.changelog")
-    assert "ignored 7 entries (1 aborted, 2 absurd duration or size, 1 failed" in text
+    assert "ignored 8 entries (1 aborted, 2 absurd duration or size, 1 failed" in text
 
 
 def test_too_little_history_teaches_nothing_and_the_plan_says_so() -> None:

@@ -63,9 +63,10 @@ class Learned:
 
 
 def _number(value: Any) -> float | None:
+    """A finite int or float (BSON int32/int64/double), else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    return float(value) if math.isfinite(value) else None
 
 
 def _key(e: Mapping[str, Any]) -> tuple[str, str, str, str] | None:
