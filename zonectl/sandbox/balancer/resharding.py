@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,7 +73,7 @@ def start(
     key: Mapping[str, Any],
     zones: Sequence[Mapping[str, Any]] | None,
     num_chunks: int | None,
-    copy_rate: float,
+    rate_of: Callable[[str], float],
 ) -> Resharding:
     layout = build(cluster, ns, key, list(zones or []), num_chunks)
     now = cluster.now()
@@ -84,7 +84,7 @@ def start(
         dict(key),
         [dict(z) for z in zones] if zones is not None else None,
         layout,
-        phases(now, layout.sent, layout.received, copy_rate),
+        phases(now, layout.sent, layout.received, rate_of),
     )
     _RUNNING.setdefault(cluster, {})[ns] = op
     source = cluster.collection_doc(ns) or {}

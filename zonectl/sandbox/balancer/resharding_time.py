@@ -5,8 +5,8 @@ MongoDB's phases (manual "Resharding Process"; resharding_coordinator_service.cp
 1. cloning: every recipient copies its new share from *every* donor at once, the data that
    stays on a shard included (it is rewritten into the temporary collection
    `<db>.system.resharding.<uuid>`). A shard's time is the larger of what it sends and what
-   it receives, at the sandbox's per-shard copy rate; the phase lasts as long as the busiest
-   shard. All shards work in parallel: no one-migration-per-shard limit.
+   it receives, at that shard's copy rate (balancer/costs.py); the phase lasts as long as
+   the slowest shard. All shards work in parallel: no one-migration-per-shard limit.
 2. applying (oplog catch-up): the writes made during cloning. The sandbox has no write
    load, so this is a fixed share of the cloning time (a guess: 2 %, at least 5 s).
 3. the coordinator enters the critical section no sooner than
@@ -19,7 +19,7 @@ These costs are the sandbox's; zonectl's forecast never imports them.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 MINIMUM_DURATION = dt.timedelta(milliseconds=300_000)  # reshardingMinimumOperationDurationMillis
@@ -49,20 +49,23 @@ class Phases:
         return "committing"
 
 
-def clone_seconds(sent: Mapping[str, int], received: Mapping[str, int], copy_rate: float) -> float:
-    """The busiest shard's bytes (sent or received) at `copy_rate` bytes/s."""
-    busiest = max([*sent.values(), *received.values(), 0])
-    return busiest / copy_rate
+def clone_seconds(
+    sent: Mapping[str, int], received: Mapping[str, int], rate_of: Callable[[str], float]
+) -> float:
+    """The slowest shard: its bytes sent or received (the larger) at its own copy rate
+    (balancer/costs.py: the cluster file's per-shard rates, else the default)."""
+    shards = set(sent) | set(received)
+    return max((max(sent.get(s, 0), received.get(s, 0)) / rate_of(s) for s in shards), default=0.0)
 
 
 def phases(
     start: dt.datetime,
     sent: Mapping[str, int],
     received: Mapping[str, int],
-    copy_rate: float,
+    rate_of: Callable[[str], float],
     minimum: dt.timedelta = MINIMUM_DURATION,
 ) -> Phases:
-    cloning = dt.timedelta(seconds=clone_seconds(sent, received, copy_rate))
+    cloning = dt.timedelta(seconds=clone_seconds(sent, received, rate_of))
     catch_up = max(CATCH_UP_FLOOR, cloning * CATCH_UP_SHARE)
     clone_end = start + cloning
     apply_end = clone_end + catch_up

@@ -84,9 +84,8 @@ def reshard_collection(request: Request) -> dict[str, Any]:
     num = body.get("numInitialChunks")
     if num is not None:
         _check_cardinality(request, ns, key, int(num))
-    op = resharding.start(
-        cluster, ns, key, zones, int(num) if num else None, request.sandbox.balancer.copy_rate
-    )
+    costs = request.sandbox.balancer.costs
+    op = resharding.start(cluster, ns, key, zones, int(num) if num else None, costs.rate)
     return _await(request, op)
 
 
