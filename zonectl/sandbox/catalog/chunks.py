@@ -213,6 +213,10 @@ class ChunkStore:
         """Shard of every chunk, in min order (a copy)."""
         return list(self._shards)
 
+    def shards_slice(self, lo: int, hi: int) -> list[str]:
+        """Shard of chunks lo..hi-1, in min order (a copy)."""
+        return self._shards[lo:hi]
+
     def chunk_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for s in self._shards:

@@ -2,15 +2,17 @@
 
 `scan` answers the filters zonectl, mongosh and the jstests use on chunks itself, exactly
 and in min order: `{uuid: X}` (5.0+) or `{ns: X}` (4.4), optionally with `shard` equality
-and `$gt/$gte/$lt/$lte` (or equality) on `min`/`max` with document operands. Any other
-filter gets a superset for the query engine's matcher (`exact=False`).
+(or `$in`/`$nin` of shard names) and `$gt/$gte/$lt/$lte` (or equality) on `min`/`max` with
+document operands; with the number of matches when known without iterating (a count a
+config server answers from its {uuid, shard, min} index). Any other filter gets a superset
+for the query engine's matcher (`exact=False`).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import bson
 from bson.raw_bson import DEFAULT_RAW_BSON_OPTIONS, RawBSONDocument
@@ -40,8 +42,8 @@ class ChunksView:
                 return Scan([], exact=True)
             return Scan(self._all_raw(), exact=not rest)
         exact = True
-        shard = rest.pop("shard", None)
-        if shard is not None and not isinstance(shard, str):
+        shard = _shard_set(rest.pop("shard", None))
+        if shard is False:
             exact, shard = False, None
         lo, hi = 0, len(store)
         for field in ("min", "max"):
@@ -55,9 +57,18 @@ class ChunksView:
             lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
         if rest:
             exact = False
-        docs = store.raw_slice(lo, max(lo, hi))
-        shards = store.shards()[lo : max(lo, hi)] if shard is not None else None
-        return Scan(_raw_docs(docs, shards, shard), exact=exact, ordered_by=(("min", 1),))
+        hi = max(lo, hi)
+        if shard is None:
+            every = map(_RawChunk, store.raw_slice(lo, hi))
+            return Scan(every, exact=exact, ordered_by=(("min", 1),), size=hi - lo)
+        owners = store.shards_slice(lo, hi)
+        wanted, keep = shard
+        size = sum(owners.count(s) for s in wanted)  # list.count: C speed, no decoding
+        if not keep:
+            size = len(owners) - size
+        raws = store.raw_slice(lo, hi)  # the cursor's snapshot, filtered lazily
+        docs = (_RawChunk(r) for r, s in zip(raws, owners, strict=True) if (s in wanted) == keep)
+        return Scan(docs, exact=exact, ordered_by=(("min", 1),), size=size)
 
     def _pick_store(self, filter: Mapping[str, Any]) -> tuple[ChunkStore | None, Any]:
         """The one store the filter's uuid/ns equality selects, and the other conditions.
@@ -126,12 +137,19 @@ class _RawChunk(RawBSONDocument):
 _RAW_OPTIONS = DEFAULT_RAW_BSON_OPTIONS
 
 
-def _raw_docs(
-    docs: list[bytes], shards: list[str] | None, shard: str | None
-) -> Iterable[RawBSONDocument]:
-    if shards is None:
-        return map(_RawChunk, docs)
-    return (_RawChunk(raw) for raw, s in zip(docs, shards, strict=True) if s == shard)
+def _shard_set(cond: Any) -> tuple[frozenset[str], bool] | Literal[False] | None:
+    """A `shard` condition as (names, keep: True for equality/$in, False for $nin); None
+    when absent; False when it is not one the view evaluates exactly."""
+    if cond is None:
+        return None
+    if isinstance(cond, str):
+        return frozenset((cond,)), True
+    if isinstance(cond, Mapping) and len(cond) == 1:
+        ((op, names),) = cond.items()
+        listed = isinstance(names, list | tuple) and all(isinstance(n, str) for n in names)
+        if op in ("$in", "$nin") and listed:
+            return frozenset(names), op == "$in"
+    return False
 
 
 def _is_operator(value: Any) -> bool:

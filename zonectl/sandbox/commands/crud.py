@@ -240,7 +240,10 @@ def count(request: Request) -> dict[str, Any]:
     validate(query)
     skip = _non_negative(request.body, "skip", "Skip") or 0
     limit = request.body.get("limit") or 0
-    n = sum(1 for _ in filtered(scan_docs(request, namespace, query), query))
+    scan = scan_docs(request, namespace, query)
+    # An exact scan's size is what the index says: a real server's COUNT_SCAN decodes nothing.
+    known = scan.size if scan.exact else None
+    n = known if known is not None else sum(1 for _ in filtered(scan, query))
     n = max(0, n - skip)
     if limit:
         n = min(n, abs(int(limit)))
