@@ -1,5 +1,6 @@
 """Targeted chunk reads for impact estimates: per changed range, the chunks starting inside
-it plus the one straddling its min, by `uuid` (5.0+) or `ns` (4.4), reference §2.3."""
+it plus the one straddling its min, by `uuid` (5.0+) or `ns` (4.4), reference §2.3; their
+bytes from zonectl.mongo.chunk_sizes, the size the forecast uses too."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pymongo.errors import PyMongoError
 
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import ClusterState
+from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
-from zonectl.plan.impact import make_impacts
+from zonectl.plan.impact import SizeOf, make_impacts
 from zonectl.plan.ops import AssignZoneRange, Impact, RemoveZoneRange
 from zonectl.plan.value import Plan
 
@@ -81,6 +83,22 @@ def read_chunk_sizes(conn: Connection, actual: ClusterState, plan: Plan) -> dict
     return sizes
 
 
-def read_impacts(conn: Connection, actual: ClusterState, plan: Plan) -> dict[int, Impact]:
+def read_impacts(
+    conn: Connection, actual: ClusterState, plan: Plan, sizes: ChunkSizes | None = None
+) -> dict[int, Impact]:
+    """Impact per range op; bytes from `sizes`, the one size source (the plan passes the
+    forecast's, so both say the same bytes for the same chunks)."""
     chunks = read_impact_chunks(conn, actual, plan)
-    return make_impacts(plan, actual, chunks, read_chunk_sizes(conn, actual, plan))
+    sizes = sizes if sizes is not None else ChunkSizes(conn)
+    shards = [s.id for s in actual.shards]
+
+    def size_of(ns: str) -> SizeOf:
+        def size(lo: Mapping[str, Any], hi: Mapping[str, Any], shard: str, share: float) -> int:
+            (measured,) = sizes.measure(ns, [(lo, hi)])
+            if measured is not None:
+                return measured
+            return int(sizes.estimate(ns, shard, shards)[0] * share)
+
+        return size
+
+    return make_impacts(plan, actual, chunks, read_chunk_sizes(conn, actual, plan), size_of)
