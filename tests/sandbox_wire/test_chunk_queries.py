@@ -59,3 +59,20 @@ def _owned(owner: str, shard: Any) -> bool:
         return owner == shard
     names = next(iter(shard.values()))
     return (owner in names) == ("$in" in shard)
+
+
+@pytest.mark.parametrize("shard", [None, "s2", {"$nin": ["s1"]}])
+def test_chunks_sorted_backwards_are_the_forward_order_reversed(
+    sandbox_server: Any, shard: Any
+) -> None:
+    sb = sandbox_server(sandbox=_sandbox("7.0"))
+    chunks = sb.client.config.chunks
+    uuid = sb.client.config.collections.find_one({"_id": "app.e"})["uuid"]
+    query: dict[str, Any] = {"uuid": uuid, "min": {"$lt": {"x": 30}}}
+    if shard is not None:
+        query["shard"] = shard
+    forward = [c["min"] for c in chunks.find(query).sort("min", 1)]
+    backward = [c["min"] for c in chunks.find(query).sort("min", -1)]
+    assert forward and backward == forward[::-1]
+    (last,) = chunks.find(query).sort("min", -1).limit(1)
+    assert last["min"] == forward[-1]

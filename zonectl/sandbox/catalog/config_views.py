@@ -58,17 +58,23 @@ class ChunksView:
         if rest:
             exact = False
         hi = max(lo, hi)
+        raws = store.raw_slice(lo, hi)  # the cursor's snapshot, read lazily either way
         if shard is None:
-            every = map(_RawChunk, store.raw_slice(lo, hi))
-            return Scan(every, exact=exact, ordered_by=(("min", 1),), size=hi - lo)
+            every, back = map(_RawChunk, raws), map(_RawChunk, reversed(raws))
+            return Scan(every, exact, (("min", 1),), size=hi - lo, backward=back)
         owners = store.shards_slice(lo, hi)
         wanted, keep = shard
         size = sum(owners.count(s) for s in wanted)  # list.count: C speed, no decoding
         if not keep:
             size = len(owners) - size
-        raws = store.raw_slice(lo, hi)  # the cursor's snapshot, filtered lazily
-        docs = (_RawChunk(r) for r, s in zip(raws, owners, strict=True) if (s in wanted) == keep)
-        return Scan(docs, exact=exact, ordered_by=(("min", 1),), size=size)
+        pairs = zip(raws, owners, strict=True)
+        docs = (_RawChunk(r) for r, s in pairs if (s in wanted) == keep)
+        back_some = (
+            _RawChunk(r)
+            for r, s in zip(reversed(raws), reversed(owners), strict=True)
+            if (s in wanted) == keep
+        )
+        return Scan(docs, exact, (("min", 1),), size=size, backward=back_some)
 
     def _pick_store(self, filter: Mapping[str, Any]) -> tuple[ChunkStore | None, Any]:
         """The one store the filter's uuid/ns equality selects, and the other conditions.

@@ -29,6 +29,8 @@ class Scan:
     # How many documents an exact scan yields, when the source knows without iterating
     # (a count a real server answers from an index: COUNT_SCAN); None: iterate to count.
     size: int | None = None
+    # The same documents in the reverse of `ordered_by` (a backward index scan), if cheap.
+    backward: Iterable[Mapping[str, Any] | RawBSONDocument] | None = None
 
 
 class Collection(Protocol):

@@ -143,7 +143,11 @@ def find(request: Request) -> dict[str, Any]:
     scan = scan_docs(request, namespace, query)
     docs: Iterable[Any] = filtered(scan, query)
     plain = scan.exact and not sort and not skip and projection is None
-    if sort and tuple(sort) != tuple(scan.ordered_by[: len(sort)]):
+    ordered = tuple(scan.ordered_by[: len(sort)])
+    if sort and tuple(sort) == tuple((f, -d) for f, d in ordered) and scan.backward is not None:
+        # The index walked backwards, as a server does for the reverse of an index order.
+        docs = filtered(Scan(scan.backward, scan.exact), query)
+    elif sort and tuple(sort) != ordered:
         docs = sort_documents((decoded(d) for d in docs), sort)
     if skip:
         docs = itertools.islice(docs, skip, None)
