@@ -76,3 +76,19 @@ def test_chunks_sorted_backwards_are_the_forward_order_reversed(
     assert forward and backward == forward[::-1]
     (last,) = chunks.find(query).sort("min", -1).limit(1)
     assert last["min"] == forward[-1]
+
+
+def test_per_shard_counts_follow_splits_moves_and_merges(sandbox_server: Any) -> None:
+    sb = sandbox_server(sandbox=_sandbox("7.0"))
+    admin, config = sb.client.admin, sb.client.config
+    admin.command({"split": "app.e", "middle": {"x": 5.5}})  # [5, 6) sits on s2
+    admin.command({"moveChunk": "app.e", "find": {"x": 5}, "to": "s1"})
+    admin.command({"moveChunk": "app.e", "find": {"x": 5.5}, "to": "s1"})
+    admin.command({"mergeChunks": "app.e", "bounds": [{"x": 5}, {"x": 6}]})
+    uuid = config.collections.find_one({"_id": "app.e"})["uuid"]
+    every = list(config.chunks.find({"uuid": uuid}))
+    for shard in SHARDS:
+        expected = sum(1 for c in every if c["shard"] == shard)
+        assert config.command("count", "chunks", query={"uuid": uuid, "shard": shard})["n"] == (
+            expected
+        )

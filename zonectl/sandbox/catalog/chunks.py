@@ -88,6 +88,9 @@ class ChunkStore:
         self._counts = array("q")
         self._major = 1
         self._minor = 0
+        # Per shard [chunks, bytes, documents], kept in step with every change: what a
+        # shard's own statistics say without walking its chunks.
+        self._totals: dict[str, list[int]] = {}
 
     # ----------------------------------------------------------------- building
     def load(
@@ -120,6 +123,7 @@ class ChunkStore:
         self._sizes = array("q", sizes if sizes is not None else [0] * n)
         self._counts = array("q", counts if counts is not None else [0] * n)
         self._major, self._minor = 1, max(n - 1, 0)
+        self._recount()
 
     def load_documents(
         self, docs: Sequence[bytes], sizes: Sequence[int], counts: Sequence[int]
@@ -133,6 +137,7 @@ class ChunkStore:
         self._counts = array("q", counts)
         best = max((d["lastmod"] for d in decoded), default=Timestamp(1, 0), key=_ts_order)
         self._major, self._minor = best.time, best.inc
+        self._recount()
 
     # ----------------------------------------------------------------- reading
     def __len__(self) -> int:
@@ -218,16 +223,14 @@ class ChunkStore:
         return self._shards[lo:hi]
 
     def chunk_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for s in self._shards:
-            counts[s] = counts.get(s, 0) + 1
-        return counts
+        return {s: t[0] for s, t in self._totals.items() if t[0]}
 
     def data_sizes(self) -> dict[str, int]:
-        sizes: dict[str, int] = {}
-        for s, size in zip(self._shards, self._sizes, strict=True):
-            sizes[s] = sizes.get(s, 0) + size
-        return sizes
+        return {s: t[1] for s, t in self._totals.items() if t[0]}
+
+    def shard_totals(self) -> dict[str, tuple[int, int, int]]:
+        """Per shard owning chunks: (chunks, bytes, documents)."""
+        return {s: (t[0], t[1], t[2]) for s, t in self._totals.items() if t[0]}
 
     def total_size(self) -> int:
         return sum(self._sizes)
@@ -268,6 +271,7 @@ class ChunkStore:
         self._shards[i : i + 1] = [self._shards[i]] * pieces
         self._sizes[i : i + 1] = array("q", _share(size, pieces))
         self._counts[i : i + 1] = array("q", _share(count, pieces))
+        self._add(self._shards[i], pieces - 1, 0, 0)
         return list(range(i, i + pieces))
 
     def move(self, i: int, to_shard: str, now: Timestamp) -> None:
@@ -279,7 +283,9 @@ class ChunkStore:
         self._docs[i] = self._encode_doc(
             doc["_id"], doc["min"], doc["max"], to_shard, Timestamp(self._major, 0), False, history
         )
+        self._add(self._shards[i], -1, -self._sizes[i], -self._counts[i])
         self._shards[i] = _intern(to_shard)
+        self._add(self._shards[i], 1, self._sizes[i], self._counts[i])
 
     def merge(self, lo: int, hi: int, now: Timestamp) -> None:
         """Merge chunks lo..hi-1 (contiguous, same shard: the caller checks) into one."""
@@ -298,6 +304,7 @@ class ChunkStore:
             [{"validAfter": now, "shard": shard}],
         )
         self._docs[lo:hi] = [merged]
+        self._add(self._shards[lo], -(hi - lo - 1), 0, 0)
         self._keys[lo:hi] = [self._keys[lo]]
         self._shards[lo:hi] = [self._shards[lo]]
         self._sizes[lo:hi] = array("q", [sum(self._sizes[lo:hi])])
@@ -316,8 +323,20 @@ class ChunkStore:
         )
 
     def set_size(self, i: int, size_bytes: int, count: int) -> None:
+        self._add(self._shards[i], 0, size_bytes - self._sizes[i], count - self._counts[i])
         self._sizes[i] = size_bytes
         self._counts[i] = count
+
+    def _add(self, shard: str, chunks: int, size: int, count: int) -> None:
+        t = self._totals.setdefault(shard, [0, 0, 0])
+        t[0] += chunks
+        t[1] += size
+        t[2] += count
+
+    def _recount(self) -> None:
+        self._totals = {}
+        for shard, size, count in zip(self._shards, self._sizes, self._counts, strict=True):
+            self._add(shard, 1, size, count)
 
     def sizes(self) -> tuple[list[int], list[int]]:
         return list(self._sizes), list(self._counts)

@@ -58,23 +58,18 @@ class ChunksView:
         if rest:
             exact = False
         hi = max(lo, hi)
-        raws = store.raw_slice(lo, hi)  # the cursor's snapshot, read lazily either way
         if shard is None:
-            every, back = map(_RawChunk, raws), map(_RawChunk, reversed(raws))
-            return Scan(every, exact, (("min", 1),), size=hi - lo, backward=back)
-        owners = store.shards_slice(lo, hi)
-        wanted, keep = shard
-        size = sum(owners.count(s) for s in wanted)  # list.count: C speed, no decoding
-        if not keep:
-            size = len(owners) - size
-        pairs = zip(raws, owners, strict=True)
-        docs = (_RawChunk(r) for r, s in pairs if (s in wanted) == keep)
-        back_some = (
-            _RawChunk(r)
-            for r, s in zip(reversed(raws), reversed(owners), strict=True)
-            if (s in wanted) == keep
-        )
-        return Scan(docs, exact, (("min", 1),), size=size, backward=back_some)
+            size = hi - lo
+        elif lo == 0 and hi == len(store):  # the whole collection: the shards' own totals
+            totals = store.chunk_counts()
+            size = sum(totals.get(s, 0) for s in shard[0])
+        else:
+            size = sum(store.shards_slice(lo, hi).count(s) for s in shard[0])  # C speed
+        if shard is not None and not shard[1]:
+            size = (hi - lo) - size
+        forward = _walk(store, lo, hi, shard, backward=False)
+        back = _walk(store, lo, hi, shard, backward=True)
+        return Scan(forward, exact, (("min", 1),), size=size, backward=back)
 
     def _pick_store(self, filter: Mapping[str, Any]) -> tuple[ChunkStore | None, Any]:
         """The one store the filter's uuid/ns equality selects, and the other conditions.
@@ -141,6 +136,32 @@ class _RawChunk(RawBSONDocument):
 
 
 _RAW_OPTIONS = DEFAULT_RAW_BSON_OPTIONS
+
+
+def _walk(
+    store: ChunkStore,
+    lo: int,
+    hi: int,
+    shard: tuple[frozenset[str], bool] | None,
+    *,
+    backward: bool,
+) -> Iterator[RawBSONDocument]:
+    """Chunks lo..hi-1 (of the wanted shards) in min order or its reverse: an index walk.
+    The slice is copied at the first read, under the command's lock (the cursor's
+    snapshot); a count that never reads them copies nothing."""
+    raws = store.raw_slice(lo, hi)
+    owners = store.shards_slice(lo, hi) if shard is not None else None
+    if backward:
+        raws.reverse()
+        if owners is not None:
+            owners.reverse()
+    if shard is None or owners is None:
+        yield from map(_RawChunk, raws)
+        return
+    wanted, keep = shard
+    for raw, owner in zip(raws, owners, strict=True):
+        if (owner in wanted) == keep:
+            yield _RawChunk(raw)
 
 
 def _shard_set(cond: Any) -> tuple[frozenset[str], bool] | Literal[False] | None:
