@@ -147,21 +147,30 @@ def _walk(
     backward: bool,
 ) -> Iterator[RawBSONDocument]:
     """Chunks lo..hi-1 (of the wanted shards) in min order or its reverse: an index walk.
-    The slice is copied at the first read, under the command's lock (the cursor's
+    What it yields is copied at the first read, under the command's lock (the cursor's
     snapshot); a count that never reads them copies nothing."""
-    raws = store.raw_slice(lo, hi)
-    owners = store.shards_slice(lo, hi) if shard is not None else None
+    if shard is None:
+        raws = store.raw_slice(lo, hi)
+    else:
+        # As the {uuid, shard, min} index seeks each wanted shard's entries: the cost
+        # follows the chunks found, not the range (list.index scans at C speed).
+        wanted, keep = shard
+        names = wanted if keep else set(store.chunk_counts()) - wanted
+        owners = store.shards_slice(lo, hi)
+        found: list[int] = []
+        for name in names:
+            at = -1
+            while True:
+                try:
+                    at = owners.index(name, at + 1)
+                except ValueError:
+                    break
+                found.append(at)
+        found.sort()
+        raws = [store.raw(lo + i) for i in found]
     if backward:
         raws.reverse()
-        if owners is not None:
-            owners.reverse()
-    if shard is None or owners is None:
-        yield from map(_RawChunk, raws)
-        return
-    wanted, keep = shard
-    for raw, owner in zip(raws, owners, strict=True):
-        if (owner in wanted) == keep:
-            yield _RawChunk(raw)
+    yield from map(_RawChunk, raws)
 
 
 def _shard_set(cond: Any) -> tuple[frozenset[str], bool] | Literal[False] | None:
