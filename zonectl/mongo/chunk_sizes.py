@@ -23,6 +23,12 @@ MAX_MEASURED = 2000
 Bounds = tuple[Mapping[str, Any], Mapping[str, Any]]
 
 
+def per_chunk(shard_bytes: int, chunks: int) -> int:
+    """The estimate of one chunk's bytes on a shard: its bytes of the collection over its
+    chunk count (status, the metrics and the forecast all size unread chunks so)."""
+    return shard_bytes // chunks if chunks else 0
+
+
 @dataclass
 class SizeTally:
     """How the sizes shown were obtained, for the line that says so."""
@@ -122,7 +128,7 @@ class ChunkSizes:
         per_shard = self.shard_bytes(ns)
         counts = self.shard_counts(ns, shards)
         if per_shard is not None and counts.get(shard):
-            return per_shard.get(shard, 0) // counts[shard], True
+            return per_chunk(per_shard.get(shard, 0), counts[shard]), True
         return self.max_chunk_bytes(ns) // 2, False
 
     def measure(self, ns: str, ranges: Sequence[Bounds]) -> list[int | None]:
