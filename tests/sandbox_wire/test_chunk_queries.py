@@ -25,7 +25,7 @@ def _sandbox(version: str) -> Sandbox:
     return sb
 
 
-def _brute(chunks: list[dict[str, Any]], shard: Any, lo: int, hi: int) -> list[Any]:
+def _brute(chunks: list[dict[str, Any]], shard: Any, lo: float, hi: float) -> list[Any]:
     def keep(c: dict[str, Any]) -> bool:
         inside = compare(c["min"], {"x": lo}) >= 0 and compare(c["min"], {"x": hi}) < 0
         return inside and _owned(c["shard"], shard)
@@ -86,9 +86,10 @@ def test_per_shard_counts_follow_splits_moves_and_merges(sandbox_server: Any) ->
     admin.command({"moveChunk": "app.e", "find": {"x": 5.5}, "to": "s1"})
     admin.command({"mergeChunks": "app.e", "bounds": [{"x": 5}, {"x": 6}]})
     uuid = config.collections.find_one({"_id": "app.e"})["uuid"]
-    every = list(config.chunks.find({"uuid": uuid}))
-    for shard in SHARDS:
-        expected = sum(1 for c in every if c["shard"] == shard)
-        assert config.command("count", "chunks", query={"uuid": uuid, "shard": shard})["n"] == (
-            expected
-        )
+    every = list(config.chunks.find({"uuid": uuid}).sort("min", 1))
+    for shard in [*SHARDS, {"$in": ["s1"]}, {"$nin": ["s1"]}]:
+        for lo, hi in ((-(10**9), 10**9), (4, 7), (5, 6), (5.5, 30)):
+            query = {"uuid": uuid, "shard": shard, "min": {"$gte": {"x": lo}, "$lt": {"x": hi}}}
+            expected = _brute(every, shard, lo, hi)
+            assert config.command("count", "chunks", query=query)["n"] == len(expected)
+            assert [c["min"] for c in config.chunks.find(query).sort("min", 1)] == expected

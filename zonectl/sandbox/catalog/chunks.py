@@ -91,6 +91,8 @@ class ChunkStore:
         # Per shard [chunks, bytes, documents], kept in step with every change: what a
         # shard's own statistics say without walking its chunks.
         self._totals: dict[str, list[int]] = {}
+        # Per shard, the encoded mins of its chunks in order: the {uuid, shard, min} index.
+        self._by_shard: dict[str, list[bytes]] = {}
 
     # ----------------------------------------------------------------- building
     def load(
@@ -218,6 +220,21 @@ class ChunkStore:
         """Shard of every chunk, in min order (a copy)."""
         return list(self._shards)
 
+    def count_on(self, shard: str, lo: int, hi: int) -> int:
+        """How many of chunks lo..hi-1 are on `shard`, from the per-shard index."""
+        keys = self._by_shard.get(shard, [])
+        return self._index_pos(keys, hi) - self._index_pos(keys, lo)
+
+    def positions_on(self, shard: str, lo: int, hi: int) -> list[int]:
+        """The indices among lo..hi-1 of the chunks on `shard`, ascending: each found by a
+        seek of the per-shard index, so the cost follows the chunks found."""
+        keys = self._by_shard.get(shard, [])
+        found = keys[self._index_pos(keys, lo) : self._index_pos(keys, hi)]
+        return [bisect.bisect_left(self._keys, key, lo, hi) for key in found]
+
+    def _index_pos(self, keys: list[bytes], i: int) -> int:
+        return len(keys) if i >= len(self._keys) else bisect.bisect_left(keys, self._keys[i])
+
     def shards_slice(self, lo: int, hi: int) -> list[str]:
         """Shard of chunks lo..hi-1, in min order (a copy)."""
         return self._shards[lo:hi]
@@ -268,6 +285,8 @@ class ChunkStore:
             new_keys.append(encode(edges[p]))
         self._docs[i : i + 1] = new_docs
         self._keys[i : i + 1] = new_keys
+        for key in new_keys[1:]:
+            self._index_add(self._shards[i], key)
         self._shards[i : i + 1] = [self._shards[i]] * pieces
         self._sizes[i : i + 1] = array("q", _share(size, pieces))
         self._counts[i : i + 1] = array("q", _share(count, pieces))
@@ -284,8 +303,10 @@ class ChunkStore:
             doc["_id"], doc["min"], doc["max"], to_shard, Timestamp(self._major, 0), False, history
         )
         self._add(self._shards[i], -1, -self._sizes[i], -self._counts[i])
+        self._index_remove(self._shards[i], self._keys[i])
         self._shards[i] = _intern(to_shard)
         self._add(self._shards[i], 1, self._sizes[i], self._counts[i])
+        self._index_add(self._shards[i], self._keys[i])
 
     def merge(self, lo: int, hi: int, now: Timestamp) -> None:
         """Merge chunks lo..hi-1 (contiguous, same shard: the caller checks) into one."""
@@ -305,6 +326,8 @@ class ChunkStore:
         )
         self._docs[lo:hi] = [merged]
         self._add(self._shards[lo], -(hi - lo - 1), 0, 0)
+        for key in self._keys[lo + 1 : hi]:
+            self._index_remove(self._shards[lo], key)
         self._keys[lo:hi] = [self._keys[lo]]
         self._shards[lo:hi] = [self._shards[lo]]
         self._sizes[lo:hi] = array("q", [sum(self._sizes[lo:hi])])
@@ -335,8 +358,18 @@ class ChunkStore:
 
     def _recount(self) -> None:
         self._totals = {}
+        self._by_shard = {}
         for shard, size, count in zip(self._shards, self._sizes, self._counts, strict=True):
             self._add(shard, 1, size, count)
+        for key, shard in zip(self._keys, self._shards, strict=True):
+            self._by_shard.setdefault(shard, []).append(key)  # keys ascend: stays sorted
+
+    def _index_add(self, shard: str, key: bytes) -> None:
+        bisect.insort(self._by_shard.setdefault(shard, []), key)
+
+    def _index_remove(self, shard: str, key: bytes) -> None:
+        keys = self._by_shard[shard]
+        del keys[bisect.bisect_left(keys, key)]
 
     def sizes(self) -> tuple[list[int], list[int]]:
         return list(self._sizes), list(self._counts)

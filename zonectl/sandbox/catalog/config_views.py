@@ -58,15 +58,11 @@ class ChunksView:
         if rest:
             exact = False
         hi = max(lo, hi)
-        if shard is None:
-            size = hi - lo
-        elif lo == 0 and hi == len(store):  # the whole collection: the shards' own totals
-            totals = store.chunk_counts()
-            size = sum(totals.get(s, 0) for s in shard[0])
-        else:
-            size = sum(store.shards_slice(lo, hi).count(s) for s in shard[0])  # C speed
-        if shard is not None and not shard[1]:
-            size = (hi - lo) - size
+        size = hi - lo
+        if shard is not None:
+            # A COUNT_SCAN of the {uuid, shard, min} index per named shard.
+            named = sum(store.count_on(s, lo, hi) for s in shard[0])
+            size = named if shard[1] else size - named
         forward = _walk(store, lo, hi, shard, backward=False)
         back = _walk(store, lo, hi, shard, backward=True)
         return Scan(forward, exact, (("min", 1),), size=size, backward=back)
@@ -153,21 +149,11 @@ def _walk(
         raws = store.raw_slice(lo, hi)
     else:
         # As the {uuid, shard, min} index seeks each wanted shard's entries: the cost
-        # follows the chunks found, not the range (list.index scans at C speed).
+        # follows the chunks found, not the range.
         wanted, keep = shard
         names = wanted if keep else set(store.chunk_counts()) - wanted
-        owners = store.shards_slice(lo, hi)
-        found: list[int] = []
-        for name in names:
-            at = -1
-            while True:
-                try:
-                    at = owners.index(name, at + 1)
-                except ValueError:
-                    break
-                found.append(at)
-        found.sort()
-        raws = [store.raw(lo + i) for i in found]
+        found = sorted(i for name in names for i in store.positions_on(name, lo, hi))
+        raws = [store.raw(i) for i in found]
     if backward:
         raws.reverse()
     yield from map(_RawChunk, raws)
