@@ -93,3 +93,17 @@ def test_per_shard_counts_follow_splits_moves_and_merges(sandbox_server: Any) ->
             expected = _brute(every, shard, lo, hi)
             assert config.command("count", "chunks", query=query)["n"] == len(expected)
             assert [c["min"] for c in config.chunks.find(query).sort("min", 1)] == expected
+
+
+def test_a_long_backward_walk_yields_every_chunk_in_reverse(sandbox_server: Any) -> None:
+    sb = Sandbox("7.0")
+    sb.cluster.add_shard("s0", "s0/s0-a:27018", ())
+    bounds: list[dict[str, Any]] = [{"x": MinKey()}, *({"x": i} for i in range(1, 2500))]
+    sb.cluster.create_collection(
+        "app.e", {"x": 1}, bounds=[*bounds, {"x": MaxKey()}], shards=["s0"] * 2500
+    )
+    chunks = sandbox_server(sandbox=sb).client.config.chunks
+    forward = [c["min"] for c in chunks.find({}).sort("min", 1)]
+    uuid = chunks.find_one({})["uuid"]
+    backward = [c["min"] for c in chunks.find({"uuid": uuid}).sort("min", -1)]
+    assert len(forward) == 2500 and backward == forward[::-1]

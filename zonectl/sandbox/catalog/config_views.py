@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from zonectl.sandbox.catalog.cluster import Cluster
 
 _OPS = {"$gt", "$gte", "$lt", "$lte", "$eq"}
+_BACKWARD_BATCH = 1000
 
 
 class ChunksView:
@@ -145,6 +146,17 @@ def _walk(
     """Chunks lo..hi-1 (of the wanted shards) in min order or its reverse: an index walk.
     What it yields is copied at the first read, under the command's lock (the cursor's
     snapshot); a count that never reads them copies nothing."""
+    if shard is None and backward:
+        # From the end, a batch at a time, copied as it is read (a server's backward
+        # index scan under a yielding cursor): `sort({min: -1}).limit(1)` copies one batch.
+        top = hi
+        while top > lo:
+            start = max(lo, top - _BACKWARD_BATCH)
+            batch = store.raw_slice(start, top)
+            batch.reverse()
+            yield from map(_RawChunk, batch)
+            top = start
+        return
     if shard is None:
         raws = store.raw_slice(lo, hi)
     else:
