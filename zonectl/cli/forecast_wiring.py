@@ -1,7 +1,8 @@
 """The time-to-compliance forecast for `plan` and `status`: the shared options
 (--copy-rate, --parallel, --balancer-tz), their checks before anything is sent, and the
 reads feeding zonectl.forecast (out-of-zone chunks where the change is, sized by the one
-size source, zonectl.mongo.chunk_sizes)."""
+size source, zonectl.mongo.chunk_sizes; the migration history in config.changelog the cost
+model is learned from)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ import typer
 from zonectl.errors import UsageError
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range
+from zonectl.forecast.learn import choose_model
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
 from zonectl.model.desired import DesiredState
+from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.forecast_read import RangeKey, read_namespace_chunks
 
@@ -27,8 +30,8 @@ from zonectl.mongo.forecast_read import RangeKey, read_namespace_chunks
 def copy_rate_option() -> Any:
     return typer.Option(
         "--copy-rate",
-        help="Assumed copy rate of one migration for the forecast, e.g. 40MiB/s "
-        "(default 64MiB/s, the sandbox's; measure yours from config.changelog).",
+        help="Copy rate of one migration for the forecast, e.g. 40MiB/s, instead of the "
+        "rate learned from config.changelog (or, with no history, 64MiB/s assumed).",
     )
 
 
@@ -55,6 +58,7 @@ class ForecastFlags:
     tz: dt.tzinfo
     tz_name: str
     tz_given: bool = False  # --balancer-tz was given: it wins over the policy's
+    rate_given: bool = False  # --copy-rate was passed: it overrides the learned rate
 
 
 def with_policy_timezone(
@@ -93,7 +97,14 @@ def parse_forecast_flags(
         tz = load_zone(balancer_tz or "UTC")
     except ValueError as exc:
         raise UsageError(f"--balancer-tz: {exc}") from None
-    return ForecastFlags(rate, parallel, tz, balancer_tz or "UTC", balancer_tz is not None)
+    return ForecastFlags(
+        rate,
+        parallel,
+        tz,
+        balancer_tz or "UTC",
+        tz_given=balancer_tz is not None,
+        rate_given=copy_rate is not None,
+    )
 
 
 def make_window(window: Mapping[str, str] | None, flags: ForecastFlags) -> ActiveWindow | None:
@@ -129,8 +140,15 @@ def read_forecast(
         )
         if coll is not None:
             colls.append(coll)
+    learned = read_learned(sizes.conn)
+    model, source = choose_model(
+        learned, flags.copy_rate if flags.rate_given else None, float(DEFAULT_COPY_RATE)
+    )
     assumptions = Assumptions(
-        copy_rate=flags.copy_rate,
+        copy_rate=model.rate,
+        model=model,
+        source=source,
+        learned=learned,
         parallel=flags.parallel or default_parallel(len(shard_zones)),
         window=make_window(window, flags),
         tz_name=flags.tz_name,
