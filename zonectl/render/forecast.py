@@ -16,7 +16,7 @@ def _when(seconds: float | None, now: dt.datetime, why: str = "") -> str:
     return f"{format_duration(seconds)} (at {at})"
 
 
-def _assumed(f: Forecast) -> str:
+def assumed_text(f: Forecast) -> str:
     a = f.assumptions
     window = "no window"
     if a.window is not None:
@@ -33,7 +33,8 @@ def render_forecast_text(f: Forecast) -> str:
     if not f.namespaces:
         return "Forecast: nothing to move; every chunk is in its zone.\n"
     lines = [
-        f"Forecast: {f.chunks} chunk(s), {format_bytes(f.bytes)} to move (assumed: {_assumed(f)})"
+        f"Forecast: {f.chunks} chunk(s), {format_bytes(f.bytes)} to move "
+        f"(assumed: {assumed_text(f)})"
     ]
     for n in f.namespaces:
         lines.append(
@@ -55,7 +56,7 @@ def render_forecast_text(f: Forecast) -> str:
 
 
 def render_forecast_markdown(f: Forecast) -> str:
-    out = ["", "### Forecast", "", f"Assumed: {_assumed(f)}.", ""]
+    out = ["", "### Forecast", "", f"Assumed: {assumed_text(f)}.", ""]
     if not f.namespaces:
         return "\n".join([*out, "Nothing to move: every chunk is in its zone.", ""])
     out += [
