@@ -3,6 +3,7 @@ by-product of the simulations' commits, thinned to a few hundred points for a ch
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -17,6 +18,11 @@ class BurnDown:
     @property
     def seconds(self) -> float:
         return self.points[-1][0] if self.points else 0.0
+
+    def left_at(self, seconds: float) -> int:
+        """Bytes still to move `seconds` from now (the last point at or before it)."""
+        i = bisect.bisect_right([p[0] for p in self.points], seconds) - 1
+        return self.points[max(i, 0)][1] if self.points else 0
 
 
 def make_burndown(

@@ -7,6 +7,7 @@ from typing import Any
 
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
+from zonectl.render.mermaid import burndown_mermaid
 
 
 def _when(seconds: float | None, now: dt.datetime, why: str = "") -> str:
@@ -72,7 +73,7 @@ def render_forecast_markdown(f: Forecast) -> str:
         f"| **total** | {f.chunks} | {format_bytes(f.bytes)} | {_when(f.eager_s, f.now)} | "
         f"{_when(f.balancer_s, f.now, 'see above')} |"
     )
-    return "\n".join([*out, ""])
+    return "\n".join([*out, "", *burndown_mermaid(f)])
 
 
 def _iso(t: dt.datetime | None) -> str | None:
