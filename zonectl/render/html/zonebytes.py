@@ -18,7 +18,12 @@ Cell = tuple[str, str | None]  # shard, zone
 def zone_amounts(collections: Sequence[CollectionStatus]) -> tuple[dict[Cell, float], bool]:
     """(shard, zone) -> bytes (or chunks), and whether the amounts are bytes."""
     drawn = [c for c in collections if c.layout is not None and c.layout.chunks]
-    as_bytes = bool(drawn) and all(c.owned_bytes is not None for c in drawn)
+    # Empty collections own 0 bytes: then chunks are the only amount worth drawing.
+    as_bytes = (
+        bool(drawn)
+        and all(c.owned_bytes is not None for c in drawn)
+        and any(sum((c.owned_bytes or {}).values()) for c in drawn)
+    )
     out: dict[Cell, float] = {}
     for c in drawn:
         assert c.layout is not None
