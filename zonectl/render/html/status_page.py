@@ -7,7 +7,13 @@ from zonectl.forecast.report import Forecast
 from zonectl.render.html.burndown import burndown_section
 from zonectl.render.html.forecast_table import assumptions_line, forecast_table
 from zonectl.render.html.markup import esc, page
-from zonectl.render.html.strip import strip_notes, strip_svg, strip_table, zone_colours
+from zonectl.render.html.strip import (
+    shard_colours,
+    strip_notes,
+    strip_svg,
+    strip_table,
+    zone_colours,
+)
 from zonectl.render.html.zonebytes import zone_bytes_section
 from zonectl.render.status import CollectionStatus, StatusReport
 
@@ -18,6 +24,7 @@ def render_status_html(report: StatusReport, forecast: Forecast) -> str:
         | {r.zone for c in report.collections for r in c.ranges}
     )
     zone_colour = zone_colours(zones)
+    shard_colour = shard_colours([s.id for s in report.shards])
     b = report.balancer
     window = (
         f", window {b.active_window.get('start')}-{b.active_window.get('stop')}"
@@ -45,7 +52,7 @@ def render_status_html(report: StatusReport, forecast: Forecast) -> str:
     if not report.collections:
         body.append('<p class="note">No sharded collection and no zone range.</p>\n')
     for c in report.collections:
-        body.append(_collection(c, zone_colour))
+        body.append(_collection(c, zone_colour, shard_colour))
     body.append("<h2>Forecast: the road to compliance</h2>\n")
     body.append(assumptions_line(forecast))
     body.append(burndown_section(forecast))
@@ -58,7 +65,9 @@ def render_status_html(report: StatusReport, forecast: Forecast) -> str:
     return page("zonectl status", body)
 
 
-def _collection(c: CollectionStatus, zone_colour: dict[str, str]) -> str:
+def _collection(
+    c: CollectionStatus, zone_colour: dict[str, str], shard_colour: dict[str, str]
+) -> str:
     head = f'<h3 data-ns="{esc(c.namespace)}">{esc(c.namespace)}</h3>\n'
     if not c.sharded:
         return head + '<p class="note">Not sharded: zone ranges but no chunks to draw.</p>\n'
@@ -73,6 +82,6 @@ def _collection(c: CollectionStatus, zone_colour: dict[str, str]) -> str:
         out.append('<p class="note">No chunks: nothing to draw.</p>\n')
         return "".join(out)
     out += [f'<p class="note">{esc(n)}</p>\n' for n in strip_notes(layout, c.key)]
-    out.append(strip_svg(c.namespace, layout, zone_colour))
+    out.append(strip_svg(c.namespace, layout, zone_colour, shard_colour))
     out.append(strip_table(layout))
     return "".join(out)

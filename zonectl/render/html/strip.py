@@ -82,10 +82,16 @@ def _bands(layout: ChunkLayout, cols: Sequence[Column]) -> list[tuple[int, int, 
     return bands
 
 
-def strip_svg(ns: str, layout: ChunkLayout, zone_colour: Mapping[str, str]) -> str:
+def strip_svg(
+    ns: str,
+    layout: ChunkLayout,
+    zone_colour: Mapping[str, str],
+    shard_colour: Mapping[str, str],
+) -> str:
+    """The strip; colours are given so a shard has one colour on the whole page."""
     n = layout.chunks
     cols = bin_columns(layout)
-    shard_colour = colours(layout.shards, SHARD_COLOURS)
+    shard_colour = {**colours(layout.shards, SHARD_COLOURS), **shard_colour}
     parts = [
         f'<svg class="strip" data-ns="{esc(ns)}" data-chunks="{n}" data-columns="{len(cols)}" '
         f'viewBox="0 0 1000 132" role="img" aria-label="{esc(f"key space of {ns}")}">',
@@ -141,7 +147,7 @@ def _boundaries(layout: ChunkLayout) -> list[str]:
     """A line where the zone changes; labelled with the bound while labels fit."""
     n = layout.chunks
     out: list[str] = []
-    last_label = -1e9
+    last_end = -1e9
     labelled = 0
     for r in layout.runs[1:] if len(layout.runs) <= MAX_BANDS else ():
         x = _x(r.start, n)
@@ -149,11 +155,13 @@ def _boundaries(layout: ChunkLayout) -> list[str]:
             f'<line class="boundary" x1="{_f(x)}" x2="{_f(x)}" y1="2" y2="110" '
             'stroke="#222" stroke-width="1" stroke-dasharray="3 2"/>'
         )
-        if labelled < MAX_LABELS and x - last_label > 70:
-            text = _bound(r.min)
-            out.append(f'<text class="bound" x="{_f(x)}" y="124" text-anchor="middle">'
-                       f"{esc(text[:28])}</text>")  # fmt: skip
-            last_label, labelled = x, labelled + 1
+        text = _bound(r.min)[:32]
+        half = 3.1 * len(text)  # about 6.2 units a character at the labels' 11px
+        at = min(max(x, half), 1000 - half)  # kept inside the picture near its edges
+        if labelled < MAX_LABELS and at - half > last_end + 6:
+            out.append(f'<text class="bound" x="{_f(at)}" y="124" text-anchor="middle">'
+                       f"{esc(text)}</text>")  # fmt: skip
+            last_end, labelled = at + half, labelled + 1
     return out
 
 
@@ -210,3 +218,7 @@ def strip_table(layout: ChunkLayout) -> str:
 
 def zone_colours(names: Sequence[str]) -> dict[str, str]:
     return colours(names, ZONE_COLOURS)
+
+
+def shard_colours(names: Sequence[str]) -> dict[str, str]:
+    return colours(names, SHARD_COLOURS)

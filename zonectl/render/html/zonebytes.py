@@ -59,13 +59,13 @@ def zone_bytes_section(
     for r, shard in enumerate(names):
         y = 4 + r * row_h
         label = f"{shard} [{', '.join(carried.get(shard, ())) or '-'}]"
-        parts.append(f'<text x="0" y="{y + 15}">{esc(label[:24])}</text>')
-        x = 180.0
+        parts.append(f'<text x="0" y="{y + 15}">{esc(label[:40])}</text>')
+        x = 250.0
         for zone in order:
             v = amounts.get((shard, zone), 0.0)
             if not v:
                 continue
-            w = 700.0 * v / top
+            w = 640.0 * v / top
             fill = zone_colour.get(zone, NO_ZONE) if zone is not None else NO_ZONE
             name = zone or "no zone"
             stray = zone is not None and zone not in carried.get(shard, ())
