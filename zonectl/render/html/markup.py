@@ -25,6 +25,7 @@ details{margin:4px 0 12px}summary{cursor:pointer;color:#333}
 border:1px solid #555}
 .bad{color:#a33;font-weight:600}.ok{color:#276;font-weight:600}
 code{font:12px ui-monospace,monospace;background:#f3f3f3;padding:0 3px}
+pre{font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
 """
 
 
