@@ -19,7 +19,7 @@ from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migration, run_apply
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, make_confirm, parse_duration
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, uri_option, warn
+from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
@@ -36,6 +36,7 @@ from zonectl.plan.serialize import load_plan
 from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.plan.value import Plan, make_fingerprint
 from zonectl.render import render_text
+from zonectl.render.summary import plural
 from zonectl.settings import Settings
 
 
@@ -132,7 +133,7 @@ def command(
         # A saved plan is re-checked against the policy it came from (digest, managed namespaces).
         sources = paths or ([Path(s) for s in saved.sources] if saved else [])
         desired = load_desired(sources)
-        with connect(uri, listeners=echo_listeners(verbose)) as conn:
+        with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
             ports = build_ports(conn, settings.database)
             prepare = _preparer(conn, desired, saved, namespaces, migrate)
             if dry_run:
@@ -245,7 +246,7 @@ def _summary(result: ApplyResult) -> int:
     )
     failed = sum(len(m.failed) for m in result.migrations)
     if result.migrations:
-        line += f", {moved} chunk(s) moved, {skipped} skipped, {left} left"
+        line += f", {plural(moved, 'chunk')} moved, {skipped} skipped, {left} left"
         line += f", {failed} failed" if failed else ""
     line += f"; balancing paused {paused:.1f}s in total and restored"
     stderr.print(line, markup=False)
@@ -256,7 +257,8 @@ def _summary(result: ApplyResult) -> int:
             warn(f"move failed: {reason}")
         if m.left:
             warn(
-                f"{m.ns}: {m.left} out-of-zone chunk(s) left to the balancer (the budget ran "
-                "out, or no shard could take them); rerun apply --migrate to move them now"
+                f"{m.ns}: {plural(m.left, 'out-of-zone chunk')} left to the balancer "
+                "(the budget ran out, or no shard could take them); "
+                "rerun apply --migrate to move them now"
             )
     return int(ExitCode.OK)

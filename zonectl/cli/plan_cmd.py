@@ -17,7 +17,14 @@ import typer
 from zonectl.analyze.plan_rules import plan_findings
 from zonectl.cli.annotations import finding_warning, github_warnings
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
+from zonectl.cli.common import (
+    load_desired,
+    parse_at,
+    uri_option,
+    uri_origin,
+    warn,
+    window_boundaries,
+)
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.forecast_wiring import (
@@ -27,10 +34,12 @@ from zonectl.cli.forecast_wiring import (
     parallel_forecast_option,
     parse_forecast_flags,
     read_forecast,
+    with_policy_timezone,
 )
 from zonectl.cli.plan_after import state_after
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, ZonectlError
+from zonectl.forecast.collection_moves import moves_of, with_collection_moves
 from zonectl.forecast.report import Forecast
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
@@ -46,6 +55,8 @@ from zonectl.render.forecast import (
     render_forecast_text,
 )
 from zonectl.render.html import render_plan_html
+from zonectl.render.inert import json_text
+from zonectl.settings import Settings
 
 
 class Format(StrEnum):
@@ -125,6 +136,7 @@ def command(
     instant = parse_at(at, dt.datetime.now(dt.UTC))
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
     desired = load_desired(paths)
+    flags = with_policy_timezone(flags, desired, Settings.from_environ(os.environ).config_timezone)
     boundaries, next_tick = window_boundaries(desired, instant)
     plan, forecast = _plan_and_forecast(
         uri, desired, boundaries, instant, namespaces or None, flags, forecast_at=at is not None
@@ -158,7 +170,7 @@ def build_plan(
     namespaces: list[str] | None,
 ) -> Plan:
     """The plan every command shares (see `_read_plan`)."""
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         return _read_plan(conn, desired, boundaries, at, namespaces)[0]
 
 
@@ -200,7 +212,7 @@ def _plan_and_forecast(
 ) -> tuple[Plan, Forecast]:
     """The plan, and the forecast of the data movement it causes, from one connection.
     The forecast starts at --at when given, else at the cluster's now (a sandbox's clock)."""
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces)
         after = state_after(plan, actual, expanded, namespaces)
         forecast = read_forecast(
@@ -213,7 +225,7 @@ def _plan_and_forecast(
             balancer_enabled=after.balancer_enabled,
             no_balance=after.no_balance,
         )
-    return plan, forecast
+    return plan, with_collection_moves(forecast, moves_of(plan))
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
@@ -225,7 +237,7 @@ def plan_document(plan: Plan, forecast: Forecast) -> str:
     forecast under `forecast`: informational, `apply --plan` ignores it."""
     doc = json.loads(render_json(plan))
     doc["forecast"] = forecast_dict(forecast)
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _render(plan: Plan, fmt: Format, forecast: Forecast) -> str:

@@ -23,7 +23,7 @@ from zonectl.apply.run import (
 )
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, parse_at, uri_option, warn
+from zonectl.cli.common import load_desired, parse_at, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
@@ -46,6 +46,7 @@ from zonectl.plan.restrict import (
     with_pattern_ops,
 )
 from zonectl.render import render_text
+from zonectl.render.summary import plural
 from zonectl.settings import Settings
 
 
@@ -152,7 +153,7 @@ def _rotate(
     )
     database = settings.database
     scanned = named_namespaces(desired)  # the metrics of a cron run cover what it manages
-    with connect(uri, listeners=echo_listeners(verbose)) as conn:
+    with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
         ports = build_ports(conn, database)
 
         def plan_now() -> tuple[WindowPlan, ClusterState]:
@@ -311,7 +312,8 @@ def _report(result: ApplyResult, window: WindowPlan) -> int:
         if m.moved or m.left or m.splits or m.failed:
             failed = f", {len(m.failed)} failed" if m.failed else ""
             lines.append(
-                f"{m.ns}: {m.splits} split(s), {m.moved} chunk(s) moved, {m.left} left{failed}"
+                f"{m.ns}: {plural(m.splits, 'split')}, {plural(m.moved, 'chunk')} moved, "
+                f"{m.left} left{failed}"
             )
     sys.stdout.write("".join(f"{line}\n" for line in lines))
     sys.stdout.flush()

@@ -81,14 +81,24 @@ _COLLECTION_STATUS = _one("balancerCollectionStatus", ("{ns}", "enableSharding")
 _DATA_DISTRIBUTION = _one(
     "$shardedDataDistribution (6.0.3+)", ("cluster", "shardedDataDistribution"), optional=True
 )
+# The forecast learns the cluster's migration speed from config.changelog; without it the
+# rate is assumed (docs/migration.md).
+_HISTORY = _one("the forecast's migration history", ("config.changelog", "find"), optional=True)
 
 _WRITE = (_READ_CONFIG, _BALANCER_STATUS, _LEASE, _JOURNAL, _MIGRATIONS, _ZONE_MEMBERSHIP,
           _ZONE_RANGES, _NO_BALANCE, _BALANCER_SWITCH)  # fmt: skip
 COMMANDS: Mapping[str, tuple[Need, ...]] = {
-    "plan": (_READ_CONFIG, _BALANCER_STATUS),
+    "plan": (_READ_CONFIG, _BALANCER_STATUS, _HISTORY),
     "apply": (*_WRITE, _MOVE),
     "rotate": _WRITE,
-    "status": (_READ_CONFIG, _BALANCER_STATUS, _READ_OWN, _COLLECTION_STATUS, _DATA_DISTRIBUTION),
+    "status": (
+        _READ_CONFIG,
+        _BALANCER_STATUS,
+        _READ_OWN,
+        _COLLECTION_STATUS,
+        _DATA_DISTRIBUTION,
+        _HISTORY,
+    ),
     "export": (_READ_CONFIG, _BALANCER_STATUS),
     "recover": (_BALANCER_STATUS, _LEASE, _JOURNAL, _NO_BALANCE, _BALANCER_SWITCH),
 }

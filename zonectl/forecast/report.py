@@ -13,17 +13,29 @@ from dataclasses import dataclass, field
 from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
 from zonectl.forecast.burndown import BurnDown, make_burndown
 from zonectl.forecast.eager import PendingMove, simulate_eager
+from zonectl.forecast.learn import Learned
+from zonectl.forecast.timing import CostModel
 from zonectl.forecast.window import ActiveWindow
+
+# Where the cost of a migration came from.
+LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
 
 
 @dataclass(frozen=True)
 class Assumptions:
-    copy_rate: float  # bytes per second, per migration
+    copy_rate: float  # bytes per second, per migration (the model's rate where none finer)
     parallel: int  # --migrate --parallel N
     window: ActiveWindow | None = None  # the balancer's active window, in its time zone
     tz_name: str = "UTC"
     balancer_enabled: bool = True
     by_data_size: bool = True  # 6.0+ balancer: loads by bytes; 5.0: by chunk counts
+    model: CostModel | None = None  # None: the assumed fixed part + bytes at copy_rate
+    source: str = ASSUMED  # LEARNED, ASSUMED or FLAG
+    learned: Learned | None = None  # what config.changelog taught, or why it could not
+
+    @property
+    def cost(self) -> CostModel:
+        return self.model if self.model is not None else CostModel(rate=self.copy_rate)
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,17 @@ class Backlog:
 
 
 @dataclass(frozen=True)
+class CollectionMoveForecast:
+    """One moveCollection of the plan (timed by zonectl.forecast.collection_moves)."""
+
+    ns: str
+    from_shard: str
+    to_shard: str
+    bytes: int | None  # None: the plan could not size it (collStats did not answer)
+    seconds: float
+
+
+@dataclass(frozen=True)
 class Forecast:
     now: dt.datetime
     assumptions: Assumptions
@@ -55,6 +78,8 @@ class Forecast:
     balancer_s: float | None
     notes: tuple[str, ...] = field(default=())
     burndown: tuple[BurnDown, ...] = ()  # bytes left over time, per route that finishes
+    # moveCollection ops of the plan (zonectl.forecast.collection_moves), counted in the totals
+    collections: tuple[CollectionMoveForecast, ...] = field(default=())
 
     @property
     def chunks(self) -> int:
@@ -110,7 +135,7 @@ def make_forecast(
         moves, loads = pending_moves(c, shard_zones)
         if not moves:
             continue
-        eager = simulate_eager(moves, loads, a.parallel, a.copy_rate)
+        eager = simulate_eager(moves, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
         eager_commits += [(eager_total + s, size) for s, size in eager.commits]
         for m in moves:
             entry = backlog.setdefault(m.donor, [0, 0, 0.0])
@@ -127,7 +152,13 @@ def make_forecast(
             why = "balancing of this collection is off (noBalance)"
         else:
             alone = simulate_balancer(
-                [c], shard_zones, a.copy_rate, now, window=a.window, by_data_size=a.by_data_size
+                [c],
+                shard_zones,
+                a.copy_rate,
+                now,
+                window=a.window,
+                by_data_size=a.by_data_size,
+                cost=a.cost.seconds,
             )
             if alone.finished is None:
                 why = "a zone has no shard that can take its chunks"
@@ -145,7 +176,13 @@ def make_forecast(
     movable = [c for c in colls if c.ns not in no_balance]
     if per_ns and a.balancer_enabled and all(n.balancer_s is not None for n in per_ns):
         together = simulate_balancer(
-            movable, shard_zones, a.copy_rate, now, window=a.window, by_data_size=a.by_data_size
+            movable,
+            shard_zones,
+            a.copy_rate,
+            now,
+            window=a.window,
+            by_data_size=a.by_data_size,
+            cost=a.cost.seconds,
         )
         if together.finished is not None:
             balancer_total = (together.finished - now).total_seconds()

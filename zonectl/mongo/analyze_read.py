@@ -17,6 +17,7 @@ from zonectl.model.desired import DesiredState
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.state import read_config_documents
 from zonectl.plan.impact import default_chunk_bytes
+from zonectl.plan.patterns import is_pattern, matches
 
 SAMPLE_SIZE = 100_000  # documents analyzeShardKey samples: enough for frequency estimates
 _CHANGES = ("moveChunk.commit", "split", "multi-split", "merge", "moveRange.commit")
@@ -31,13 +32,17 @@ def read_analyze_input(
     boundaries: Mapping[str, Any],
 ) -> AnalyzeInput:
     """Everything the rules need for `namespaces` (None: every sharded namespace and every
-    namespace the policy names)."""
+    namespace the policy names, its patterns already expanded by `read_resolved`). A name
+    in `namespaces` may be a pattern (`logs.*`): it selects among those same namespaces."""
     docs = read_config_documents(conn, None)
     state = docs.cluster_state(conn)
-    targets = set(namespaces or ()) or set(state.collections) | set(
-        desired.collections if desired else ()
-    )
-    targets = {ns for ns in targets if "*" not in ns}  # policy globs are not namespaces
+    known = set(state.collections) | set(desired.collections if desired else ())
+    if namespaces:
+        exact = {ns for ns in namespaces if not is_pattern(ns)}
+        globs = [ns for ns in namespaces if is_pattern(ns)]
+        targets = exact | {ns for ns in known if any(matches(g, ns) for g in globs)}
+    else:
+        targets = known
     try:
         distribution = _read_distribution(conn)
         sizes = _read_chunk_sizes(conn, state)

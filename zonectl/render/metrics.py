@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from zonectl.redaction import uri_problem
 from zonectl.render.exposition import Family, Labels, Sample, make_labels
 from zonectl.render.status import StatusReport
 
@@ -42,7 +43,7 @@ class ClusterMetrics:
     now: dt.datetime
     report: StatusReport | None = None  # None: the cluster could not be read
     balancer_in_window: bool | None = None
-    migrations: Mapping[str, int] | None = None  # None: the server keeps no config.migrations
+    migrations: Mapping[str, int] | None = None  # None: unknown (no privilege to read them)
     drift: Mapping[str | None, int] | None = None  # ns (None: cluster-wide) -> ops; no policy
     plan_error: bool | None = None  # the policy could not be planned (None: no policy)
     windows: tuple[WindowMetrics, ...] = ()
@@ -68,7 +69,8 @@ HELP: dict[str, str] = {
     "zonectl_namespace_jumbo_chunks": "Chunks flagged jumbo.",
     "zonectl_namespace_balancing_enabled": "1 unless balancing is off for the namespace.",
     "zonectl_namespace_migrations_in_flight": (
-        "Balancer migrations of the namespace in config.migrations (servers 4.4-6.x only)."
+        "Chunk migrations of the namespace in flight (config.migrations before 7.0, "
+        "$currentOp from 7.0)."
     ),
     "zonectl_pending_ops": (
         "Ops `zonectl plan` would send for this policy (drift); without a namespace label: "
@@ -205,6 +207,8 @@ def cluster_label(uri: str) -> str:
     (`mongodb://u:p@a:27017,b/db?tls=true` -> `a:27017,b`; `sandbox:...` -> `sandbox`)."""
     if uri.startswith("sandbox:"):
         return "sandbox"
+    if uri_problem(uri):  # a mangled URI's parts may be its password: no label from it
+        return "unknown"
     rest = uri.split("://", 1)[-1]
     hosts = rest.split("/", 1)[0].split("?", 1)[0]
     return hosts.rpartition("@")[2] or "unknown"

@@ -23,8 +23,9 @@ from zonectl.sandbox.auth.roles import is_allowed
 from zonectl.sandbox.catalog import data_distribution
 from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
+from zonectl.sandbox.commands import current_op
 from zonectl.sandbox.commands.authz import command_namespace
-from zonectl.sandbox.commands.move_collection import CURRENT_OP, current_ops
+from zonectl.sandbox.commands.move_collection import CURRENT_OP
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
@@ -143,6 +144,14 @@ def find(request: Request) -> dict[str, Any]:
     scan = scan_docs(request, namespace, query)
     docs: Iterable[Any] = filtered(scan, query)
     plain = scan.exact and not sort and not skip and projection is None
+    if len(sort) == 1 and sort[0][0] == "$natural":
+        # {$natural: 1 | -1}: a collection scan in insertion order or its reverse (how tools
+        # read a capped collection such as config.changelog newest first, stopping at the
+        # limit instead of sorting it all).
+        coll = request.sandbox.catalog.get(namespace)
+        rows = [d for d in (coll or ()) if matches(decoded(d), query)]
+        docs = reversed(rows) if sort[0][1] < 0 else iter(rows)
+        sort, plain = [], False
     if sort and tuple(sort) != tuple(scan.ordered_by[: len(sort)]):
         docs = sort_documents((decoded(d) for d in docs), sort)
     if skip:
@@ -273,7 +282,17 @@ def _authorize_aggregate(request: Request) -> bool:
     roles = request.session.roles
     if _starts_with_data_distribution(request.body.get("pipeline")):
         return is_allowed(roles, "cluster", "shardedDataDistribution")
+    first = _first_stage(request.body.get("pipeline"))
+    if request.db == "admin" and CURRENT_OP in first:
+        # DocumentSourceCurrentOp::LiteParsed: `inprog` on the cluster with allUsers: true.
+        options = first[CURRENT_OP] if isinstance(first[CURRENT_OP], Mapping) else {}
+        return not options.get("allUsers") or is_allowed(roles, "cluster", "inprog")
     return is_allowed(roles, command_namespace(request), "find")
+
+
+def _first_stage(pipeline: Any) -> Mapping[str, Any]:
+    first = pipeline[0] if isinstance(pipeline, list) and pipeline else None
+    return first if isinstance(first, Mapping) else {}
 
 
 def _starts_with_data_distribution(pipeline: Any) -> bool:
@@ -311,9 +330,10 @@ def aggregate(request: Request) -> dict[str, Any]:
         )
     first_stage = list(first) if isinstance(first, Mapping) else []
     if request.arg == 1 and request.db == "admin" and first_stage == [CURRENT_OP]:
-        # Only the moves in flight (move_collection.py), for "Monitor moveCollection".
+        # Only chunk migrations and moveCollection in flight (current_op.py).
         rest = pipeline[1:] if isinstance(pipeline, list) else []
-        ops = list(run_pipeline(current_ops(request), rest, lambda coll: []))
+        options = first[CURRENT_OP] if isinstance(first[CURRENT_OP], Mapping) else {}
+        ops = list(run_pipeline(current_op.documents(request, options), rest, lambda coll: []))
         encoded = (encode(d) for d in ops)
         return cursor_reply(request, "admin.$cmd.aggregate", encoded, batch_size=None)
     if request.arg == 1:
