@@ -26,6 +26,11 @@ from zonectl.sandbox.codec import CODEC
 from zonectl.sandbox.commands.authz import command_namespace
 from zonectl.sandbox.commands.move_collection import CURRENT_OP, current_ops
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
+from zonectl.sandbox.commands.query_analyzer import (
+    LIST_SAMPLED_QUERIES,
+    list_sampled_queries,
+    sampler_ops,
+)
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.query.aggregate import run_pipeline
@@ -273,6 +278,10 @@ def _authorize_aggregate(request: Request) -> bool:
     roles = request.session.roles
     if _starts_with_data_distribution(request.body.get("pipeline")):
         return is_allowed(roles, "cluster", "shardedDataDistribution")
+    pipeline = request.body.get("pipeline")
+    first = pipeline[0] if isinstance(pipeline, list) and pipeline else None
+    if isinstance(first, Mapping) and list(first) == [LIST_SAMPLED_QUERIES]:
+        return is_allowed(roles, "cluster", "listSampledQueries")
     return is_allowed(roles, command_namespace(request), "find")
 
 
@@ -313,9 +322,20 @@ def aggregate(request: Request) -> dict[str, Any]:
     if request.arg == 1 and request.db == "admin" and first_stage == [CURRENT_OP]:
         # Only the moves in flight (move_collection.py), for "Monitor moveCollection".
         rest = pipeline[1:] if isinstance(pipeline, list) else []
-        ops = list(run_pipeline(current_ops(request), rest, lambda coll: []))
+        # localOps: the mongos's own operations (its query sampler), else the shards'.
+        local = isinstance(first[CURRENT_OP], Mapping) and first[CURRENT_OP].get("localOps")
+        in_progress = sampler_ops(request) if local else current_ops(request)
+        ops = list(run_pipeline(in_progress, rest, lambda coll: []))
         encoded = (encode(d) for d in ops)
         return cursor_reply(request, "admin.$cmd.aggregate", encoded, batch_size=None)
+    if first_stage == [LIST_SAMPLED_QUERIES]:
+        rest = pipeline[1:] if isinstance(pipeline, list) else []
+        samples = list_sampled_queries(request, first[LIST_SAMPLED_QUERIES])
+        found = list(run_pipeline(samples, rest, lambda coll: []))
+        batch = _non_negative(cursor_opts, "batchSize", "BatchSize")
+        return cursor_reply(
+            request, "admin.$cmd.aggregate", (encode(d) for d in found), batch_size=batch
+        )
     if request.arg == 1:
         raise CommandError.of("InvalidNamespace", "{aggregate: 1} is not supported by the sandbox")
     namespace = namespace_of(request)
