@@ -74,10 +74,12 @@ class Traffic:
         for index, shape in enumerate(self.shapes):
             if not self.sampler.is_sampled(shape.ns):
                 continue
-            # Poisson-free and reproducible: evenly spaced, phase from the step's start.
+            # Arrivals at random instants (seeded, so runs repeat): evenly spaced ones would
+            # alias with the sampler's token bucket and starve the rarer shapes.
             count = int(shape.rate * span + self._random.random())
-            for k in range(count):
-                events.append((start + dt.timedelta(seconds=span * (k + 0.5) / count), index))
+            for _ in range(count):
+                offset = dt.timedelta(seconds=span * self._random.random())
+                events.append((start + offset, index))
         events.sort(key=lambda e: (e[0], e[1]))
         for at, index in events:
             shape = self.shapes[index]
