@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from zonectl.analyze.report import CollectionReport, Finding, Report, Severity
+from zonectl.analyze.report import CollectionReport, Figure, Finding, Report, Severity
 
 FORMAT_VERSION = 1
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
@@ -33,9 +33,23 @@ def render_text(report: Report) -> str:
             )
         for f in _sorted(c.findings):
             lines += ["  " + line for line in _finding_text(f)]
+        lines += _candidates_text(c)
         lines.append("")
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
+
+
+def _candidates_text(c: CollectionReport) -> list[str]:
+    if not c.candidates:
+        return []
+    lines = ["  candidate keys:"]
+    for cand in c.candidates:
+        lines.append(f"    {cand.key}{'  (live)' if cand.live else ''}")
+        for fig in cand.figures:
+            lines.append(f"      {fig.name}: {fig.value}  [{fig.source}, {fig.confidence}]")
+    if c.best_key is not None:
+        lines.append(f"  best for this workload; the policy line: {c.best_key}")
+    return lines
 
 
 def _finding_text(f: Finding) -> list[str]:
@@ -66,7 +80,26 @@ def _collection_json(c: CollectionReport) -> dict[str, Any]:
             for f in c.figures
         ],
         "findings": [_finding_json(f) for f in _sorted(c.findings)],
+        **(
+            {
+                "candidates": [
+                    {
+                        "key": cand.key,
+                        "live": cand.live,
+                        "figures": [_figure_json(f) for f in cand.figures],
+                    }
+                    for cand in c.candidates
+                ],
+                "best_key": c.best_key,
+            }
+            if c.candidates
+            else {}
+        ),
     }
+
+
+def _figure_json(f: Figure) -> dict[str, Any]:
+    return {"name": f.name, "value": f.value, "source": f.source, "confidence": f.confidence}
 
 
 def _finding_json(f: Finding) -> dict[str, Any]:
@@ -101,6 +134,13 @@ def render_markdown(report: Report) -> str:
                     f"| {fig.name} | {_cell(fig.value)} | {fig.source} | {fig.confidence} |"
                 )
             lines.append("")
+        if c.candidates:
+            lines += ["| candidate key | figure | value | confidence |", "|---|---|---|---|"]
+            for cand in c.candidates:
+                name = f"`{cand.key}`" + (" (live)" if cand.live else "")
+                for fig in cand.figures:
+                    lines.append(f"| {name} | {fig.name} | {_cell(fig.value)} | {fig.confidence} |")
+            lines += ["", f"Best for this workload: `{c.best_key}`", ""]
     return "\n".join(lines) + "\n"
 
 

@@ -6,12 +6,13 @@ import datetime as dt
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
+from zonectl.analyze.rules_workload import parse_candidates
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, window_boundaries
 from zonectl.errors import ExitCode, UsageError
@@ -41,11 +42,21 @@ def command(
         typer.Option("--namespace", "-n", help="Analyze only these namespaces (repeatable)."),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    candidate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--candidate",
+            help="A shard key to put beside the live one of each --namespace, e.g. "
+            "'{sessionId: 1}' (repeatable): characteristics where an index supports it, "
+            "read/write distribution from the sampled queries (MongoDB 7.0+).",
+        ),
+    ] = None,
 ) -> int:
     """Check shard keys and zones against MongoDB's rules for them.
 
     For each sharded (or policy-named) collection: the key's shape,
-    cardinality, frequency and monotonicity (analyzeShardKey, 7.0+),
+    cardinality, frequency and monotonicity (analyzeShardKey, 7.0+), the
+    read/write distribution of the sampled queries (7.0+, `sampling:`),
     jumbo chunks and their zones, per-shard balance inside each zone
     ($shardedDataDistribution, config.chunks), recent splits and migrations
     (config.changelog), and a firehose window's hot share and backlog. Each
@@ -61,16 +72,21 @@ def command(
       zonectl analyze --uri sandbox:
 
       zonectl analyze policies/ --uri "$ZONECTL_URI" --format markdown
+
+      zonectl analyze -n app.sessions --candidate '{sessionId: 1}' --uri sandbox:
     """
     for ns in namespaces or ():
         db, dot, coll = ns.partition(".")
         if not (db and dot and coll) or any(c in db for c in '/\\ "$'):
             raise UsageError(f"--namespace {ns!r}: expected a namespace db.collection")
+    candidates = _candidates(candidate or [], namespaces)
     now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
     boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
     with connect(uri) as conn:
-        data = read_analyze_input(conn, desired, namespaces or None, now, boundaries)
+        data = read_analyze_input(
+            conn, desired, namespaces or None, now, boundaries, candidates=candidates
+        )
     report = build_report(data)
     if fmt is Format.json:
         sys.stdout.write(render_json(report))
@@ -82,3 +98,13 @@ def command(
     if fmt is not Format.text:
         stderr.print(f"zonectl: {summary(report)}", markup=False)
     return int(ExitCode.OK)
+
+
+def _candidates(texts: list[str], namespaces: list[str] | None) -> list[dict[str, Any]]:
+    """`--candidate` keys, parsed; a bad one, or candidates without --namespace: exit 2."""
+    if texts and not namespaces:
+        raise UsageError("--candidate needs --namespace/-n: the collection to try the key on")
+    try:
+        return parse_candidates(texts)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

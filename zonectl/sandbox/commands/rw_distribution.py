@@ -5,9 +5,10 @@ UUID only) measured against the key's ranges (sampling/distribution.py has the r
 Split points (analyzeShardKeyNumRanges - 1 of them) come from the data, as the server's
 come from a $sample of the documents sorted by the key: the chunk bounds weighted by their
 document counts when the key starts with the live key's first field, the stored documents
-of an unsharded collection, and otherwise (a candidate key over simulated chunks, whose
-documents the sandbox does not hold) the key values the sampled queries name. The last
-two are guesses of what the documents hold.
+of an unsharded collection; where those give fewer points than ranges (a candidate key over
+simulated chunks, whose documents the sandbox does not hold, or a few big chunks) the key
+values the sampled queries name fill in. That last part is a guess of what the documents
+hold.
 """
 
 from __future__ import annotations
@@ -55,8 +56,13 @@ def _split_points(
 ) -> list[dict[str, Any]]:
     fields = list(key)
     weighted = _from_chunks(sandbox, ns, fields) or _from_documents(sandbox, ns, fields)
-    if not weighted:
-        weighted = _from_samples(samples, key)
+    if len(weighted) < NUM_RANGES - 1:
+        # Fewer data points than ranges (a few chunks hold many distinct values the sandbox
+        # does not materialise): the values the queries name stand in for the rest, with
+        # the same total weight as the data's. A guess (docs/sandbox-fidelity.md).
+        queried = _from_samples(samples, key)
+        scale = sum(w for _, w in weighted) / len(queried) if weighted and queried else 1.0
+        weighted += [(point, scale) for point, _ in queried]
     if not weighted:
         return []
     weighted.sort(key=lambda p: sort_key(tuple(p[0].get(f) for f in fields)))
