@@ -81,9 +81,7 @@ def _read_users(handle: Any, values: list[int]) -> None:
     step(handle, 90)  # the writer flushes
 
 
-def test_reads_on_a_few_values_fire_the_hot_range_rule(
-    sandbox_server: Any, tmp_path: Path
-) -> None:
+def test_reads_on_a_few_values_fire_the_hot_range_rule(sandbox_server: Any, tmp_path: Path) -> None:
     spread = [(i * 7919) % 100_000 for i in range(200)]
     handle = serve_with_workload(sandbox_server, _cluster(""))
     _read_users(handle, spread)
@@ -144,3 +142,27 @@ def test_before_7_0_there_is_no_workload_section(sandbox_server: Any, tmp_path: 
     _, report, _ = analyze(handle.uri, tmp_path, None, "-n", "app.s")
     assert not {"ZA121", "ZA124"} & rules(report)
     assert "query sampling" not in _figures(report)
+
+
+def test_without_analyze_shard_key_analyze_degrades_to_what_it_may_read(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    from zonectl.sandbox.auth.users import AuthConfig, User
+    from zonectl.sandbox.seed import workload
+    from zonectl.sandbox.seed.build import seed
+    from zonectl.sandbox.seed.schema import load_cluster_file
+    from zonectl.sandbox.state import Sandbox
+
+    auth = AuthConfig(users=[User("monitor", "admin", "pw", ("clusterMonitor",))])
+    sandbox = Sandbox("7.0", auth=auth)
+    spec = load_cluster_file("cluster.yaml", _cluster(OFF_KEY))
+    seed(sandbox, spec, "cluster.yaml")
+    workload.attach(sandbox, spec, seeded=True, source="cluster.yaml")
+    handle = sandbox_server(
+        "7.0", sandbox=sandbox, client_options={"username": "monitor", "password": "pw"}
+    )
+    uri = handle.uri.replace("mongodb://", "mongodb://monitor:pw@")
+    code, report, _ = analyze(uri, tmp_path, None, "-n", "app.s")
+    assert code == 0 and "ZA004" in rules(report)
+    figures = _figures(report)
+    assert figures["query sampling"].startswith("on at 20 samples/s") and "reads" not in figures
