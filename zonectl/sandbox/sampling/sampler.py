@@ -61,6 +61,16 @@ class _Active:
     reads: int = 0
     writes: int = 0
 
+    def ready_at(self, now: dt.datetime) -> dt.datetime:
+        """The first instant from `now` at which the bucket holds a whole token."""
+        if self.refilled is None or self.rate <= 0:
+            return now
+        elapsed = max((now - self.refilled).total_seconds(), 0.0)
+        tokens = min(self.tokens + elapsed * self.rate, self.rate * BURST_MULTIPLIER)
+        if tokens >= 1.0:
+            return now
+        return now + dt.timedelta(seconds=(1.0 - tokens) / self.rate)
+
     def take(self, now: dt.datetime) -> bool:
         if self.refilled is not None:
             elapsed = max((now - self.refilled).total_seconds(), 0.0)
@@ -175,6 +185,9 @@ class Sampler:
             "expireAt": now + EXPIRATION,
         }
         self._pending.append((SAMPLED_DIFFS, doc))
+
+    def entry(self, ns: str) -> _Active | None:
+        return self._active.get(ns)
 
     def is_sampled(self, ns: str) -> bool:
         return ns in self._active

@@ -29,14 +29,18 @@ def observe(
     ns = f"{db}.{coll}"
     if not sampler.is_sampled(ns):
         return
-    statements = _statements(name, coll, body)
-    ids = sampler.offer(ns, name, statements, now)
-    if name in READS or not ids:
+    if name in READS:
+        # The bucket first: most served queries are not sampled, and cost nothing more.
+        if sampler.admit(ns, now):
+            sampler.record(ns, name, _statements(name, coll, body)[0], now)
         return
-    for sample_id, cmd in zip(ids, statements, strict=False):
-        if _modified(name, reply):
-            diff = diff_of(_modification(name, cmd))
-            sampler.record_diff(ns, sample_id, diff, now)
+    modified = _modified(name, reply)
+    for cmd in _statements(name, coll, body):
+        if not sampler.admit(ns, now):
+            break
+        sample_id = sampler.record(ns, name, cmd, now)
+        if modified:
+            sampler.record_diff(ns, sample_id, diff_of(_modification(name, cmd)), now)
 
 
 def _statements(name: str, coll: str, body: Mapping[str, Any]) -> list[dict[str, Any]]:

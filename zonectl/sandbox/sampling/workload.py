@@ -51,6 +51,7 @@ class Traffic:
         self.until: dt.datetime | None = None
         self._random = random.Random(21)
         self._counter = 0
+        self._bounds: dict[str, tuple[Any, list[tuple[dict[str, Any], dict[str, Any]]]]] = {}
 
     def start(self, instant: dt.datetime) -> None:
         self.until = instant
@@ -69,28 +70,36 @@ class Traffic:
         self.until = now
 
     def _run(self, start: dt.datetime, end: dt.datetime) -> None:
-        span = (end - start).total_seconds()
-        events: list[tuple[dt.datetime, int]] = []
-        for index, shape in enumerate(self.shapes):
-            if not self.sampler.is_sampled(shape.ns):
+        """The sampled part of the traffic in [start, end). Per collection the shapes'
+        queries form one Poisson stream of their summed rate; the bucket admits the first
+        arrival once it holds a token, and an exponential gap is memoryless, so drawing
+        only those arrivals samples the same stream as drawing every query would, at a
+        cost proportional to the samples, not the queries."""
+        by_ns: dict[str, list[Shape]] = {}
+        for shape in self.shapes:
+            by_ns.setdefault(shape.ns, []).append(shape)
+        for ns, shapes in by_ns.items():
+            entry = self.sampler.entry(ns)
+            if entry is None:
                 continue
-            # Arrivals at random instants (seeded, so runs repeat): evenly spaced ones would
-            # alias with the sampler's token bucket and starve the rarer shapes.
-            count = int(shape.rate * span + self._random.random())
-            for _ in range(count):
-                offset = dt.timedelta(seconds=span * self._random.random())
-                events.append((start + offset, index))
-        events.sort(key=lambda e: (e[0], e[1]))
-        for at, index in events:
-            shape = self.shapes[index]
-            if not self.sampler.admit(shape.ns, at):
-                continue
-            cmd = self._statement(shape)
-            sample_id = self.sampler.record(shape.ns, shape.command, cmd, at)
-            if shape.command in ("update", "findAndModify"):
-                update = cmd["update"] if shape.command == "findAndModify" else cmd["updates"][0]
-                modification = update if shape.command == "findAndModify" else update["u"]
-                self.sampler.record_diff(shape.ns, sample_id, diff_of(modification), at)
+            total = sum(s.rate for s in shapes)
+            weights = [s.rate for s in shapes]
+            t = start
+            while True:
+                t = entry.ready_at(t) + dt.timedelta(seconds=self._random.expovariate(total))
+                if t >= end:
+                    break
+                shape = self._random.choices(shapes, weights)[0]
+                if not self.sampler.admit(ns, t):
+                    continue
+                self._record(shape, t)
+
+    def _record(self, shape: Shape, at: dt.datetime) -> None:
+        cmd = self._statement(shape)
+        sample_id = self.sampler.record(shape.ns, shape.command, cmd, at)
+        if shape.command in ("update", "findAndModify"):
+            update = cmd["update"] if shape.command == "findAndModify" else cmd["updates"][0]["u"]
+            self.sampler.record_diff(shape.ns, sample_id, diff_of(update), at)
 
     def _statement(self, shape: Shape) -> dict[str, Any]:
         coll = shape.ns.split(".", 1)[1]
@@ -133,8 +142,14 @@ class Traffic:
         return dict(doc["key"]) if doc is not None else {"_id": 1}
 
     def _chunk_bounds(self, ns: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A random chunk's bounds, from a cached draw of up to 256 chunks (decoding a
+        chunk per query would cost more than the rest of the sample)."""
         store = self.cluster.chunks(ns)
         if store is None or len(store) == 0:
             return {}, {}
-        i = self._random.randrange(len(store))
-        return store.min_at(i), store.max_at(i)
+        cached = self._bounds.get(ns)
+        if cached is None or cached[0] != store.version:
+            picks = self._random.sample(range(len(store)), min(len(store), 256))
+            cached = (store.version, [(store.min_at(i), store.max_at(i)) for i in picks])
+            self._bounds[ns] = cached
+        return self._random.choice(cached[1])

@@ -51,6 +51,8 @@ def attach(sandbox: Sandbox, spec: ClusterFile, *, seeded: bool, source: str) ->
         traffic = Traffic(sandbox.sampler, sandbox.cluster, shapes)
         traffic.start(since)
         sandbox.sampler.traffic = traffic
+    if since < now:
+        sandbox.sampler.advance(now)  # the warm-up runs now, before anyone connects
 
 
 def _seconds(text: str, source: str) -> float:
