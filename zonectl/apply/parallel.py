@@ -5,9 +5,11 @@ thread alone journals, renews the lease, reports progress and stops on budget or
 
 A failed move (ChunkTooBig, a conflict that outlived its retries, a draining or wrong
 shard) is reported by chunk and the others go on. A connection failure stops new moves,
-lets the running ones end and is raised. On Ctrl-C no new move starts; the moves already
-sent run to completion on the cluster (a migration cannot be recalled) and are left out
-of the journal, as a single interrupted move always was.
+lets the running ones end and is raised. On Ctrl-C (or a fleet run's stop, `stopped`) no
+new move starts and the moves already sent are waited for and journaled, then the
+interrupt is raised: a migration cannot be recalled, and an operator who stopped the run
+must not be told it ended while chunks are still moving. A second Ctrl-C while waiting
+stops the wait (the moves still finish on the cluster, unjournaled).
 """
 
 from __future__ import annotations
@@ -48,12 +50,15 @@ class Hooks:
     before_start: Callable[[PendingMove, str], None]  # lease check, journal index
     after: Callable[[PendingMove, str, str], None]  # journal step, progress
     budget_over: Callable[[], bool]
+    stopped: Callable[[], bool] = lambda: False  # a fleet run's Ctrl-C (apply/interrupt.py)
+    waiting: Callable[[int], None] = lambda running: None  # says the wait after a Ctrl-C
 
 
 def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
     out = ParallelOutcome()
     results: queue.Queue[tuple[Started, str | None, BaseException | None]] = queue.Queue()
     fatal: BaseException | None = None
+    interrupted: KeyboardInterrupt | None = None
 
     def work(s: Started) -> None:
         try:
@@ -62,9 +67,13 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
             results.put((s, None, exc))
 
     while not dispatcher.finished:
+        if interrupted is None and hooks.stopped():
+            interrupted = KeyboardInterrupt("stop requested")
+            out.left.extend(dispatcher.give_up())
+            hooks.waiting(len(dispatcher.running))
         if fatal is None and dispatcher.pending and hooks.budget_over():
             out.left.extend(dispatcher.give_up())
-        if fatal is None:
+        if fatal is None and interrupted is None:
             for s in dispatcher.next_moves():
                 hooks.before_start(s.move, s.to)
                 out.commands += 1
@@ -75,6 +84,13 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
         try:
             s, outcome, exc = results.get(timeout=_TICK_S)
         except queue.Empty:
+            continue
+        except KeyboardInterrupt as first:
+            if interrupted is not None:
+                raise  # the second: stop waiting
+            interrupted = first
+            out.left.extend(dispatcher.give_up())
+            hooks.waiting(len(dispatcher.running))
             continue
         if exc is None and outcome is not None:
             dispatcher.done(s, ok=outcome == "moved")
@@ -94,6 +110,8 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
             if fatal is None:
                 fatal = exc
                 out.left.extend(dispatcher.give_up())
+    if interrupted is not None:
+        raise interrupted
     if fatal is not None:
         if isinstance(fatal, ZonectlError | KeyboardInterrupt):
             raise fatal

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from zonectl.apply import migrate
 from zonectl.apply.collection_moves import settle_running_move, verify_move
+from zonectl.apply.interrupt import check_stop, stop_requested
 from zonectl.apply.migrate import MigrationProgress, MigrationResult, make_move_op
 from zonectl.apply.parallel import Hooks, run_parallel
 from zonectl.apply.ports import Ports
@@ -140,6 +141,7 @@ class _Runner:
         self.budget_at = None if budget is None else ports.clock() + budget
 
     def run(self, plan: Plan, previews: Sequence[Preview]) -> None:
+        check_stop()  # stopped while it read and planned: nothing was changed
         result = self.result
         result.apply_id = uuid.uuid4().hex[:12]
         header = {
@@ -234,7 +236,8 @@ class _Runner:
     def _wait(self, ns: str | None) -> None:
         if ns is not None and self.ports.balancing.read_no_balance(ns) is None:
             return  # not sharded: nothing can be migrating
-        if not self.ports.balancing.wait_idle(ns, self.options.wait_timeout_s):
+        if not self.ports.balancing.wait_idle(ns, self.options.wait_timeout_s, stop_requested):
+            check_stop()  # stopped while waiting, not timed out
             what = f"chunks of {ns}" if ns else "chunks"
             raise ClusterError(
                 f"the balancer was still migrating {what} after "
@@ -250,6 +253,7 @@ class _Runner:
         if reader is None:
             raise ClusterError(f"{op.describe()}: this cluster connection cannot move collections")
         self.lease.check()
+        check_stop()
         home = settle_running_move(reader, op, self.options.wait_timeout_s, self.events.info)
         if home is not None and home != op.from_shard:
             # The move that was running placed it: done if in the zone, else plan again.
@@ -271,6 +275,7 @@ class _Runner:
     def _step(self, op: Op) -> None:
         assert self.rec is not None
         self.lease.check()
+        check_stop()
         self.index += 1
         try:
             self.ports.send(op)
@@ -361,7 +366,14 @@ class _Runner:
         def budget_over() -> bool:
             return self.budget_at is not None and self.ports.clock() >= self.budget_at
 
-        return Hooks(send, before_start, after, budget_over)
+        def waiting(running: int) -> None:
+            if running:
+                self.events.note(
+                    f"{ns}: interrupted: no new move starts; waiting for the {running} "
+                    "running move(s) to end (a migration cannot be recalled)"
+                )
+
+        return Hooks(send, before_start, after, budget_over, stop_requested, waiting)
 
     def _audit(self, header: dict[str, object], started: dt.datetime, outcome: str) -> None:
         r = self.result

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
+from zonectl.apply.interrupt import holding
 from zonectl.apply.ports import BalancingControl, JournalStore, LeaseStore
 from zonectl.errors import ClusterError, NeedsHumanError, ZonectlError
 
@@ -105,21 +106,22 @@ def held_lease(
         target=_renew_loop, args=(lease, stop), name="zonectl-lease", daemon=True
     )
     thread.start()
-    try:
-        yield lease
-    finally:
-        stop.set()
-        thread.join(timeout=5)
+    with holding(f"the {operation} lease"):
         try:
+            yield lease
+        finally:
+            stop.set()
+            thread.join(timeout=5)
             try:
-                store.release(token)
-            except ZonectlError:
-                time.sleep(RESTORE_BACKOFF_S)  # one retry for a transient failure
-                store.release(token)
-        except ZonectlError as exc:
-            # Not worth failing a finished run for: the lease expires at its TTL, and a
-            # run on this host takes over a dead holder's lease at once.
-            lease.warnings.append(f"{exc.message}; the lease expires by itself")
+                try:
+                    store.release(token)
+                except ZonectlError:
+                    time.sleep(RESTORE_BACKOFF_S)  # one retry for a transient failure
+                    store.release(token)
+            except ZonectlError as exc:
+                # Not worth failing a finished run for: the lease expires at its TTL, and a
+                # run on this host takes over a dead holder's lease at once.
+                lease.warnings.append(f"{exc.message}; the lease expires by itself")
 
 
 def _renew_loop(lease: Lease, stop: threading.Event) -> None:
@@ -212,17 +214,18 @@ def journal(store: JournalStore, header: Mapping[str, Any]) -> Iterator[Recorder
     apply_id = str(header["_id"])
     store.open({**header, "state": "open", "started": dt.datetime.now(dt.UTC)})
     recorder = Recorder(store, apply_id)
-    outcome = "failed"
-    try:
-        yield recorder
-        outcome = "done"
-    except NeedsHumanError:
-        raise  # keep it open for `zonectl recover`
-    except BaseException:
-        _close(store, apply_id, outcome, recorder)
-        raise
-    else:
-        _close(store, apply_id, outcome, recorder)
+    with holding(f"journal {apply_id} (open)"):
+        outcome = "failed"
+        try:
+            yield recorder
+            outcome = "done"
+        except NeedsHumanError:
+            raise  # keep it open for `zonectl recover`
+        except BaseException:
+            _close(store, apply_id, outcome, recorder)
+            raise
+        else:
+            _close(store, apply_id, outcome, recorder)
 
 
 def _close(store: JournalStore, apply_id: str, outcome: str, recorder: Recorder) -> None:
@@ -273,12 +276,13 @@ def paused_collection(balancing: BalancingControl, recorder: Recorder, ns: str) 
         yield False
         return
     recorder.pause("collection", ns, prior)  # write-ahead: recover knows before we act
-    try:
-        balancing.set_no_balance(ns, True)
-        yield True
-    finally:
-        restore(lambda: balancing.set_no_balance(ns, prior), "collection", ns, prior)
-        recorder.restored("collection", ns)
+    with holding(f"balancing of {ns} (noBalance)"):
+        try:
+            balancing.set_no_balance(ns, True)
+            yield True
+        finally:
+            restore(lambda: balancing.set_no_balance(ns, prior), "collection", ns, prior)
+            recorder.restored("collection", ns)
 
 
 @contextlib.contextmanager
@@ -289,9 +293,10 @@ def paused_balancer(balancing: BalancingControl, recorder: Recorder) -> Iterator
         yield False
         return
     recorder.pause("cluster", None, True)
-    try:
-        balancing.set_balancer(False)
-        yield True
-    finally:
-        restore(lambda: balancing.set_balancer(True), "cluster", None, True)
-        recorder.restored("cluster", None)
+    with holding("the balancer (stopped)"):
+        try:
+            balancing.set_balancer(False)
+            yield True
+        finally:
+            restore(lambda: balancing.set_balancer(True), "cluster", None, True)
+            recorder.restored("cluster", None)

@@ -112,6 +112,7 @@ def command(
 
 def _run_probe(conn: Connection, database: str, round_wait_s: float) -> list[Check]:
     """SIGINT/SIGTERM unwind through the probe's cleanup, which runs with them deferred."""
+    from zonectl.apply.interrupt import check_stop
     from zonectl.apply.safeguards import SIGNALS, signals_as_interrupts
     from zonectl.mongo.probe import run_probe
 
@@ -122,4 +123,5 @@ def _run_probe(conn: Connection, database: str, round_wait_s: float) -> list[Che
             now=dt.datetime.now(dt.UTC),
             round_wait_s=round_wait_s,
             shield=SIGNALS.deferred,
+            checkpoint=check_stop,  # a fleet run's Ctrl-C (signals reach the main thread only)
         )

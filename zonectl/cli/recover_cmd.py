@@ -17,6 +17,8 @@ from zonectl.apply.safeguards import held_lease, whoami
 from zonectl.cli.apply_wiring import build_ports
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option
+from zonectl.cli.fleet.context import FleetSpec
+from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.mongo import connect
 from zonectl.mongo.lease import describe_holder
@@ -25,6 +27,7 @@ from zonectl.settings import Settings
 
 
 @guarded
+@fleet_command(FleetSpec("recover", format_param=None))
 def command(
     uri: Annotated[str | None, uri_option()] = None,
     break_lease: Annotated[

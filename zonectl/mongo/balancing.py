@@ -4,7 +4,7 @@ switch (balancerStart/balancerStop, §3.1), and waiting until no migration is in
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pymongo.errors import OperationFailure, PyMongoError
@@ -51,10 +51,13 @@ class MongoBalancing:
         command = SetBalancerEnabled(running).command()
         self._run("admin", command, f"{next(iter(command))}")
 
-    def wait_idle(self, ns: str | None, timeout_s: float) -> bool:
+    def wait_idle(
+        self, ns: str | None, timeout_s: float, stopped: Callable[[], bool] = lambda: False
+    ) -> bool:
         """Wait until the balancer round running when we paused has ended and no
         `config.migrations` entry (4.4-6.x, §2.6) names `ns`. A paused collection gets no new
-        migrations, but one already running is not cancelled (§3.5). False on timeout."""
+        migrations, but one already running is not cancelled (§3.5). False on timeout, or
+        as soon as `stopped()` (a fleet run's Ctrl-C)."""
         deadline = time.monotonic() + timeout_s
         first_round: Any = None
         query: Mapping[str, Any] = {"ns": ns} if ns else {}
@@ -68,7 +71,7 @@ class MongoBalancing:
             if round_over and not moving:
                 return True
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 or stopped():
                 return False
             time.sleep(min(_POLL_SECONDS, remaining))
 

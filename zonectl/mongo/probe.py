@@ -27,8 +27,13 @@ from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.plan.ops import SetCollectionBalancing
 
 Shield = Callable[[], contextlib.AbstractContextManager[None]]
+Checkpoint = Callable[[], None]  # raises KeyboardInterrupt when the run was asked to stop
 PREFIX = "zonectl_probe_"
 _POLL_S = 0.2  # every scratch name starts so: nothing else is ever touched
+
+
+def _nothing_yet() -> None:
+    """The default checkpoint: no one asks this probe to stop but a signal."""
 
 
 class _Failed(Exception):
@@ -36,8 +41,11 @@ class _Failed(Exception):
 
 
 class Probe:
-    def __init__(self, conn: Connection, database: str) -> None:
+    def __init__(
+        self, conn: Connection, database: str, checkpoint: Checkpoint = _nothing_yet
+    ) -> None:
         self.conn = conn
+        self.checkpoint = checkpoint  # between steps: a fleet run's Ctrl-C stops here
         self.client = conn.client
         token = uuid.uuid4().hex[:12]
         self.database = database
@@ -197,6 +205,7 @@ class Probe:
         return str(doc["_id"])
 
     def _expect_ok(self, what: str, command: Mapping[str, Any]) -> None:
+        self.checkpoint()
         try:
             self.client.admin.command(dict(command))
         except OperationFailure as exc:
@@ -206,6 +215,7 @@ class Probe:
         self.checks.append(Check(f"probe:{what}", Status.OK, f"{next(iter(command))}: ok"))
 
     def _expect_code(self, what: str, command: Mapping[str, Any], code_name: str) -> None:
+        self.checkpoint()
         try:
             self.client.admin.command(dict(command))
         except OperationFailure as exc:
@@ -273,10 +283,11 @@ def run_probe(
     now: dt.datetime,
     round_wait_s: float = 30.0,
     shield: Shield = _nothing,
+    checkpoint: Checkpoint | None = None,
 ) -> list[Check]:
     """The round trip's checks, or one failed `probe` check when refused (busy); raises
     ClusterError when the cleanup could not remove everything."""
-    probe = Probe(conn, database)
+    probe = Probe(conn, database, checkpoint or _nothing_yet)
     try:
         probe.refuse_if_busy(now, round_wait_s)
     except PyMongoError as exc:

@@ -64,10 +64,14 @@ def combine(kind: str, command: str, outcomes: Sequence[Outcome]) -> str:
 
 
 def summary_lines(command: str, outcomes: Sequence[Outcome], code: int) -> list[str]:
-    failed = [o for o in outcomes if o.code not in (0, 4)]
+    ok = sum(1 for o in outcomes if o.code in (0, 4))
+    stopped = sum(1 for o in outcomes if o.result == "interrupted")
+    skipped = sum(1 for o in outcomes if not o.started)
+    failed = len(outcomes) - ok - stopped - skipped
+    after_ctrl_c = f", {stopped} interrupted, {skipped} skipped" if stopped or skipped else ""
     head = (
         f"zonectl: fleet {command}: {len(outcomes)} cluster(s), "
-        f"{len(outcomes) - len(failed)} ok, {len(failed)} failed; exit {code}"
+        f"{ok} ok, {failed} failed{after_ctrl_c}; exit {code}"
     )
     width = max([len("cluster"), *(len(o.cluster) for o in outcomes)])
     rows = [f"  {'cluster':<{width}}  {'result':<11}  exit  {'time':>6}  detail"]

@@ -14,12 +14,20 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from zonectl.apply.interrupt import STOP, Stop
 from zonectl.cli.boundary import run_guarded, stderr
 from zonectl.cli.fleet.context import CURRENT, FleetArgs, FleetSpec, FleetTarget, paths_key
+from zonectl.cli.fleet.interrupt import signals_raise, wind_down
 from zonectl.cli.fleet.output import Outcome, combine, summary_lines, worst_code
 from zonectl.cli.fleet.streams import ErrorWatch, PrefixWriter, ThreadRouter, routed_streams
 from zonectl.cli.policy_load import load_policy_files
-from zonectl.errors import ExitCode, InvalidInventoryError, UsageError, ZonectlError
+from zonectl.errors import (
+    ExitCode,
+    InvalidInventoryError,
+    NeedsHumanError,
+    UsageError,
+    ZonectlError,
+)
 from zonectl.fleet import (
     Cluster,
     apply_overlay,
@@ -120,6 +128,7 @@ class _Job:
     ) -> None:
         self.spec, self.body, self.kwargs, self.target, self.uri = spec, body, kwargs, target, uri
         self.name = target.cluster.name
+        self.stop = Stop()  # set by the main thread on Ctrl-C; the apply checks it
 
     def run(self, out: ThreadRouter, err: ThreadRouter, alone: bool) -> Outcome:
         buffer = io.StringIO()
@@ -128,11 +137,12 @@ class _Job:
         )
         out.route(buffer)
         err.route(watch)
-        token = CURRENT.set(self.target)
+        token, stop_token = CURRENT.set(self.target), STOP.set(self.stop)
         started = time.monotonic()
         try:
             code = run_guarded(self._body)
         finally:
+            STOP.reset(stop_token)
             CURRENT.reset(token)
             watch.finish()
             out.route(None)
@@ -142,7 +152,19 @@ class _Job:
 
     def _body(self) -> int:
         self._check_shards()
-        return self.body(**{**self.kwargs, "uri": self.uri})
+        try:
+            return self.body(**{**self.kwargs, "uri": self.uri})
+        except NeedsHumanError as exc:
+            # Restoring failed (the cluster went away mid clean-up): name this cluster's
+            # recover, since a fleet operator has no --uri at hand.
+            recover = f"`zonectl recover --cluster {self.name}`"
+            hint = exc.hint or ""
+            exc.hint = (
+                hint.replace("'zonectl recover'", recover)
+                if "'zonectl recover'" in hint
+                else f"{hint}{'; then ' if hint else 'run '}{recover}"
+            )
+            raise
 
     def _check_shards(self) -> None:
         """An overlay naming a shard this cluster lacks is reported before any write."""
@@ -160,29 +182,31 @@ class _Job:
 
 
 def _run_all(jobs: list[_Job], bound: int, out: ThreadRouter, err: ThreadRouter) -> list[Outcome]:
-    if len(jobs) == 1:
+    if len(jobs) == 1:  # on this thread: Ctrl-C reaches it as in the single-cluster command
         return [jobs[0].run(out, err, alone=True)]
     results: dict[str, Outcome] = {}
     pool = concurrent.futures.ThreadPoolExecutor(min(bound, len(jobs)), "zonectl-fleet")
-    futures = {pool.submit(job.run, out, err, False): job for job in jobs}
+    futures: dict[concurrent.futures.Future[Outcome], _Job] = {}
+
+    def collect(future: concurrent.futures.Future[Any]) -> None:
+        job = futures[future]
+        results[job.name] = future.result()
+
     try:
-        for future in concurrent.futures.as_completed(futures):
-            job = futures[future]
-            results[job.name] = future.result()
-    except KeyboardInterrupt:
-        # Running clusters finish (their safeguards restore balancing); the rest never start.
-        stderr.print("zonectl: interrupted: waiting for running clusters to finish", markup=False)
-        pool.shutdown(wait=True, cancel_futures=True)
-        for future, job in futures.items():
-            if job.name not in results:
-                done = future.done() and not future.cancelled()
-                results[job.name] = (
-                    future.result()
-                    if done
-                    else Outcome(job.name, int(ExitCode.INTERRUPTED), 0.0, "", None, False)
-                )
+        with signals_raise():
+            try:
+                futures.update({pool.submit(job.run, out, err, False): job for job in jobs})
+                for future in concurrent.futures.as_completed(futures):
+                    collect(future)
+            except KeyboardInterrupt:
+                names = {f: j.name for f, j in futures.items() if j.name not in results}
+                wind_down(names, {j.name: j.stop for j in jobs}, collect)
     finally:
-        pool.shutdown(wait=True)
+        pool.shutdown(wait=True, cancel_futures=True)
+    for job in jobs:  # never started: cancelled by the interrupt
+        results.setdefault(
+            job.name, Outcome(job.name, int(ExitCode.INTERRUPTED), 0.0, "", None, False)
+        )
     return [results[job.name] for job in jobs]
 
 
