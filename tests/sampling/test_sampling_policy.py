@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.analyze.kit import SHARDS, serve_cluster
@@ -26,6 +27,7 @@ collections:
   - {ns: app.o, key: {orderId: 1}, chunks: 2, keys: {type: int, start: 0, step: 1000}}
 unsharded:
   - {ns: app.v, type: view}
+  - {ns: app.m, type: timeseries}
 """
 )
 POLICY = """apiVersion: zonectl/v1
@@ -95,13 +97,14 @@ def test_before_7_0_the_policy_line_gets_a_message_and_nothing_is_written(
     assert "config.queryAnalyzers" not in handle.client.config.list_collection_names()
 
 
-def test_sampling_a_view_is_a_plan_error_at_the_policy_line(
-    sandbox_server: Any, tmp_path: Path
+@pytest.mark.parametrize(("ns", "what"), [("app.v", "a view"), ("app.m", "a time-series")])
+def test_sampling_a_view_or_time_series_is_a_plan_error_at_the_policy_line(
+    sandbox_server: Any, tmp_path: Path, ns: str, what: str
 ) -> None:
     handle = serve_cluster(sandbox_server, CLUSTER)
-    text = POLICY.replace("app.u:", "app.v:")
+    text = POLICY.replace("app.u:", f"{ns}:")
     code, _, err = _cli("plan", _policy(tmp_path, text), "--uri", handle.uri)
-    assert code != 0 and "policy.yaml:5:5: app.v is a view" in err
+    assert code != 0 and f"policy.yaml:5:5: {ns} is {what}" in err
 
 
 def test_export_writes_the_sampling_setting(sandbox_server: Any) -> None:
