@@ -14,6 +14,9 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
 from zonectl.analyze.inputs import Candidate, CollectionInput, Workload
 from zonectl.analyze.report import CandidateReport, Confidence, Figure, Finding, Severity
 from zonectl.model.desired import CollectionPolicy
@@ -260,9 +263,6 @@ def key_text(key: Mapping[str, Any]) -> str:
 def parse_candidates(texts: Sequence[str]) -> list[dict[str, Any]]:
     """Parse `--candidate` keys (YAML flow mappings: `{sessionId: 1}`); ValueError naming
     the bad one."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
     out = []
     for text in texts:
         try:
