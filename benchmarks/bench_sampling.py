@@ -9,7 +9,7 @@
    commands it sends with pymongo command monitoring, for two sizes of the samples
    (1 and 5 minutes of a seeded warm-up): the count per collection must not change.
 
-    python benchmarks/bench_sampling.py [--seconds 3] [--rounds 6]
+    python benchmarks/bench_sampling.py [--seconds 2] [--rounds 10]
 """
 
 from __future__ import annotations
@@ -160,8 +160,8 @@ def analyze_commands() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     query_path(args.seconds, args.rounds)
     analyze_commands()
