@@ -97,7 +97,7 @@ def query_path(seconds: float, rounds: int) -> None:
             for _ in range(rounds):  # interleaved, so both see the same machine load
                 off.append(_round(a, seconds))
                 on.append(_round(b, seconds))
-            ops = list(b.admin.aggregate([{"$currentOp": {"localOps": True}}]))
+            ops = list(b.admin.aggregate([{"$currentOp": {"allUsers": True, "localOps": True}}]))
             taken = sum(int(o.get("sampledReadsCount", 0)) for o in ops)
             mo, mn = statistics.median(off), statistics.median(on)
             print("1. query path (pymongo find_one over TCP, real time, median of rounds)")

@@ -18,7 +18,9 @@ class Settings:
     database: str = DEFAULT_DATABASE  # zonectl's own database: lease, journal, audit
     app_name: str = "zonectl"
     cluster: str | None = None  # ZONECTL_CLUSTER: the `cluster` label of metrics
-    config_timezone: str = "UTC"  # ZONECTL_CONFIG_TIMEZONE: the config server's local zone
+    # ZONECTL_CONFIG_TIMEZONE: the config server's local zone, as --balancer-tz would give it;
+    # None: the policy's `balancer.timezone`, else UTC.
+    config_timezone: str | None = None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
@@ -26,7 +28,7 @@ class Settings:
             uri=environ.get("ZONECTL_URI") or None,
             database=environ.get("ZONECTL_DATABASE") or DEFAULT_DATABASE,
             cluster=environ.get("ZONECTL_CLUSTER") or None,
-            config_timezone=environ.get("ZONECTL_CONFIG_TIMEZONE") or "UTC",
+            config_timezone=environ.get("ZONECTL_CONFIG_TIMEZONE") or None,
         )
 
     def with_uri(self, uri: str | None) -> Settings:

@@ -30,18 +30,18 @@ def test_budget_stops_starting_moves_on_the_clusters_clock_and_leaves_the_rest(
     first = zonectl("apply", policy, "--uri", uri, "--yes", "--migrate", "--parallel", "3",
                     "--budget", "10s")  # fmt: skip
     assert first.code == 0, first.err
-    assert "9 chunk(s) moved, 0 skipped, 3 left" in first.err
-    assert "--budget reached: 3 chunk(s) (96.0 MiB) left to the balancer" in first.err
+    assert "9 chunks moved, 0 skipped, 3 left" in first.err
+    assert "--budget reached: 3 chunks (96.0 MiB) left to the balancer" in first.err
     again = zonectl("apply", policy, "--uri", uri, "--yes", "--migrate")
     assert again.code == 0, again.err
-    assert "3 chunk(s) moved, 0 skipped, 0 left" in again.err
+    assert "3 chunks moved, 0 skipped, 0 left" in again.err
 
 
 def test_a_zero_budget_starts_no_move(tmp_path: Path) -> None:
     policy, uri = _files(tmp_path)
     result = zonectl("apply", policy, "--uri", uri, "--yes", "--migrate", "--budget", "0s")
     assert result.code == 0, result.err
-    assert "0 chunk(s) moved, 0 skipped, 12 left" in result.err
+    assert "0 chunks moved, 0 skipped, 12 left" in result.err
     assert "left to the balancer" in result.err
 
 
@@ -67,7 +67,7 @@ def test_a_failed_move_is_reported_by_chunk_and_the_others_continue(cluster: Clu
     cluster.tap.arm("moveRange", "app.events", 3, errorCode=20, errmsg="s-std-0 is draining")
     result = zonectl("apply", str(MIGRATE), "--uri", cluster.uri, "--yes", "--migrate")
     assert result.code == 0, result.err
-    assert "5 chunk(s) moved, 0 skipped, 0 left, 1 failed" in result.err
+    assert "5 chunks moved, 0 skipped, 0 left, 1 failed" in result.err
     assert "app.events [{ x: " in result.err and "IllegalOperation" in result.err
     assert len(out_of_zone(cluster, "app.events")) == 1
 

@@ -218,7 +218,36 @@ def test_the_extractor_stops_at_shell_operators_and_keeps_quoted_words() -> None
 
 def test_the_rotation_command_is_the_same_everywhere_it_is_scheduled() -> None:
     rotate = {c.args for c in extract_command_lines() if c.args[:1] == ("rotate",)}
-    assert rotate == {("rotate", "/etc/zonectl/policies", "--yes")}
+    assert rotate == {
+        (
+            "rotate",
+            "/etc/zonectl/policies",
+            "--yes",
+            "--metrics-file",
+            "/var/lib/node_exporter/textfile/zonectl-rotate.prom",
+        )
+    }
+
+
+def test_every_scheduled_rotation_writes_its_metrics_where_the_unit_may_write() -> None:
+    # The alerts in deploy/prometheus/ only see a rotation that wrote its textfile; under
+    # systemd's ProtectSystem=strict the directory must be listed in ReadWritePaths=.
+    scheduled = [c for c in extract_command_lines() if c.args[:1] == ("rotate",)]
+    assert {c.where.split(":")[0] for c in scheduled} >= {
+        "deploy/crontab",
+        "deploy/systemd/zonectl-rotate.service",
+        "deploy/kubernetes/cronjob.yaml",
+    }
+    unit = (DEPLOY / "systemd" / "zonectl-rotate.service").read_text(encoding="utf-8")
+    for line in scheduled:
+        target = Path(line.args[line.args.index("--metrics-file") + 1])
+        assert target.suffix == ".prom"
+        assert f"ReadWritePaths={target.parent}" in unit
+    manifest = load_yaml_documents(DEPLOY / "kubernetes" / "cronjob.yaml")[0]
+    pod = manifest["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    mounts = {m["mountPath"]: m["name"] for m in pod["containers"][0]["volumeMounts"]}
+    volume = next(v for v in pod["volumes"] if v["name"] == mounts[str(target.parent)])
+    assert volume["hostPath"]["path"] == str(target.parent)
 
 
 @pytest.mark.parametrize("line", extract_command_lines(), ids=lambda c: c.where)

@@ -35,6 +35,13 @@ def test_one_cronjob_per_cluster_each_with_its_own_secret() -> None:
         args = container(job)["args"]
         assert args[:2] == ["rotate", "/etc/zonectl/policies"]
         assert args[args.index("--cluster") + 1] == name and "--yes" in args
+        # Each cluster's run writes its own textfile, in a directory mounted from the node.
+        metrics = args[args.index("--metrics-file") + 1]
+        assert metrics == f"/var/lib/node_exporter/textfile/zonectl-rotate-{name}.prom"
+        mounts = {m["mountPath"]: m["name"] for m in container(job)["volumeMounts"]}
+        volumes = job["spec"]["jobTemplate"]["spec"]["template"]["spec"]["volumes"]
+        textfile = next(v for v in volumes if v["name"] == mounts[metrics.rsplit("/", 1)[0]])
+        assert textfile["hostPath"]["path"] == "/var/lib/node_exporter/textfile"
     eu_env = container(jobs[0])["env"]
     assert eu_env == [
         {

@@ -235,12 +235,27 @@ def test_an_unknown_config_server_time_zone_is_a_usage_error(make_firehose: Any)
     assert r.code == 2 and "Mars/Olympus" in r.err and r.out == ""
 
 
-def test_migrations_in_flight_are_absent_where_the_server_keeps_no_config_migrations(
-    make_firehose: Any,
+@pytest.mark.parametrize("version", ["7.0", "8.0"])
+def test_from_7_0_migrations_in_flight_come_from_current_op(
+    make_firehose: Any, version: str
 ) -> None:
-    fh = make_firehose("7.0")
+    # 7.0 keeps no config.migrations: the donors' _shardsvrMoveRange ops say what moves.
+    fh = make_firehose(version)
+    assert fh.rotate("--at", AT, "--yes").code == 0
+    idle = zonectl("status", "--uri", fh.uri, "--format", "openmetrics")
+    assert _ns(idle.out, fh, "namespace_migrations_in_flight", "app.clicks") == 0
+    fh.sandbox.clock.set(dt.datetime.now(dt.UTC))  # frozen: the migrations stay in flight
+    fh.sandbox.balancer.run_round()
+    assert fh.client.config.migrations.count_documents({}) == 0
+    donors = list(
+        fh.client.admin.aggregate(
+            [{"$currentOp": {"allUsers": True}}, {"$match": {"desc": "MoveChunk"}}]
+        )
+    )
+    assert [op["msg"] for op in donors] == ["step 3 of 6"]
     r = zonectl("status", "--uri", fh.uri, "--format", "openmetrics")
-    assert "zonectl_namespace_migrations_in_flight" not in names(r.out)
+    assert r.code == 0, r.err
+    assert _ns(r.out, fh, "namespace_migrations_in_flight", "app.clicks") == 1
 
 
 def test_an_unwritable_metrics_file_is_a_warning_not_a_failure(
@@ -297,5 +312,7 @@ def test_a_monitoring_user_gets_the_metrics_and_no_credential_appears(
     for text in (r.out, r.err, prom.read_text()):
         assert "v13w3r-pw" not in text and "viewer" not in text
     assert "zonectl_namespace_out_of_zone_chunks" in names(r.out)
+    # config.migrations (6.0) or $currentOp with allUsers, whose `inprog` it has (7.0)
+    assert "zonectl_namespace_migrations_in_flight" in names(r.out)
     # clusterMonitor may not read zonectl's database: the lease is unknown, not "free"
     assert not {"zonectl_lease_held", "zonectl_unfinished_journals"} & names(r.out)

@@ -65,8 +65,8 @@ def test_the_forecast_matches_the_simulated_apply_migrate(tmp_path: Path) -> Non
 def test_plan_text_and_markdown_show_the_forecast(tmp_path: Path) -> None:
     policy, uri = _files(tmp_path)
     text = run("plan", policy, "--uri", uri, "--copy-rate", "8MiB/s", "--at", AT)
-    assert "Forecast: 12 chunk(s), 384.0 MiB to move" in text.stdout
-    assert "app.e: 12 chunk(s), 384.0 MiB; --migrate 16s (at 2026-03-02 12:00 UTC)" in text.stdout
+    assert "Forecast: 12 chunks, 384.0 MiB to move" in text.stdout
+    assert "app.e: 12 chunks, 384.0 MiB; --migrate 16s (at 2026-03-02 12:00 UTC)" in text.stdout
     md = run("plan", policy, "--uri", uri, "-f", "markdown", "--at", AT)
     assert "### Forecast" in md.stdout and "| `app.e` | 12 |" in md.stdout
 
@@ -77,7 +77,7 @@ def test_status_shows_each_donors_backlog_and_when_it_drains(tmp_path: Path) -> 
     assert run("apply", policy, "--uri", uri, "--yes").exit_code == 0  # ranges only
     result = run("status", "--uri", uri, "--copy-rate", "8MiB/s", "--balancer-tz", "UTC")
     assert result.exit_code == 0, result.stderr
-    assert "backlog on h0: 4 chunk(s), 128.0 MiB belong elsewhere" in result.stdout
+    assert "backlog on h0: 4 chunks, 128.0 MiB belong elsewhere" in result.stdout
     doc = json.loads(run("status", "--uri", uri, "-f", "json").stdout)
     assert doc["forecast"]["chunks"] == 12
     assert doc["forecast"]["backlog"][0]["balancer_drained_at"] is not None

@@ -90,7 +90,7 @@ def test_apply_migrate_runs_moves_in_parallel_over_disjoint_shards(
     args = ["apply", str(tmp_path / "policy.yaml"), "--uri", uri, "--yes", "--migrate"]
     result = CliRunner().invoke(app, [*args, "--parallel", parallel], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
-    assert "12 chunk(s) moved, 0 skipped, 0 left" in result.stderr
+    assert "12 chunks moved, 0 skipped, 0 left" in result.stderr
     # The state file holds config.changelog: each move's start and commit on the clock.
     from zonectl.sandbox import uri as sandbox_uri
 

@@ -317,6 +317,20 @@ def test_balancer_window_start_equal_to_stop_is_empty(diagnose: Diagnose) -> Non
     ]
 
 
+def test_an_unknown_balancer_time_zone_is_an_error_with_a_suggestion(
+    diagnose: Diagnose,
+) -> None:
+    head = (
+        "apiVersion: zonectl/v1\nkind: ZonePolicy\nbalancer:\n"
+        '  timezone: Europe/Berln\n  activeWindow: {start: "01:00", stop: "03:00"}\n'
+    )
+    assert diagnose("", head=head) == [
+        'p.yaml:4:13: error ZP503 balancer timezone "Europe/Berln" is not a known IANA '
+        'time zone\n  hint: did you mean "Europe/Berlin"?'
+    ]
+    assert diagnose("", head=head.replace("Berln", "Berlin")) == []
+
+
 def test_zone_listed_twice_for_a_shard_warns(diagnose: Diagnose) -> None:
     head = "apiVersion: zonectl/v1\nkind: ZonePolicy\nshards:\n  s0: [hot, hot]\n"
     assert diagnose("", head=head) == [

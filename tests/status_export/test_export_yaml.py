@@ -51,6 +51,9 @@ def test_a_draining_shard_and_a_stopped_balancer_with_a_window_are_marked() -> N
     text = export(cs)
     assert "  enabled: false" in text and "# found: mode off, stopped" in text
     assert '  activeWindow: {start: "23:00", stop: "06:00"}' in text
+    # The server reports no zone for its local time, so the export asks for one.
+    assert "# found: config server local time; state its zone as balancer.timezone" in text
+    assert "timezone:" not in text
     assert "  b: [cold]" in text and "# found: draining (removeShard in progress)" in text
 
 

@@ -3,6 +3,7 @@ refusals for what cannot be pinned, and a move already running on the server."""
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -215,3 +216,28 @@ def test_apply_stops_when_a_running_move_outlasts_the_wait_timeout(
     with ticking(sb.sandbox):
         thread.join(10)
     assert home_of(sb.client, "shop.orders") == "s2"
+
+
+def test_the_forecast_counts_the_moves_of_pinned_collections(served: Any, tmp_path: Path) -> None:
+    sb = served("8.0")
+    policy = _policy(tmp_path)
+    args = ("plan", policy, "--uri", sb.uri, "--copy-rate", "64MiB/s")
+    code, out, err = zonectl(*args, "--format", "json")
+    assert code == 0, err
+    forecast = json.loads(out)["forecast"]
+    (move,) = forecast["collections"]
+    size = 3221225472
+    assert (move["ns"], move["from_shard"], move["bytes"]) == ("shop.orders", "s0", size)
+    # The documented 5-minute floor of moveCollection, then 3 GiB at 64 MiB/s (48 s).
+    assert move["seconds"] == pytest.approx(300 + 48)
+    assert forecast["migrate"]["seconds"] == pytest.approx(348)  # no chunk moves here
+    assert forecast["balancer"]["seconds"] == pytest.approx(348)  # apply moves it, not it
+    code, text, _ = zonectl(*args)
+    assert "and 1 collection (3.0 GiB) by moveCollection" in text
+    assert f"shop.orders: moveCollection s0 -> {move['to_shard']}, 3.0 GiB; 5m48s" in text
+    code, md, _ = zonectl(*args, "--format", "markdown")
+    assert "| `shop.orders` | - | 3.0 GiB | moveCollection 5m48s |" in md
+    with ticking(sb.sandbox):
+        assert zonectl("apply", policy, "--uri", sb.uri, "--yes")[0] == 0
+    code, out, _ = zonectl(*args, "--format", "json")
+    assert json.loads(out)["forecast"]["collections"] == []

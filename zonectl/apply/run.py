@@ -45,6 +45,7 @@ from zonectl.plan.ops import (
     SplitChunk,
 )
 from zonectl.plan.value import Plan
+from zonectl.render.summary import plural
 
 
 @dataclass(frozen=True)
@@ -337,7 +338,7 @@ class _Runner:
         res.left = len(out.left)
         if out.left and self.budget_at is not None and self.ports.clock() >= self.budget_at:
             self.events.note(
-                f"{ns}: --budget reached: {res.left} chunk(s) "
+                f"{ns}: --budget reached: {plural(res.left, 'chunk')} "
                 f"({format_bytes(sum(m.bytes for m in out.left))}) left to the balancer"
             )
         if out.moved:

@@ -14,11 +14,15 @@ from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
 from zonectl.analyze.rules_workload import parse_candidates
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, uri_option, window_boundaries
+from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
+from zonectl.cli.fleet.context import FleetSpec
+from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode, UsageError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
 from zonectl.mongo.analyze_read import read_analyze_input
+from zonectl.mongo.resolve import read_resolved
+from zonectl.plan.patterns import is_pattern, matches
 
 
 class Format(StrEnum):
@@ -28,6 +32,7 @@ class Format(StrEnum):
 
 
 @guarded
+@fleet_command(FleetSpec("analyze"))
 def command(
     paths: Annotated[
         list[Path] | None,
@@ -39,7 +44,12 @@ def command(
     uri: Annotated[str | None, uri_option()] = None,
     namespaces: Annotated[
         list[str] | None,
-        typer.Option("--namespace", "-n", help="Analyze only these namespaces (repeatable)."),
+        typer.Option(
+            "--namespace",
+            "-n",
+            help="Analyze only these namespaces (repeatable); a pattern such as 'logs.*' "
+            "selects among the sharded and policy namespaces.",
+        ),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
     candidate: Annotated[
@@ -73,6 +83,8 @@ def command(
 
       zonectl analyze policies/ --uri "$ZONECTL_URI" --format markdown
 
+      zonectl analyze policies/ --all -n 'logs.*'
+
       zonectl analyze -n app.sessions --candidate '{sessionId: 1}' --uri sandbox:
     """
     for ns in namespaces or ():
@@ -82,11 +94,20 @@ def command(
     candidates = _candidates(candidate or [], namespaces)
     now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
-    boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
     with connect(uri) as conn:
+        if desired is not None and desired.patterns:
+            # The policy's `collections:` patterns name live namespaces, as in plan.
+            resolved = read_resolved(conn, desired, now)
+            desired = resolved.desired
+            for note in resolved.notes:
+                stderr.print(f"zonectl: {note}", markup=False)
+        boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
         data = read_analyze_input(
             conn, desired, namespaces or None, now, boundaries, candidates=candidates
         )
+    for pattern in namespaces or ():
+        if is_pattern(pattern) and not any(matches(pattern, ns) for ns in data.collections):
+            warn(f"--namespace {pattern!r} matches no sharded or policy namespace")
     report = build_report(data)
     if fmt is Format.json:
         sys.stdout.write(render_json(report))

@@ -36,6 +36,7 @@ from zonectl.plan.serialize import load_plan
 from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.plan.value import Plan, make_fingerprint
 from zonectl.render import render_text
+from zonectl.render.summary import plural
 from zonectl.settings import Settings
 
 
@@ -245,7 +246,7 @@ def _summary(result: ApplyResult) -> int:
     )
     failed = sum(len(m.failed) for m in result.migrations)
     if result.migrations:
-        line += f", {moved} chunk(s) moved, {skipped} skipped, {left} left"
+        line += f", {plural(moved, 'chunk')} moved, {skipped} skipped, {left} left"
         line += f", {failed} failed" if failed else ""
     line += f"; balancing paused {paused:.1f}s in total and restored"
     stderr.print(line, markup=False)
@@ -256,7 +257,8 @@ def _summary(result: ApplyResult) -> int:
             warn(f"move failed: {reason}")
         if m.left:
             warn(
-                f"{m.ns}: {m.left} out-of-zone chunk(s) left to the balancer (the budget ran "
-                "out, or no shard could take them); rerun apply --migrate to move them now"
+                f"{m.ns}: {plural(m.left, 'out-of-zone chunk')} left to the balancer "
+                "(the budget ran out, or no shard could take them); "
+                "rerun apply --migrate to move them now"
             )
     return int(ExitCode.OK)

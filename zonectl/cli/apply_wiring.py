@@ -26,6 +26,7 @@ from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease
 from zonectl.mongo.state import read_cluster_state
 from zonectl.mongo.unsharded_read import MongoUnsharded
+from zonectl.render.summary import plural
 
 
 def build_ports(conn: Connection, database: str) -> Ports:
@@ -74,8 +75,9 @@ def make_confirm(yes: bool, render: Any) -> Any:
         stderr.print(render(prepared.plan), markup=False, end="")
         for p in previews:
             stderr.print(
-                f"--migrate {p.ns}: {len(p.splits)} split(s), {p.moves.violating} out-of-zone "
-                f"chunk(s) to move now ({len(p.moves.moves)} command(s))",
+                f"--migrate {p.ns}: {plural(len(p.splits), 'split')}, "
+                f"{plural(p.moves.violating, 'out-of-zone chunk')} to move now "
+                f"({plural(len(p.moves.moves), 'command')})",
                 markup=False,
             )
         if yes:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import typer
@@ -17,6 +17,7 @@ from zonectl.forecast.inputs import Range, make_namespace_chunks
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
+from zonectl.model.desired import DesiredState
 from zonectl.mongo.chunks_read import MongoChunks
 from zonectl.mongo.connect import Connection
 
@@ -40,7 +41,8 @@ def balancer_tz_option() -> Any:
     return typer.Option(
         "--balancer-tz",
         help="IANA time zone of the config server, in which the balancer reads its "
-        "active window (default UTC), e.g. Europe/Berlin.",
+        "active window, e.g. Europe/Berlin; overrides the policy's balancer.timezone "
+        "(default UTC).",
     )
 
 
@@ -50,6 +52,29 @@ class ForecastFlags:
     parallel: int | None
     tz: dt.tzinfo
     tz_name: str
+    tz_given: bool = False  # --balancer-tz was given: it wins over the policy's
+
+
+def with_policy_timezone(
+    flags: ForecastFlags, desired: DesiredState | None, environ_zone: str | None = None
+) -> ForecastFlags:
+    """The balancer's time zone: --balancer-tz, else $ZONECTL_CONFIG_TIMEZONE (`environ_zone`),
+    else the policy's `balancer.timezone` (validated with the policy, ZP503), else UTC."""
+    if flags.tz_given:
+        return flags
+    if environ_zone is not None:
+        try:
+            return replace(flags, tz=load_zone(environ_zone), tz_name=environ_zone, tz_given=True)
+        except ValueError as exc:
+            raise UsageError(f"ZONECTL_CONFIG_TIMEZONE: {exc}") from None
+    stated = policy_timezone(desired)
+    if stated is None:
+        return flags
+    return replace(flags, tz=load_zone(stated), tz_name=stated)
+
+
+def policy_timezone(desired: DesiredState | None) -> str | None:
+    return desired.balancer.timezone if desired and desired.balancer else None
 
 
 def parse_forecast_flags(
@@ -66,7 +91,7 @@ def parse_forecast_flags(
         tz = load_zone(balancer_tz or "UTC")
     except ValueError as exc:
         raise UsageError(f"--balancer-tz: {exc}") from None
-    return ForecastFlags(rate, parallel, tz, balancer_tz or "UTC")
+    return ForecastFlags(rate, parallel, tz, balancer_tz or "UTC", balancer_tz is not None)
 
 
 def make_window(window: Mapping[str, str] | None, flags: ForecastFlags) -> ActiveWindow | None:

@@ -18,6 +18,7 @@ import typer
 
 from zonectl.cli.common import warn
 from zonectl.cli.fleet.context import current_target
+from zonectl.cli.forecast_wiring import policy_timezone
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, PlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
@@ -68,7 +69,7 @@ def read_cluster_metrics(
         now=now,
         report=report,
         balancer_in_window=in_active_window(
-            report.balancer.active_window, now.astimezone(_config_zone(settings))
+            report.balancer.active_window, now.astimezone(_config_zone(settings, desired))
         ),
         migrations=read_migrations_in_flight(conn),
         lease_acquired=report.lease.acquired if report.lease else None,
@@ -78,13 +79,16 @@ def read_cluster_metrics(
     return _with_policy(conn, metrics, settings, desired, now)
 
 
-def _config_zone(settings: Settings) -> ZoneInfo:
+def _config_zone(settings: Settings, desired: DesiredState | None) -> ZoneInfo:
+    """$ZONECTL_CONFIG_TIMEZONE (or --balancer-tz, which status puts there), else the
+    policy's `balancer.timezone`, else UTC: the order the forecast uses too."""
     from zonectl.windows.schedule import load_zone
 
-    zone = load_zone(settings.config_timezone)
+    name = settings.config_timezone or policy_timezone(desired) or "UTC"
+    zone = load_zone(name)
     if zone is None:
         raise UsageError(
-            f"ZONECTL_CONFIG_TIMEZONE: unknown time zone {settings.config_timezone!r}; "
+            f"ZONECTL_CONFIG_TIMEZONE: unknown time zone {name!r}; "
             "give an IANA name such as Europe/Berlin (the balancer window is in the config "
             "server's local time)"
         )

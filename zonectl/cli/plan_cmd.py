@@ -27,10 +27,12 @@ from zonectl.cli.forecast_wiring import (
     parallel_forecast_option,
     parse_forecast_flags,
     read_forecast,
+    with_policy_timezone,
 )
 from zonectl.cli.plan_after import state_after
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, ZonectlError
+from zonectl.forecast.collection_moves import moves_of, with_collection_moves
 from zonectl.forecast.report import Forecast
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
@@ -45,6 +47,7 @@ from zonectl.render.forecast import (
     render_forecast_markdown,
     render_forecast_text,
 )
+from zonectl.settings import Settings
 
 
 class Format(StrEnum):
@@ -120,6 +123,7 @@ def command(
     instant = parse_at(at, dt.datetime.now(dt.UTC))
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
     desired = load_desired(paths)
+    flags = with_policy_timezone(flags, desired, Settings.from_environ(os.environ).config_timezone)
     boundaries, next_tick = window_boundaries(desired, instant)
     plan, forecast = _plan_and_forecast(
         uri, desired, boundaries, instant, namespaces or None, flags, forecast_at=at is not None
@@ -208,7 +212,7 @@ def _plan_and_forecast(
             balancer_enabled=after.balancer_enabled,
             no_balance=after.no_balance,
         )
-    return plan, forecast
+    return plan, with_collection_moves(forecast, moves_of(plan))
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:

@@ -46,6 +46,7 @@ from zonectl.plan.restrict import (
     with_pattern_ops,
 )
 from zonectl.render import render_text
+from zonectl.render.summary import plural
 from zonectl.settings import Settings
 
 
@@ -311,7 +312,8 @@ def _report(result: ApplyResult, window: WindowPlan) -> int:
         if m.moved or m.left or m.splits or m.failed:
             failed = f", {len(m.failed)} failed" if m.failed else ""
             lines.append(
-                f"{m.ns}: {m.splits} split(s), {m.moved} chunk(s) moved, {m.left} left{failed}"
+                f"{m.ns}: {plural(m.splits, 'split')}, {plural(m.moved, 'chunk')} moved, "
+                f"{m.left} left{failed}"
             )
     sys.stdout.write("".join(f"{line}\n" for line in lines))
     sys.stdout.flush()

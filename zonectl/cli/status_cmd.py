@@ -25,6 +25,7 @@ from zonectl.cli.forecast_wiring import (
     parallel_forecast_option,
     parse_forecast_flags,
     read_forecast,
+    with_policy_timezone,
 )
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, read_cluster_metrics
 from zonectl.cli.policy_plan import read_policy_plan
@@ -100,7 +101,8 @@ def command(
     --metrics-file writes them for node-exporter's textfile collector. Drift
     and window metrics need the POLICY argument. The `cluster` label is
     $ZONECTL_CLUSTER, else the URI's host list; the balancer window is read
-    in $ZONECTL_CONFIG_TIMEZONE (default UTC), the config server's zone.
+    in the config server's zone: --balancer-tz, else $ZONECTL_CONFIG_TIMEZONE,
+    else the policy's balancer.timezone, else UTC.
 
     For namespaces not compliant, a forecast: the chunks and bytes still to
     move, each donor shard's backlog (for a firehose window: the hot shard's
@@ -124,6 +126,9 @@ def command(
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
     with MetricsRun(metrics_file, "status", uri, settings) as run:
         desired = load_desired(policy) if policy else None
+        flags = with_policy_timezone(flags, desired, settings.config_timezone)
+        if flags.tz_given:  # the metrics read the window in the same zone as the forecast
+            settings = dataclasses.replace(settings, config_timezone=flags.tz_name)
         run.exit_code = _status(uri, settings, desired, namespaces, fmt, flags, run)
         return run.exit_code
 

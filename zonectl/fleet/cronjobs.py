@@ -13,6 +13,9 @@ from zonectl.fleet.inventory import Cluster
 
 POLICIES_DIR = "/etc/zonectl/policies"
 INVENTORY_DIR = "/etc/zonectl/inventory"
+# node-exporter's textfile directory on the node: each run writes its metrics there, so
+# the alerts in deploy/prometheus/ see a failed or silent rotation (docs/metrics.md).
+TEXTFILE_DIR = "/var/lib/node_exporter/textfile"
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ def build_cronjob(cluster: Cluster, options: CronJobOptions) -> dict[str, Any]:
             "--cluster",
             cluster.name,
             "--yes",
+            "--metrics-file",
+            f"{TEXTFILE_DIR}/zonectl-rotate-{cluster.name}.prom",
             *options.extra_args,
         ],
         "env": env,
@@ -61,6 +66,7 @@ def build_cronjob(cluster: Cluster, options: CronJobOptions) -> dict[str, Any]:
             {"name": "inventory", "mountPath": INVENTORY_DIR, "readOnly": True},
             *mounts,
             {"name": "tmp", "mountPath": "/tmp"},
+            {"name": "textfile", "mountPath": TEXTFILE_DIR},
         ],
         "securityContext": {
             "allowPrivilegeEscalation": False,
@@ -89,6 +95,7 @@ def build_cronjob(cluster: Cluster, options: CronJobOptions) -> dict[str, Any]:
             {"name": "inventory", "configMap": {"name": options.inventory_configmap}},
             *volumes,
             {"name": "tmp", "emptyDir": {"sizeLimit": "16Mi"}},
+            {"name": "textfile", "hostPath": {"path": TEXTFILE_DIR, "type": "DirectoryOrCreate"}},
         ],
     }
     return {

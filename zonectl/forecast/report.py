@@ -45,6 +45,17 @@ class Backlog:
 
 
 @dataclass(frozen=True)
+class CollectionMoveForecast:
+    """One moveCollection of the plan (timed by zonectl.forecast.collection_moves)."""
+
+    ns: str
+    from_shard: str
+    to_shard: str
+    bytes: int | None  # None: the plan could not size it (collStats did not answer)
+    seconds: float
+
+
+@dataclass(frozen=True)
 class Forecast:
     now: dt.datetime
     assumptions: Assumptions
@@ -53,6 +64,8 @@ class Forecast:
     eager_s: float
     balancer_s: float | None
     notes: tuple[str, ...] = field(default=())
+    # moveCollection ops of the plan (zonectl.forecast.collection_moves), counted in the totals
+    collections: tuple[CollectionMoveForecast, ...] = field(default=())
 
     @property
     def chunks(self) -> int:

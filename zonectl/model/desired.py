@@ -106,6 +106,9 @@ class BalancerPolicy:
     # Absent from the policy: not managed. Present as None: no window (always active).
     active_window: ActiveWindow | None = None
     manage_window: bool = False
+    # IANA zone in which the config server reads active_window (None: not stated, UTC).
+    # Never sent to the cluster: only the forecast reads it.
+    timezone: str | None = None
     position: Position | None = dataclasses.field(default=None, compare=False)
 
 

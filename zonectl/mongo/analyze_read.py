@@ -26,6 +26,7 @@ from zonectl.mongo.shard_key_read import key_metrics, run_analyze_shard_key, wor
 from zonectl.mongo.state import read_config_documents
 from zonectl.mongo.workload_read import with_workload
 from zonectl.plan.impact import default_chunk_bytes
+from zonectl.plan.patterns import is_pattern, matches
 
 _CHANGES = ("moveChunk.commit", "split", "multi-split", "merge", "moveRange.commit")
 _CHUNK_FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1, "estimatedDataSizeBytes": 1}
@@ -40,13 +41,18 @@ def read_analyze_input(
     candidates: Sequence[Mapping[str, Any]] = (),
 ) -> AnalyzeInput:
     """Everything the rules need for `namespaces` (None: every sharded namespace and every
-    namespace the policy names); `candidates`: keys to put beside each live key."""
+    namespace the policy names, its patterns already expanded by `read_resolved`). A name
+    in `namespaces` may be a pattern (`logs.*`): it selects among those same namespaces.
+    `candidates`: keys to put beside each live key (`analyze --candidate`)."""
     docs = read_config_documents(conn, None)
     state = docs.cluster_state(conn)
-    targets = set(namespaces or ()) or set(state.collections) | set(
-        desired.collections if desired else ()
-    )
-    targets = {ns for ns in targets if "*" not in ns}  # policy globs are not namespaces
+    known = set(state.collections) | set(desired.collections if desired else ())
+    if namespaces:
+        exact = {ns for ns in namespaces if not is_pattern(ns)}
+        globs = [ns for ns in namespaces if is_pattern(ns)]
+        targets = exact | {ns for ns in known if any(matches(g, ns) for g in globs)}
+    else:
+        targets = known
     try:
         distribution = _read_distribution(conn)
         sizes = _read_chunk_sizes(conn, state)

@@ -139,6 +139,18 @@ def expand_patterns(
     return Expanded(expanded, origins, tuple(notes))
 
 
+def is_pattern(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def matches(pattern: str, ns: str) -> bool:
+    """Whether namespace `ns` matches fnmatch-style `pattern` part by part (the first dot
+    separates database and collection, as in a policy's `collections:` keys)."""
+    pdb, _, pcoll = pattern.partition(".")
+    db, _, coll = ns.partition(".")
+    return bool(re.match(fnmatch.translate(pdb), db) and re.match(fnmatch.translate(pcoll), coll))
+
+
 def _short(names: list[str]) -> list[str]:
     """The first three names, and how many more."""
     return names[:3] + ([f"{len(names) - 3} more"] if len(names) > 3 else [])

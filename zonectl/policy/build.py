@@ -115,6 +115,7 @@ def _balancer(merged: Merged) -> BalancerPolicy | None:
         enabled=model.enabled,
         active_window=ActiveWindow(window.start, window.stop) if window else None,
         manage_window="activeWindow" in model.model_fields_set,
+        timezone=model.timezone,
         position=doc.position(("balancer",), key=True),
     )
 
@@ -134,6 +135,8 @@ def digest_of(state: DesiredState) -> str:
             "manageWindow": b.manage_window,
             "activeWindow": [window.start, window.stop] if window else None,
         }
+        if b.timezone is not None:  # only when stated, so other digests stay put
+            normal["balancer"]["timezone"] = b.timezone
     if state.patterns:  # only when present, so digests of pattern-free policies stay put
         normal["patterns"] = {ns: _normal_collection(c) for ns, c in state.patterns.items()}
     text = json_util.dumps(normal, json_options=_DIGEST_JSON, sort_keys=False)

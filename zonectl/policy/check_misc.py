@@ -1,12 +1,15 @@
 """Checks that span the merged policy or need no shard key: namespace names, zone and shard
-names, zones referenced but assigned to no shard, and the balancer window."""
+names, zones referenced but assigned to no shard, and the balancer window and its time zone."""
 
 from __future__ import annotations
 
+import difflib
 import re
+import zoneinfo
 from collections.abc import Iterable
 
 from zonectl.diagnostics import Diagnostic, Position, Severity
+from zonectl.forecast.window import load_zone
 from zonectl.policy.fragment import CollectionEntry, ShardEntry
 from zonectl.policy.schema import BalancerModel
 from zonectl.policy.tree import Document
@@ -190,10 +193,10 @@ def _references(coll: CollectionEntry) -> Iterable[tuple[str, Position]]:
 
 
 def check_balancer(balancer: BalancerModel, doc: Document) -> list[Diagnostic]:
+    problems = _balancer_timezone(balancer, doc)
     window = balancer.activeWindow
     if window is None:
-        return []
-    problems = []
+        return problems
     for name, text in (("start", window.start), ("stop", window.stop)):
         if not _HHMM.match(text):
             message = f'activeWindow.{name} "{text}" is not a time of day "HH:MM"'
@@ -204,6 +207,27 @@ def check_balancer(balancer: BalancerModel, doc: Document) -> list[Diagnostic]:
         hint = "to balance all day, set activeWindow: null"
         problems.append(_error("ZP502", doc.position(("balancer", "activeWindow")), message, hint))
     return problems
+
+
+def _balancer_timezone(balancer: BalancerModel, doc: Document) -> list[Diagnostic]:
+    name = balancer.timezone
+    if name is None:
+        return []
+    try:
+        load_zone(name)
+    except ValueError:
+        close = difflib.get_close_matches(name, sorted(_timezones()), n=1)
+        hint = f'did you mean "{close[0]}"?' if close else 'use an IANA name such as "UTC"'
+        message = f'balancer timezone "{name}" is not a known IANA time zone'
+        return [_error("ZP503", doc.position(("balancer", "timezone")), message, hint)]
+    return []
+
+
+def _timezones() -> set[str]:
+    try:
+        return zoneinfo.available_timezones()
+    except Exception:  # no tz database to list: no suggestion, the error still stands
+        return set()
 
 
 def _minutes(text: str) -> int:

@@ -51,5 +51,6 @@ CODES: dict[str, str] = {
     "ZP409": "firehose without a key: checked at plan time",
     "ZP501": "activeWindow time is not HH:MM",
     "ZP502": "activeWindow start equals stop",
+    "ZP503": "unknown balancer time zone",
     "ZP601": "sampling on an internal database or system collection",
 }

@@ -187,7 +187,10 @@ def _balancer(state: ClusterState) -> CommentedMap:
     )  # fmt: skip
     _note(
         section,
-        "found: config server local time" if window else "found: none (always active)",
+        # MongoDB reports no time zone for the config server: the reviewer states it.
+        "found: config server local time; state its zone as balancer.timezone"
+        if window
+        else "found: none (always active)",
         "activeWindow",
     )
     return section

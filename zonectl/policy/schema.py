@@ -49,6 +49,13 @@ class BalancerModel(_Model):
     activeWindow: ActiveWindowModel | None = Field(
         None, description="Restrict balancing to a daily window; null removes the window."
     )
+    timezone: StrictStr | None = Field(
+        None,
+        description="IANA time zone of the config server, in whose local time the balancer "
+        "reads activeWindow (default UTC). Only the forecast uses it; it is never sent to "
+        "the cluster. --balancer-tz overrides it.",
+        examples=["Europe/Berlin"],
+    )
 
 
 class RangeModel(_Model):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from zonectl.forecast.report import Forecast
+from zonectl.forecast.report import CollectionMoveForecast, Forecast
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
+from zonectl.render.summary import plural
 
 
 def _when(seconds: float | None, now: dt.datetime, why: str = "") -> str:
@@ -29,15 +30,34 @@ def _assumed(f: Forecast) -> str:
     )
 
 
+def _collection_bytes(c: CollectionMoveForecast) -> str:
+    return format_bytes(c.bytes) if c.bytes is not None else "size unknown"
+
+
+def _collections_total(f: Forecast) -> str:
+    """ ", and 2 collections (3.1 GiB) by moveCollection", or nothing."""
+    if not f.collections:
+        return ""
+    sized = [c.bytes for c in f.collections if c.bytes is not None]
+    size = format_bytes(sum(sized)) if len(sized) == len(f.collections) else "size unknown"
+    return f", and {plural(len(f.collections), 'collection')} ({size}) by moveCollection"
+
+
 def render_forecast_text(f: Forecast) -> str:
-    if not f.namespaces:
+    if not f.namespaces and not f.collections:
         return "Forecast: nothing to move; every chunk is in its zone.\n"
     lines = [
-        f"Forecast: {f.chunks} chunk(s), {format_bytes(f.bytes)} to move (assumed: {_assumed(f)})"
+        f"Forecast: {plural(f.chunks, 'chunk')}, {format_bytes(f.bytes)} to move"
+        f"{_collections_total(f)} (assumed: {_assumed(f)})"
     ]
+    for c in f.collections:
+        lines.append(
+            f"  {c.ns}: moveCollection {c.from_shard or '?'} -> {c.to_shard}, "
+            f"{_collection_bytes(c)}; {format_duration(c.seconds)} (at least 5m, one at a time)"
+        )
     for n in f.namespaces:
         lines.append(
-            f"  {n.ns}: {n.chunks} chunk(s), {format_bytes(n.bytes)}; "
+            f"  {n.ns}: {plural(n.chunks, 'chunk')}, {format_bytes(n.bytes)}; "
             f"--migrate {_when(n.eager_s, f.now)}; "
             f"balancer {_when(n.balancer_s, f.now, n.why_not)}"
         )
@@ -47,7 +67,7 @@ def render_forecast_text(f: Forecast) -> str:
     for b in f.backlog:
         drained = b.balancer_drained.strftime("%Y-%m-%d %H:%M UTC") if b.balancer_drained else "-"
         lines.append(
-            f"  backlog on {b.shard}: {b.chunks} chunk(s), {format_bytes(b.bytes)} belong "
+            f"  backlog on {b.shard}: {plural(b.chunks, 'chunk')}, {format_bytes(b.bytes)} belong "
             f"elsewhere; drained by the balancer at {drained}, by --migrate in "
             f"{format_duration(b.eager_drained_s)}"
         )
@@ -56,7 +76,7 @@ def render_forecast_text(f: Forecast) -> str:
 
 def render_forecast_markdown(f: Forecast) -> str:
     out = ["", "### Forecast", "", f"Assumed: {_assumed(f)}.", ""]
-    if not f.namespaces:
+    if not f.namespaces and not f.collections:
         return "\n".join([*out, "Nothing to move: every chunk is in its zone.", ""])
     out += [
         "| namespace | chunks | bytes | `--migrate` | balancer |",
@@ -67,6 +87,9 @@ def render_forecast_markdown(f: Forecast) -> str:
             f"| `{n.ns}` | {n.chunks} | {format_bytes(n.bytes)} | {_when(n.eager_s, f.now)} | "
             f"{_when(n.balancer_s, f.now, n.why_not)} |"
         )
+    for c in f.collections:  # apply moves them, with or without --migrate; never the balancer
+        took = f"moveCollection {format_duration(c.seconds)}"
+        out.append(f"| `{c.ns}` | - | {_collection_bytes(c)} | {took} | {took} |")
     out.append(
         f"| **total** | {f.chunks} | {format_bytes(f.bytes)} | {_when(f.eager_s, f.now)} | "
         f"{_when(f.balancer_s, f.now, 'see above')} |"
@@ -110,6 +133,16 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
                 "balancer_never_because": n.why_not or None,
             }
             for n in f.namespaces
+        ],
+        "collections": [
+            {
+                "ns": c.ns,
+                "from_shard": c.from_shard or None,
+                "to_shard": c.to_shard,
+                "bytes": c.bytes,
+                "seconds": c.seconds,
+            }
+            for c in f.collections
         ],
         "backlog": [
             {

@@ -42,7 +42,7 @@ class ClusterMetrics:
     now: dt.datetime
     report: StatusReport | None = None  # None: the cluster could not be read
     balancer_in_window: bool | None = None
-    migrations: Mapping[str, int] | None = None  # None: the server keeps no config.migrations
+    migrations: Mapping[str, int] | None = None  # None: unknown (no privilege to read them)
     drift: Mapping[str | None, int] | None = None  # ns (None: cluster-wide) -> ops; no policy
     plan_error: bool | None = None  # the policy could not be planned (None: no policy)
     windows: tuple[WindowMetrics, ...] = ()
@@ -68,7 +68,8 @@ HELP: dict[str, str] = {
     "zonectl_namespace_jumbo_chunks": "Chunks flagged jumbo.",
     "zonectl_namespace_balancing_enabled": "1 unless balancing is off for the namespace.",
     "zonectl_namespace_migrations_in_flight": (
-        "Balancer migrations of the namespace in config.migrations (servers 4.4-6.x only)."
+        "Chunk migrations of the namespace in flight (config.migrations before 7.0, "
+        "$currentOp from 7.0)."
     ),
     "zonectl_pending_ops": (
         "Ops `zonectl plan` would send for this policy (drift); without a namespace label: "

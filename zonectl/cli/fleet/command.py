@@ -78,7 +78,8 @@ def cronjobs_command(
     """Print one Kubernetes CronJob per inventory cluster as a YAML stream.
 
     Each CronJob runs `zonectl rotate /etc/zonectl/policies --inventory
-    /etc/zonectl/inventory/clusters.yaml --cluster NAME --yes` and gets only
+    /etc/zonectl/inventory/clusters.yaml --cluster NAME --yes --metrics-file
+    /var/lib/node_exporter/textfile/zonectl-rotate-NAME.prom` and gets only
     its own cluster's URI: from Secret PREFIX+NAME (key `uri`), as the
     environment variable or at the file path the inventory names. The policies
     and the inventory come from ConfigMaps. Nothing is contacted.

@@ -23,8 +23,9 @@ from zonectl.sandbox.auth.roles import is_allowed
 from zonectl.sandbox.catalog import data_distribution
 from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
+from zonectl.sandbox.commands import current_op
 from zonectl.sandbox.commands.authz import command_namespace
-from zonectl.sandbox.commands.move_collection import CURRENT_OP, current_ops
+from zonectl.sandbox.commands.move_collection import CURRENT_OP
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
 from zonectl.sandbox.commands.query_analyzer import (
     LIST_SAMPLED_QUERIES,
@@ -278,11 +279,19 @@ def _authorize_aggregate(request: Request) -> bool:
     roles = request.session.roles
     if _starts_with_data_distribution(request.body.get("pipeline")):
         return is_allowed(roles, "cluster", "shardedDataDistribution")
-    pipeline = request.body.get("pipeline")
-    first = pipeline[0] if isinstance(pipeline, list) and pipeline else None
-    if isinstance(first, Mapping) and list(first) == [LIST_SAMPLED_QUERIES]:
+    first = _first_stage(request.body.get("pipeline"))
+    if request.db == "admin" and CURRENT_OP in first:
+        # DocumentSourceCurrentOp::LiteParsed: `inprog` on the cluster with allUsers: true.
+        options = first[CURRENT_OP] if isinstance(first[CURRENT_OP], Mapping) else {}
+        return not options.get("allUsers") or is_allowed(roles, "cluster", "inprog")
+    if list(first) == [LIST_SAMPLED_QUERIES]:
         return is_allowed(roles, "cluster", "listSampledQueries")
     return is_allowed(roles, command_namespace(request), "find")
+
+
+def _first_stage(pipeline: Any) -> Mapping[str, Any]:
+    first = pipeline[0] if isinstance(pipeline, list) and pipeline else None
+    return first if isinstance(first, Mapping) else {}
 
 
 def _starts_with_data_distribution(pipeline: Any) -> bool:
@@ -320,11 +329,14 @@ def aggregate(request: Request) -> dict[str, Any]:
         )
     first_stage = list(first) if isinstance(first, Mapping) else []
     if request.arg == 1 and request.db == "admin" and first_stage == [CURRENT_OP]:
-        # Only the moves in flight (move_collection.py), for "Monitor moveCollection".
+        # Only chunk migrations and moveCollection in flight (current_op.py).
         rest = pipeline[1:] if isinstance(pipeline, list) else []
+        options = first[CURRENT_OP] if isinstance(first[CURRENT_OP], Mapping) else {}
         # localOps: the mongos's own operations (its query sampler), else the shards'.
-        local = isinstance(first[CURRENT_OP], Mapping) and first[CURRENT_OP].get("localOps")
-        in_progress = sampler_ops(request) if local else current_ops(request)
+        if options.get("localOps"):
+            in_progress = sampler_ops(request, options)
+        else:
+            in_progress = current_op.documents(request, options)
         ops = list(run_pipeline(in_progress, rest, lambda coll: []))
         encoded = (encode(d) for d in ops)
         return cursor_reply(request, "admin.$cmd.aggregate", encoded, batch_size=None)

@@ -216,9 +216,12 @@ def list_sampled_queries(request: Request, spec: Any) -> list[dict[str, Any]]:
     return [dict(d) for d in docs if ns is None or d.get("ns") == ns]
 
 
-def sampler_ops(request: Request) -> list[dict[str, Any]]:
+def sampler_ops(request: Request, options: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The mongos sampler's `$currentOp` entries (`localOps: true`), one per sampled
-    collection (CollectionSampleCountersCurrentOp in analyze_shard_key_common.idl)."""
+    collection (CollectionSampleCountersCurrentOp in analyze_shard_key_common.idl); the
+    sampler is an internal client, so only with `allUsers: true` (as current_op.py)."""
+    if not options.get("allUsers"):
+        return []
     return [
         {
             "desc": "query analyzer",

@@ -1,0 +1,60 @@
+"""The time of the plan's moveCollection ops (8.0 unsharded pins), for the forecast: apply
+runs them one after another, each a resharding that copies the whole collection. Pure."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from zonectl.forecast.report import CollectionMoveForecast, Forecast
+from zonectl.plan.ops import MoveCollection
+from zonectl.plan.value import Plan
+
+# The manual (reference/command/moveCollection): "moveCollection has a 5 minute minimum
+# duration"; it is built on resharding, whose clone copies every document to the recipient.
+# Modelled as that floor plus the bytes at the copy rate of one migration (a guess: no
+# source gives the clone rate of resharding against that of a chunk migration).
+MINIMUM_S = 300.0
+
+
+@dataclass(frozen=True)
+class CollectionMove:
+    ns: str
+    from_shard: str
+    to_shard: str
+    bytes: int | None  # None: the plan could not size it (collStats did not answer)
+
+
+def moves_of(plan: Plan) -> list[CollectionMove]:
+    """The plan's moveCollection ops, in the order apply runs them."""
+    return [
+        CollectionMove(op.ns, op.from_shard, op.to_shard, op.impact.bytes if op.impact else None)
+        for op in plan.ops
+        if isinstance(op, MoveCollection)
+    ]
+
+
+def move_seconds(size: int | None, copy_rate: float) -> float:
+    return MINIMUM_S + (size or 0) / copy_rate
+
+
+def with_collection_moves(forecast: Forecast, moves: Sequence[CollectionMove]) -> Forecast:
+    """`forecast` with the moves counted: one at a time (MongoDB runs a single moveCollection
+    at once), after apply's range swaps and `--migrate` moves (apply's order), and alongside
+    the balancer, which never moves an unsharded collection."""
+    if not moves:
+        return forecast
+    rate = forecast.assumptions.copy_rate
+    timed = tuple(
+        CollectionMoveForecast(m.ns, m.from_shard, m.to_shard, m.bytes, move_seconds(m.bytes, rate))
+        for m in moves
+    )
+    total = sum(t.seconds for t in timed)
+    balancer_s = forecast.balancer_s
+    return dataclasses.replace(
+        forecast,
+        collections=timed,
+        eager_s=forecast.eager_s + total,
+        balancer_s=None if balancer_s is None else max(balancer_s, total),
+    )
