@@ -5,11 +5,11 @@ The CLI boundary (`zonectl.cli.boundary`) is the only place that turns these int
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from enum import IntEnum
 
 from zonectl.diagnostics import Diagnostic
+from zonectl.redaction import redact as redact  # re-exported: the one redaction
 
 
 class ExitCode(IntEnum):
@@ -75,18 +75,3 @@ class UsageError(ZonectlError):
     """Arguments that parse but make no sense together."""
 
     exit_code = ExitCode.USAGE
-
-
-_URI_CREDENTIALS = re.compile(r"(mongodb(?:\+srv)?://)([^@/\s]+)@")
-_PASSWORD_FIELDS = re.compile(r"(?i)((?:password|pwd)\s*[=:]\s*)([^\s&,;}]+)")
-
-
-def redact(text: str) -> str:
-    """Hide credentials in any text zonectl prints: URIs and password=... fields."""
-    text = _URI_CREDENTIALS.sub(lambda m: f"{m.group(1)}{_redact_userinfo(m.group(2))}@", text)
-    return _PASSWORD_FIELDS.sub(lambda m: f"{m.group(1)}***", text)
-
-
-def _redact_userinfo(userinfo: str) -> str:
-    user, sep, _password = userinfo.partition(":")
-    return f"{user}:***" if sep else user

@@ -107,7 +107,7 @@ def test_a_wrong_password_is_one_line_naming_authentication(sandbox_server: Any)
     result = zonectl("doctor", "--uri", uri_of(sb, "ops", "wrong"))
     assert result.code == 1
     assert result.err.splitlines()[0].startswith("zonectl: error: authentication failed for")
-    assert "ops:***@" in result.err and "wrong" not in result.err
+    assert "mongodb://***@" in result.err and "wrong" not in result.err and "ops" not in result.err
     assert result.out == ""
 
 

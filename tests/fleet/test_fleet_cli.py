@@ -83,7 +83,7 @@ def test_plan_all_gives_each_cluster_its_result_and_exit_1_when_one_is_unreachab
         assert [op["kind"] for op in results[name]["output"]["ops"]] == ["assign_zone_range"]
     assert results["dead"]["exit_code"] == 1 and results["dead"]["result"] == "failed"
     assert results["dead"]["output"] is None
-    assert "cannot reach mongodb://ops:***@127.0.0.1" in results["dead"]["error"]
+    assert "cannot reach mongodb://***@127.0.0.1" in results["dead"]["error"]
     assert "[dead] zonectl: error: cannot reach" in err
     assert "zonectl: fleet plan: 3 cluster(s), 2 ok, 1 failed; exit 1" in err
     table = {line.split()[0]: line.split()[1] for line in err.splitlines() if line[:2] == "  "}

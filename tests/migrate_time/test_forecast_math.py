@@ -11,10 +11,11 @@ import pytest
 from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
 from zonectl.forecast.eager import PendingMove, lower_bound_seconds, simulate_eager
 from zonectl.forecast.report import Assumptions, make_forecast
-from zonectl.forecast.timing import copy_seconds
+from zonectl.forecast.timing import CostModel, copy_seconds
 from zonectl.forecast.units import format_duration, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
 
+BYTES = CostModel(rate=1024 * 1024, fixed_s=0.0).seconds  # the arithmetic alone
 MIB = 1024 * 1024
 UTC = dt.UTC
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -38,9 +39,18 @@ def test_a_negative_zero_or_unparseable_copy_rate_is_refused(text: str) -> None:
         parse_rate(text)
 
 
-def test_a_migration_takes_its_bytes_over_the_rate_but_at_least_the_floor() -> None:
-    assert copy_seconds(64 * MIB, 16 * MIB) == 4.0
-    assert copy_seconds(1 * MIB, 16 * MIB) == 1.0
+def test_a_migration_takes_a_fixed_part_plus_its_bytes_over_the_rate() -> None:
+    assert copy_seconds(64 * MIB, 16 * MIB) == 5.0  # the assumed second, then 4 s
+    assert copy_seconds(1 * MIB, 16 * MIB, fixed_s=0.5) == 0.5625
+    model = CostModel(rate=16 * MIB, fixed_s=0.5, shard_rates={"slow": 4 * MIB},
+                      pair_rates={("a", "b"): 32 * MIB})  # fmt: skip
+    assert model.seconds("a", "c", 16 * MIB) == 1.5  # neither shard known: the rate
+    assert model.seconds("c", "slow", 16 * MIB) == 4.5  # the slower shard sets the pace
+    assert model.seconds("a", "b", 16 * MIB) == 1.0  # a pair's own rate wins
+    # moveCollection: the resharding minimum, then the copy; a learned length as a floor.
+    assert model.move_collection_seconds("a", "slow", 40 * MIB) == 310.0
+    learned = CostModel(rate=16 * MIB, move_collection_s=900.0)
+    assert learned.move_collection_seconds("a", "b", 16 * MIB) == 900.0
     assert format_duration(2 * 86400 + 4 * 3600 + 600) == "2d 04h10m"
 
 
@@ -93,7 +103,9 @@ def test_balancer_rounds_wait_for_the_window_and_resume_when_it_reopens() -> Non
     # (a migration started inside the window runs past its close), then the next night.
     w = ActiveWindow(parse_hhmm("01:00"), parse_hhmm("02:00"))
     size = 50 * 60 * MIB
-    out = simulate_balancer([_chunks([size] * 3)], zones, MIB, at(2026, 3, 2, 0), window=w)
+    out = simulate_balancer(
+        [_chunks([size] * 3)], zones, MIB, at(2026, 3, 2, 0), window=w, cost=BYTES
+    )
     assert out.moved == 3 and out.rounds == 3
     assert out.finished == at(2026, 3, 3, 1, 50)
     assert out.drained["hot"] == out.finished
@@ -108,7 +120,7 @@ def test_balancer_rounds_last_as_long_as_their_longest_migration_plus_a_second()
     }
     c = NamespaceChunks("app.e", ["h1", "h2", "h1", "h2"], [10 * MIB, 2 * MIB, 2 * MIB, 2 * MIB],
                         ["cold"] * 4)  # fmt: skip
-    out = simulate_balancer([c], zones, MIB, at(2026, 3, 2, 0))
+    out = simulate_balancer([c], zones, MIB, at(2026, 3, 2, 0), cost=BYTES)
     # Round 1: h1->c?, h2->c? in parallel, 10 s; 1 s pause; round 2: 2 s.
     assert (out.finished - at(2026, 3, 2, 0)).total_seconds() == pytest.approx(13.0)
 
@@ -120,20 +132,20 @@ def _moves(spec: list[tuple[str, int]], holders: tuple[str, ...]) -> list[Pendin
 def test_the_parallel_schedule_reaches_the_lower_bound_when_shards_pair_up() -> None:
     moves = _moves([("h1", 4 * MIB)] * 3 + [("h2", 4 * MIB)] * 3, ("c1", "c2"))
     loads = {"h1": 12 * MIB, "h2": 12 * MIB, "c1": 0, "c2": 0}
-    out = simulate_eager(moves, loads, 4, MIB)
+    out = simulate_eager(moves, loads, 4, MIB, cost=BYTES)
     assert out.moved == 6 and out.left == 0
     assert out.seconds == pytest.approx(12.0) == lower_bound_seconds(moves, MIB)
 
 
 def test_parallel_one_is_the_serial_sum() -> None:
     moves = _moves([("h1", 4 * MIB), ("h2", 2 * MIB)], ("c1", "c2"))
-    out = simulate_eager(moves, {"h1": 0, "h2": 0, "c1": 0, "c2": 0}, 1, MIB)
+    out = simulate_eager(moves, {"h1": 0, "h2": 0, "c1": 0, "c2": 0}, 1, MIB, cost=BYTES)
     assert out.seconds == pytest.approx(6.0)
 
 
 def test_a_budget_stops_starting_moves_and_counts_the_rest() -> None:
     moves = _moves([("h1", 4 * MIB)] * 5, ("c1",))
-    out = simulate_eager(moves, {"h1": 0, "c1": 0}, 2, MIB, budget_s=5.0)
+    out = simulate_eager(moves, {"h1": 0, "c1": 0}, 2, MIB, budget_s=5.0, cost=BYTES)
     assert out.moved == 2 and out.left == 3  # started at 0 and 4; at 8 the budget is over
 
 
@@ -142,10 +154,12 @@ def test_the_forecast_reports_both_routes_and_the_backlog_per_donor() -> None:
     c = _chunks([8 * MIB] * 4)
     now = at(2026, 3, 2, 12)
     w = ActiveWindow(parse_hhmm("23:00"), parse_hhmm("06:00"))
-    f = make_forecast([c], zones, Assumptions(MIB, 3, window=w), now)
+    f = make_forecast([c], zones, Assumptions(MIB, 3, window=w, model=CostModel(MIB, 0.0)), now)
     assert (f.chunks, f.bytes) == (4, 32 * MIB)
     assert f.eager_s == pytest.approx(32.0)  # one donor: its bytes in a row
     assert f.balancer_at is not None and f.balancer_at > at(2026, 3, 2, 23)
     assert f.backlog[0].shard == "hot" and f.backlog[0].bytes == 32 * MIB
-    off = make_forecast([c], zones, Assumptions(MIB, 3, balancer_enabled=False), now)
+    off = make_forecast(
+        [c], zones, Assumptions(MIB, 3, balancer_enabled=False, model=CostModel(MIB, 0.0)), now
+    )
     assert off.balancer_s is None and off.namespaces[0].why_not == "the balancer is off"

@@ -86,6 +86,15 @@ def test_sort_skip_limit_and_projection(coll: Any) -> None:
     assert list(coll.find({"_id": 1}, {"tags": 0, "sub": 0, "s": 0})) == [{"_id": 1, "a": 1}]
 
 
+def test_natural_order_reads_in_insertion_order_or_backwards_and_stops_at_the_limit(
+    coll: Any,
+) -> None:
+    # Inserted 1..6; {$natural: -1} is how a tool reads a capped collection newest first.
+    assert [d["_id"] for d in coll.find({}).sort("$natural", 1)] == [1, 2, 3, 4, 5, 6]
+    newest = coll.find({"_id": {"$gte": 2}}).sort("$natural", -1).limit(2)
+    assert [d["_id"] for d in newest] == [6, 5]
+
+
 def test_unknown_operator_is_bad_value(coll: Any) -> None:
     with pytest.raises(OperationFailure) as info:
         list(coll.find({"a": {"$foo": 1}}))

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from zonectl.analyze.report import CollectionReport, Figure, Finding, Report, Severity
+from zonectl.render.inert import markdown_code, markdown_text, terminal
 
 FORMAT_VERSION = 1
 _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
@@ -36,7 +37,8 @@ def render_text(report: Report) -> str:
         lines += _candidates_text(c)
         lines.append("")
     lines.append(summary(report))
-    return "\n".join(lines) + "\n"
+    # Names, keys and values from the cluster run through every line: shown, never acted on.
+    return "".join(f"{terminal(line)}\n" for line in lines)
 
 
 def _candidates_text(c: CollectionReport) -> list[str]:
@@ -121,31 +123,43 @@ def render_markdown(report: Report) -> str:
         lines += ["| severity | rule | namespace | evidence | fix |", "|---|---|---|---|---|"]
         for f in found:
             lines.append(
-                f"| {f.severity.value} | `{f.rule}` {f.name} | {f.namespace or '-'} | "
+                f"| {f.severity.value} | `{f.rule}` {f.name} | {_ns(f.namespace)} | "
                 f"{_cell(f.evidence)} | {_cell(f.fix)} |"
             )
         lines.append("")
     for c in report.collections:
-        lines += [f"### {c.namespace}", "", f"{c.kind}; key `{c.key}`; {c.shape}", ""]
+        key = markdown_code(c.key)
+        lines += [f"### {markdown_code(c.namespace)}", "", f"{c.kind}; key {key}; {_cell(c.shape)}"]
+        lines.append("")
         if c.figures:
             lines += ["| figure | value | source | confidence |", "|---|---|---|---|"]
             for fig in c.figures:
                 lines.append(
-                    f"| {fig.name} | {_cell(fig.value)} | {fig.source} | {fig.confidence} |"
+                    f"| {_cell(fig.name)} | {_cell(fig.value)} | {_cell(fig.source)} | "
+                    f"{fig.confidence} |"
                 )
             lines.append("")
         if c.candidates:
             lines += ["| candidate key | figure | value | confidence |", "|---|---|---|---|"]
             for cand in c.candidates:
-                name = f"`{cand.key}`" + (" (live)" if cand.live else "")
+                name = markdown_code(cand.key, in_table=True) + (" (live)" if cand.live else "")
                 for fig in cand.figures:
-                    lines.append(f"| {name} | {fig.name} | {_cell(fig.value)} | {fig.confidence} |")
-            lines += ["", f"Best for this workload: `{c.best_key}`", ""]
+                    lines.append(
+                        f"| {name} | {_cell(fig.name)} | {_cell(fig.value)} | {fig.confidence} |"
+                    )
+            best = markdown_code(c.best_key) if c.best_key else "-"
+            lines += ["", f"Best for this workload: {best}", ""]
     return "\n".join(lines) + "\n"
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Prose in a table cell: markdown, HTML and `|` escaped (names in it come from the
+    cluster), line breaks shown escaped."""
+    return markdown_text(text)
+
+
+def _ns(namespace: str | None) -> str:
+    return markdown_code(namespace, in_table=True) if namespace else "-"
 
 
 def _sorted(findings: tuple[Finding, ...]) -> list[Finding]:

@@ -11,7 +11,7 @@ migrations that succeed for one that fails.
 moveRange (6.0+) or moveChunk (5.0) therefore names exactly one chunk; `runs` is reported
 next to the command count so the cost of that choice is visible. A moveRange spanning
 several chunks is not an option either: undocumented before 8.3, error 11089203 from 8.3
-(§4.2). In time the choice costs little: a merged run saves only the per-migration floor,
+(§4.2). In time the choice costs little: a merged run saves only the per-migration fixed part,
 and one big move would keep a donor busy that several parallel moves could share.
 
 Bytes per chunk: config.chunks has no sizes (only `estimatedDataSizeBytes` on some 6.x/7.x

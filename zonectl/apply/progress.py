@@ -21,6 +21,7 @@ from rich.progress import (
 
 from zonectl.errors import redact
 from zonectl.plan.ops import Op
+from zonectl.render.inert import rich_markup, terminal
 
 
 class ConsoleEvents:
@@ -37,13 +38,13 @@ class ConsoleEvents:
         self._task: TaskID | None = None
 
     def info(self, text: str) -> None:
-        self.console.print(f"zonectl: {redact(text)}", markup=False)
+        self.console.print(terminal(f"zonectl: {redact(text)}"), markup=False)
 
     def op(self, op: Op, status: str) -> None:
         if self.quiet or self._progress is not None:
             return
         mark = "done" if status == "done" else status.upper()
-        self.console.print(f"  {mark:6} {redact(op.describe())}", markup=False)
+        self.console.print(terminal(f"  {mark:6} {redact(op.describe())}"), markup=False)
 
     def start(self, ns: str, chunks: int, total_bytes: int = 0) -> None:
         if not chunks:
@@ -68,7 +69,7 @@ class ConsoleEvents:
         )
         self._progress.start()
         self._task = self._progress.add_task(
-            f"migrating {ns}", total=max(total_bytes, 1), chunks=f"0/{chunks}"
+            f"migrating {rich_markup(ns)}", total=max(total_bytes, 1), chunks=f"0/{chunks}"
         )
 
     def advance(self, chunks: int, nbytes: int = 0) -> None:
@@ -78,7 +79,7 @@ class ConsoleEvents:
             self._progress.update(self._task, advance=nbytes, chunks=f"{done + chunks}/{total}")
 
     def note(self, text: str) -> None:
-        self.console.print(f"zonectl: {redact(text)}", markup=False)
+        self.console.print(terminal(f"zonectl: {redact(text)}"), markup=False)
 
     def finish(self) -> None:
         if self._progress is not None:

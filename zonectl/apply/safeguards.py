@@ -20,7 +20,7 @@ from typing import Any
 
 from zonectl.apply.interrupt import holding
 from zonectl.apply.ports import BalancingControl, JournalStore, LeaseStore
-from zonectl.errors import ClusterError, NeedsHumanError, ZonectlError
+from zonectl.errors import ClusterError, NeedsHumanError, ZonectlError, redact
 
 RESTORE_ATTEMPTS = 3
 RESTORE_BACKOFF_S = 0.5
@@ -193,7 +193,14 @@ class Recorder:
     def step(self, index: int, kind: str, describe: str, status: str) -> None:
         self.store.event(
             self.apply_id,
-            {"type": "step", "index": index, "kind": kind, "op": describe, "status": status},
+            # Free text only: `ns` of pause/restore records is read back by recovery as is.
+            {
+                "type": "step",
+                "index": index,
+                "kind": kind,
+                "op": redact(describe),
+                "status": redact(status),
+            },
         )
 
     def pause(self, scope: str, ns: str | None, prior: bool) -> None:

@@ -14,7 +14,7 @@ from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
 from zonectl.analyze.rules_workload import parse_candidates
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, uri_option, warn, window_boundaries
+from zonectl.cli.common import load_desired, uri_option, uri_origin, warn, window_boundaries
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode, UsageError
@@ -23,6 +23,7 @@ from zonectl.mongo import connect
 from zonectl.mongo.analyze_read import read_analyze_input
 from zonectl.mongo.resolve import read_resolved
 from zonectl.plan.patterns import is_pattern, matches
+from zonectl.render.inert import terminal
 
 
 class Format(StrEnum):
@@ -94,13 +95,13 @@ def command(
     candidates = _candidates(candidate or [], namespaces)
     now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         if desired is not None and desired.patterns:
             # The policy's `collections:` patterns name live namespaces, as in plan.
             resolved = read_resolved(conn, desired, now)
             desired = resolved.desired
             for note in resolved.notes:
-                stderr.print(f"zonectl: {note}", markup=False)
+                stderr.print(terminal(f"zonectl: {note}"), markup=False)  # one line
         boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
         data = read_analyze_input(
             conn, desired, namespaces or None, now, boundaries, candidates=candidates

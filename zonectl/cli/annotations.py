@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from zonectl.analyze.report import Finding
 from zonectl.diagnostics import Position
+from zonectl.render.inert import workflow_data, workflow_property
 
 _AT = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<rest>.*)$", re.DOTALL)
 _CODE = re.compile(r"^(?:warning |error )?(?P<code>Z[A-Z]\d{3})\b")
@@ -26,19 +27,10 @@ def github_warnings(warnings: Iterable[str]) -> str:
         text = w
         match = _AT.match(w)
         if match:
-            props += [f"file={_prop(match['file'])}", f"line={match['line']}",
+            props += [f"file={workflow_property(match['file'])}", f"line={match['line']}",
                       f"col={match['col']}"]  # fmt: skip
             text = match["rest"]
         code = _CODE.match(text)
-        props.append(f"title={_prop(code['code'] if code else 'zonectl plan')}")
-        out.append(f"::warning {','.join(props)}::{_data(text)}\n")
+        props.append(f"title={workflow_property(code['code'] if code else 'zonectl plan')}")
+        out.append(f"::warning {','.join(props)}::{workflow_data(text)}\n")
     return "".join(out)
-
-
-def _data(text: str) -> str:
-    # GitHub's escaping for workflow command data and properties.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _prop(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")

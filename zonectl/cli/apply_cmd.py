@@ -19,7 +19,7 @@ from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migration, run_apply
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, make_confirm, parse_duration
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, uri_option, warn
+from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
@@ -133,7 +133,7 @@ def command(
         # A saved plan is re-checked against the policy it came from (digest, managed namespaces).
         sources = paths or ([Path(s) for s in saved.sources] if saved else [])
         desired = load_desired(sources)
-        with connect(uri, listeners=echo_listeners(verbose)) as conn:
+        with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
             ports = build_ports(conn, settings.database)
             prepare = _preparer(conn, desired, saved, namespaces, migrate)
             if dry_run:

@@ -8,22 +8,37 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
-from typing import ParamSpec
+from typing import Any, ParamSpec
 
 import typer
 from rich.console import Console
 
 from zonectl.errors import ExitCode, ZonectlError, redact
+from zonectl.render.inert import terminal
 
 P = ParamSpec("P")
 
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class InertConsole(Console):
+    """The conversation on stderr: every string printed is redacted, its control characters
+    (from names taken from the cluster) shown escaped, and never read as rich markup."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        kwargs["markup"] = False
+        shown = [
+            terminal(redact(o), keep_newlines=True) if isinstance(o, str) else o for o in objects
+        ]
+        super().print(*shown, **kwargs)
+
+
+stderr = InertConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def report_error(message: str, hint: str | None = None) -> None:
-    stderr.print(f"zonectl: error: {redact(message)}", markup=False)
+    """One line (names with line breaks in the message are shown escaped), then the hint."""
+    stderr.print(terminal(f"zonectl: error: {redact(message)}"))
     if hint:
-        stderr.print(f"  hint: {redact(hint)}", markup=False)
+        stderr.print(terminal(f"  hint: {redact(hint)}"))
 
 
 def run_guarded(fn: Callable[[], int]) -> int:

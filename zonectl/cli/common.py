@@ -4,6 +4,7 @@ firehose boundaries. Output goes to stderr here; stdout is the command's artifac
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import typer
 from zonectl.cli.boundary import stderr
 from zonectl.errors import UsageError, redact
 from zonectl.model.desired import DesiredState
+from zonectl.render.inert import terminal
 
 URI_HELP = (
     "MongoDB URI of a mongos (TLS, authSource, timeouts... as URI options), or 'sandbox:' "
@@ -23,6 +25,18 @@ URI_HELP = (
 def uri_option() -> Any:
     """For `Annotated[str | None, uri_option()] = None`."""
     return typer.Option("--uri", envvar="ZONECTL_URI", show_envvar=True, help=URI_HELP)
+
+
+def uri_origin(uri: str | None) -> str:
+    """Where the URI of this run came from, for a message that must not quote it: the
+    inventory entry in a fleet run, else `$ZONECTL_URI` when it holds this very URI (typer
+    reads the variable when --uri is absent), else `--uri`."""
+    from zonectl.cli.fleet.context import current_target
+
+    target = current_target()
+    if target is not None:
+        return target.uri_origin
+    return "$ZONECTL_URI" if uri and os.environ.get("ZONECTL_URI") == uri else "--uri"
 
 
 def parse_at(text: str | None, now: dt.datetime) -> dt.datetime:
@@ -69,4 +83,5 @@ def window_boundaries(
 
 
 def warn(message: str) -> None:
-    stderr.print(f"zonectl: warning: {redact(message)}", markup=False)
+    # One line: a name from the cluster with a line break in it is shown escaped.
+    stderr.print(terminal(f"zonectl: warning: {redact(message)}"), markup=False)

@@ -14,7 +14,7 @@ import typer
 
 from zonectl.cli.apply_wiring import parse_duration
 from zonectl.cli.boundary import guarded
-from zonectl.cli.common import load_desired, uri_option
+from zonectl.cli.common import load_desired, uri_option, uri_origin
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.doctor.facts import Check
@@ -96,7 +96,7 @@ def command(
     namespaces = (
         {ns for ns in desired.collections if "*" not in ns and "?" not in ns} if desired else None
     )
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         facts = read_doctor_facts(conn, database=settings.database, namespaces=namespaces)
         checks = make_checks(facts, desired, dt.datetime.now(dt.UTC))
         if probe and facts.config_error is None:

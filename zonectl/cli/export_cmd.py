@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import uri_option, warn
+from zonectl.cli.common import uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode, ZonectlError
@@ -57,7 +57,7 @@ def command(
 
       zonectl export --uri "$ZONECTL_URI" -n app.users > users.yaml
     """
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         state = read_full_state(conn)
         text, warnings = build_policy(
             state, source=conn.uri, at=dt.datetime.now(dt.UTC), namespaces=namespaces or None

@@ -1,6 +1,7 @@
 """The time-to-compliance forecast for `plan` and `status`: the shared options
 (--copy-rate, --parallel, --balancer-tz), their checks before anything is sent, and the
-reads feeding zonectl.forecast (chunks, zone ranges and shard bytes of each namespace)."""
+reads feeding zonectl.forecast (chunks, zone ranges and shard bytes of each namespace, and
+the migration history in config.changelog the cost model is learned from)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ import typer
 from zonectl.errors import UsageError
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range, make_namespace_chunks
+from zonectl.forecast.learn import choose_model
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
 from zonectl.model.desired import DesiredState
+from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.chunks_read import MongoChunks
 from zonectl.mongo.connect import Connection
 
@@ -25,8 +28,8 @@ from zonectl.mongo.connect import Connection
 def copy_rate_option() -> Any:
     return typer.Option(
         "--copy-rate",
-        help="Assumed copy rate of one migration for the forecast, e.g. 40MiB/s "
-        "(default 64MiB/s, the sandbox's; measure yours from config.changelog).",
+        help="Copy rate of one migration for the forecast, e.g. 40MiB/s, instead of the "
+        "rate learned from config.changelog (or, with no history, 64MiB/s assumed).",
     )
 
 
@@ -53,6 +56,7 @@ class ForecastFlags:
     tz: dt.tzinfo
     tz_name: str
     tz_given: bool = False  # --balancer-tz was given: it wins over the policy's
+    rate_given: bool = False  # --copy-rate was passed: it overrides the learned rate
 
 
 def with_policy_timezone(
@@ -91,7 +95,14 @@ def parse_forecast_flags(
         tz = load_zone(balancer_tz or "UTC")
     except ValueError as exc:
         raise UsageError(f"--balancer-tz: {exc}") from None
-    return ForecastFlags(rate, parallel, tz, balancer_tz or "UTC", balancer_tz is not None)
+    return ForecastFlags(
+        rate,
+        parallel,
+        tz,
+        balancer_tz or "UTC",
+        tz_given=balancer_tz is not None,
+        rate_given=copy_rate is not None,
+    )
 
 
 def make_window(window: Mapping[str, str] | None, flags: ForecastFlags) -> ActiveWindow | None:
@@ -132,8 +143,15 @@ def read_forecast(
         for i, size in zip(outside, sizes or (), strict=False):
             coll.sizes[i] = size
         colls.append(coll)
+    learned = read_learned(conn)
+    model, source = choose_model(
+        learned, flags.copy_rate if flags.rate_given else None, float(DEFAULT_COPY_RATE)
+    )
     assumptions = Assumptions(
-        copy_rate=flags.copy_rate,
+        copy_rate=model.rate,
+        model=model,
+        source=source,
+        learned=learned,
         parallel=flags.parallel or default_parallel(len(shard_zones)),
         window=make_window(window, flags),
         tz_name=flags.tz_name,

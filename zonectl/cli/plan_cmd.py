@@ -17,7 +17,14 @@ import typer
 from zonectl.analyze.plan_rules import plan_findings
 from zonectl.cli.annotations import finding_warning, github_warnings
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, parse_at, uri_option, warn, window_boundaries
+from zonectl.cli.common import (
+    load_desired,
+    parse_at,
+    uri_option,
+    uri_origin,
+    warn,
+    window_boundaries,
+)
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.forecast_wiring import (
@@ -47,6 +54,7 @@ from zonectl.render.forecast import (
     render_forecast_markdown,
     render_forecast_text,
 )
+from zonectl.render.inert import json_text
 from zonectl.settings import Settings
 
 
@@ -157,7 +165,7 @@ def build_plan(
     namespaces: list[str] | None,
 ) -> Plan:
     """The plan every command shares (see `_read_plan`)."""
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         return _read_plan(conn, desired, boundaries, at, namespaces)[0]
 
 
@@ -199,7 +207,7 @@ def _plan_and_forecast(
 ) -> tuple[Plan, Forecast]:
     """The plan, and the forecast of the data movement it causes, from one connection.
     The forecast starts at --at when given, else at the cluster's now (a sandbox's clock)."""
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces)
         after = state_after(plan, actual, expanded, namespaces)
         forecast = read_forecast(
@@ -224,7 +232,7 @@ def plan_document(plan: Plan, forecast: Forecast) -> str:
     forecast under `forecast`: informational, `apply --plan` ignores it."""
     doc = json.loads(render_json(plan))
     doc["forecast"] = forecast_dict(forecast)
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _render(plan: Plan, fmt: Format, forecast: Forecast) -> str:

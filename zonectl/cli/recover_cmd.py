@@ -16,7 +16,7 @@ from zonectl.apply.recover import recover_open
 from zonectl.apply.safeguards import held_lease, whoami
 from zonectl.cli.apply_wiring import build_ports
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import uri_option
+from zonectl.cli.common import uri_option, uri_origin
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode, ZonectlError
@@ -53,7 +53,7 @@ def command(
     live run; 5 balancing could not be restored: run the printed command.
     """
     database = Settings.from_environ(os.environ).database
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         ports = build_ports(conn, database)
         before = ports.lease.read()
         with held_lease(

@@ -23,7 +23,7 @@ from zonectl.apply.run import (
 )
 from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
 from zonectl.cli.boundary import guarded, stderr
-from zonectl.cli.common import load_desired, parse_at, uri_option, warn
+from zonectl.cli.common import load_desired, parse_at, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
@@ -153,7 +153,7 @@ def _rotate(
     )
     database = settings.database
     scanned = named_namespaces(desired)  # the metrics of a cron run cover what it manages
-    with connect(uri, listeners=echo_listeners(verbose)) as conn:
+    with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
         ports = build_ports(conn, database)
 
         def plan_now() -> tuple[WindowPlan, ClusterState]:

@@ -53,16 +53,17 @@ def command(
         str | None,
         typer.Option(
             "--copy-rate",
-            help="Simulated migration copy rate, e.g. 40MiB/s (default: the cluster "
-            "file's balancer.copyRate, else 64MiB/s).",
+            help="Simulated migration copy rate of shards without their own, e.g. 40MiB/s "
+            "(default: the cluster file's balancer.copyRate, else 64MiB/s).",
         ),
     ] = None,
 ) -> int:
     """Run the simulated sharded cluster (a mongos look-alike) on a local port.
 
-    Every chunk migration, the balancer's and moveChunk/moveRange alike, takes its bytes
-    divided by the copy rate of simulated time (at least one second), and a manual move
-    blocks until it commits, as on a real cluster.
+    Every chunk migration, the balancer's and moveChunk/moveRange alike, takes simulated
+    time: MongoDB's fixed steps, then its bytes at the slower shard's copy rate (cluster
+    file: per-shard rates, per-document cost, jitter), and a manual move blocks until it
+    commits, as on a real cluster.
     """
     from zonectl.sandbox.launch import serve
     from zonectl.sandbox.uri import SandboxHandle, SandboxOptions, build_sandbox

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.boundary import guarded
-from zonectl.cli.common import load_desired, uri_option, warn
+from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.forecast_wiring import (
@@ -142,7 +142,7 @@ def _status(
     flags: ForecastFlags,
     run: MetricsRun,
 ) -> int:
-    with connect(uri) as conn:
+    with connect(uri, origin=uri_origin(uri)) as conn:
         now = conn.wall()  # the cluster's now: a sandbox's (virtual) clock
         report = read_status(
             conn,

@@ -14,6 +14,7 @@ from zonectl.cli.boundary import guarded
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.errors import ExitCode, InvalidPolicyError
 from zonectl.model.desired import DesiredState
+from zonectl.render.inert import workflow_data, workflow_property
 from zonectl.render.summary import plural
 
 FORMAT_VERSION = 1
@@ -108,18 +109,9 @@ def json_report(diagnostics: list[Diagnostic], desired: DesiredState | None) -> 
 def github_annotation(d: Diagnostic) -> str:
     """One workflow command: ::error file=...,line=...,col=...,title=ZP203::message"""
     level = "error" if d.severity is Severity.ERROR else "warning"
-    props = [f"file={_prop(d.position.file)}"]
+    props = [f"file={workflow_property(d.position.file)}"]
     if d.position.line > 0:
         props += [f"line={d.position.line}", f"col={d.position.col}"]
-    props.append(f"title={_prop(d.code)}")
+    props.append(f"title={workflow_property(d.code)}")
     text = d.message + (f"\nhint: {d.hint}" if d.hint else "")
-    return f"::{level} {','.join(props)}::{_data(text)}"
-
-
-def _data(text: str) -> str:
-    # GitHub's escaping for workflow command data and properties.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _prop(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
+    return f"::{level} {','.join(props)}::{workflow_data(text)}"

@@ -10,6 +10,9 @@ from typing import Any
 
 from zonectl.doctor.facts import Check, DoctorFacts, Status
 from zonectl.doctor.privileges import COMMANDS, find_missing
+from zonectl.forecast.learn import MIN_SAMPLES
+from zonectl.forecast.timing import ASSUMED_FIXED_S
+from zonectl.forecast.units import DEFAULT_COPY_RATE, format_rate
 from zonectl.model.desired import DesiredState
 
 # The lease is taken and judged with each host's own clock (apply/safeguards.py): a host
@@ -37,6 +40,7 @@ def make_checks(facts: DoctorFacts, desired: DesiredState | None, now: dt.dateti
         _jumbo(facts),
         _lease(facts, now),
         _journal(facts),
+        _history(facts),
     ]
     if desired is not None:
         checks.extend(_policy(facts, desired))
@@ -286,3 +290,33 @@ def _namespace(
 def _key(key: Mapping[str, Any]) -> str:
     fields = (f'{k}: "{v}"' if isinstance(v, str) else f"{k}: {v}" for k, v in key.items())
     return "{" + ", ".join(fields) + "}"
+
+
+def _history(facts: DoctorFacts) -> Check:
+    """Whether forecasts run on the cluster's own speed (docs/migration.md): learned from
+    config.changelog, or assumed, and how to teach them."""
+    h = facts.history
+    assumed = f"forecasts assume {ASSUMED_FIXED_S:.1f} s + {format_rate(DEFAULT_COPY_RATE)}"
+    assumed += " per migration"
+    if h is None:
+        return Check("history", Status.OK, f"migration history not read; {assumed}")
+    if h.error:
+        fix = "grant find on config.changelog (the clusterMonitor role has it)"
+        return Check("history", Status.WARN, f"{h.error}; {assumed}", fix)
+    if h.model is None:
+        detail = (
+            f"{h.samples} usable migration(s) in config.changelog, {MIN_SAMPLES} needed: "
+            f"{assumed}; a first small `zonectl apply --migrate` teaches them"
+        )
+        return Check("history", Status.OK, detail)
+    m = h.model
+    detail = (
+        f"forecasts learn from {h.samples} migration(s) in config.changelog: "
+        f"{m.fixed_s:.1f} s + {format_rate(m.rate)} per migration"
+    )
+    slower = sorted((r, s) for s, r in m.shard_rates.items() if r < 0.8 * m.rate)
+    if slower:
+        detail += "; slower shards: " + ", ".join(f"{s} {format_rate(r)}" for r, s in slower)
+    if h.ignored:
+        detail += f"; {h.ignored_total} entries ignored"
+    return Check("history", Status.OK, detail)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from zonectl.forecast.learn import Learned
+
 
 class Status(StrEnum):
     OK = "ok"
@@ -71,3 +73,4 @@ class DoctorFacts:
     own_error: str | None = None  # why the lease and journal could not be read
     config_error: str | None = None  # why config.* could not be read (then it is all unknown)
     database: str = "zonectl"
+    history: Learned | None = None  # what config.changelog teaches the forecast

@@ -81,6 +81,10 @@ _COLLECTION_STATUS = _one("balancerCollectionStatus", ("{ns}", "enableSharding")
 _DATA_DISTRIBUTION = _one(
     "$shardedDataDistribution (6.0.3+)", ("cluster", "shardedDataDistribution"), optional=True
 )
+# The forecast learns the cluster's migration speed from config.changelog; without it the
+# rate is assumed (docs/migration.md).
+_HISTORY = _one("the forecast's migration history", ("config.changelog", "find"), optional=True)
+
 # Query sampling (7.0+): `sampling:` in a policy is written by configureQueryAnalyzer (its
 # action on the exact namespace: configure_query_analyzer_cmd.cpp) after reading
 # config.queryAnalyzers; analyze's workload figures come from analyzeShardKey, and the
@@ -103,10 +107,17 @@ _LIST_SAMPLED = _one(
 _WRITE = (_READ_CONFIG, _BALANCER_STATUS, _LEASE, _JOURNAL, _MIGRATIONS, _ZONE_MEMBERSHIP,
           _ZONE_RANGES, _NO_BALANCE, _BALANCER_SWITCH)  # fmt: skip
 COMMANDS: Mapping[str, tuple[Need, ...]] = {
-    "plan": (_READ_CONFIG, _BALANCER_STATUS, _READ_ANALYZERS),
+    "plan": (_READ_CONFIG, _BALANCER_STATUS, _HISTORY, _READ_ANALYZERS),
     "apply": (*_WRITE, _MOVE, _READ_ANALYZERS, _QUERY_ANALYZER),
     "rotate": _WRITE,
-    "status": (_READ_CONFIG, _BALANCER_STATUS, _READ_OWN, _COLLECTION_STATUS, _DATA_DISTRIBUTION),
+    "status": (
+        _READ_CONFIG,
+        _BALANCER_STATUS,
+        _READ_OWN,
+        _COLLECTION_STATUS,
+        _DATA_DISTRIBUTION,
+        _HISTORY,
+    ),
     "export": (_READ_CONFIG, _BALANCER_STATUS),
     "recover": (_BALANCER_STATUS, _LEASE, _JOURNAL, _NO_BALANCE, _BALANCER_SWITCH),
     "analyze": (_READ_CONFIG, _ANALYZE_KEY, _READ_ANALYZERS, _LIST_SAMPLED, _DATA_DISTRIBUTION),

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 
 from zonectl.doctor.facts import Check, Status
+from zonectl.render.inert import terminal
 
 FORMAT_VERSION = 1
 
@@ -23,7 +24,8 @@ def render_text(checks: Sequence[Check], title: str | None = None) -> str:
         if c.fix and c.status is not Status.OK:
             lines.append(f"{'':<4}  {'':<{width}}  fix: {c.fix}")
     lines.append(summary(checks))
-    return "\n".join(lines) + "\n"
+    # Details quote names and server messages: every line shown inert.
+    return "".join(f"{terminal(line)}\n" for line in lines)
 
 
 def render_json(checks: Sequence[Check], *, uri: str, passed: bool, probe: bool) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.errors import InvalidInventoryError, UsageError
 from zonectl.fleet.inventory import Cluster, Inventory, UriSource, label_keys
+from zonectl.redaction import uri_problem
 
 
 def parse_selectors(selectors: Sequence[str]) -> dict[str, str]:
@@ -100,12 +101,32 @@ def read_uris(clusters: Sequence[Cluster], environ: Mapping[str, str]) -> dict[s
                 problems.append(_error("ZI131", source, message))
         else:
             uri = source.ref
+        if uri and (problem := uri_problem(uri)):
+            problems.append(_bad_uri(cluster, problem))
         uris[cluster.name] = uri
     if problems:
         raise InvalidInventoryError(
-            f"cannot read the URI of {len(problems)} cluster(s)", diagnostics=problems
+            f"no usable URI for {len(problems)} cluster(s)", diagnostics=problems
         )
     return uris
+
+
+def _bad_uri(cluster: Cluster, problem: str) -> Diagnostic:
+    """A URI that does not parse, never quoted: a file may be any file (its first line
+    would be shown) and a mangled URI's parts may be its password."""
+    source = cluster.uri
+    held = {
+        "env": f"variable {source.ref}",
+        "file": f"file {source.ref}",
+        "value": "uri.value",
+    }[source.kind]
+    return _error(
+        "ZI134",
+        source,
+        f"cluster {cluster.name}: {held} does not hold a MongoDB URI: {problem}",
+        "the form is mongodb://HOST[:PORT][,HOST...][/DB][?KEY=VALUE&...], with "
+        "USER:PASSWORD and an '@' before the hosts, both percent-encoded",
+    )
 
 
 def _nothing(inventory: Inventory, message: str, hint: str) -> InvalidInventoryError:

@@ -1,5 +1,5 @@
 """How long the balancer takes to move every out-of-zone chunk home: its rounds simulated
-over the copy-rate cost model.
+over a cost model (timing.py).
 
 A round (`Balancer::_mainThread`, mongo:src/mongo/db/s/balancer/balancer.cpp) starts only
 inside the active window, picks per collection, shard by shard, the first chunk outside its
@@ -77,7 +77,7 @@ class _Collection:
         order: Sequence[str],
         shard_zones: Mapping[str, frozenset[str]],
         available: set[str],
-        seconds_for: Callable[[int], float],
+        seconds_for: Callable[[str, str, int], float],
     ) -> list[tuple[str, float]]:
         """This round's zone-violation picks: (donor, seconds) of each migration started."""
         started: list[tuple[str, float]] = []
@@ -92,7 +92,7 @@ class _Collection:
                 to = min(holders, key=lambda s: self.load.get(s, 0))  # first of equals
                 available -= {shard, to}
                 size = self.c.sizes[i]
-                started.append((shard, seconds_for(size)))
+                started.append((shard, seconds_for(shard, to, size)))
                 step = size if self.by_size else 1
                 self.load[shard] -= step
                 self.load[to] = self.load.get(to, 0) + step
@@ -109,11 +109,12 @@ def simulate_balancer(
     *,
     window: ActiveWindow | None = None,
     by_data_size: bool = True,
-    cost: Callable[[int], float] | None = None,
+    cost: Callable[[str, str, int], float] | None = None,
     max_rounds: int = 1_000_000,
 ) -> BalancerOutcome:
-    """Simulate rounds from `now` until no chunk sits outside its zone."""
-    seconds_for = cost or (lambda n: copy_seconds(n, rate))
+    """Simulate rounds from `now` until no chunk sits outside its zone; each migration costs
+    `cost(donor, recipient, bytes)` seconds, by default the fixed part + bytes at `rate`."""
+    seconds_for = cost or (lambda _d, _r, n: copy_seconds(n, rate))
     order = list(shard_zones)  # config.shards order, as the policy walks it
     state = [_Collection(c, shard_zones, by_data_size) for c in colls]
     t, moved, rounds = now, 0, 0

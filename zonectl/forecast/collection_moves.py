@@ -13,9 +13,10 @@ from zonectl.plan.value import Plan
 
 # The manual (reference/command/moveCollection): "moveCollection has a 5 minute minimum
 # duration"; it is built on resharding, whose clone copies every document to the recipient.
-# Modelled as that floor plus the bytes at the copy rate of one migration (a guess: no
-# source gives the clone rate of resharding against that of a chunk migration).
-MINIMUM_S = 300.0
+# Modelled as that floor plus the bytes at the pair's copy rate of a chunk migration (a
+# guess: no source gives the clone rate of resharding against that of a chunk migration),
+# and at least the median length of the runs config.changelog recorded
+# (`CostModel.move_collection_seconds`, learned in zonectl.forecast.learn).
 
 
 @dataclass(frozen=True)
@@ -35,19 +36,21 @@ def moves_of(plan: Plan) -> list[CollectionMove]:
     ]
 
 
-def move_seconds(size: int | None, copy_rate: float) -> float:
-    return MINIMUM_S + (size or 0) / copy_rate
-
-
 def with_collection_moves(forecast: Forecast, moves: Sequence[CollectionMove]) -> Forecast:
     """`forecast` with the moves counted: one at a time (MongoDB runs a single moveCollection
     at once), after apply's range swaps and `--migrate` moves (apply's order), and alongside
     the balancer, which never moves an unsharded collection."""
     if not moves:
         return forecast
-    rate = forecast.assumptions.copy_rate
+    cost = forecast.assumptions.cost
     timed = tuple(
-        CollectionMoveForecast(m.ns, m.from_shard, m.to_shard, m.bytes, move_seconds(m.bytes, rate))
+        CollectionMoveForecast(
+            m.ns,
+            m.from_shard,
+            m.to_shard,
+            m.bytes,
+            cost.move_collection_seconds(m.from_shard, m.to_shard, m.bytes or 0),
+        )
         for m in moves
     )
     total = sum(t.seconds for t in timed)

@@ -10,7 +10,7 @@ total time), then the largest chunk first (long moves start early, so the tail i
 moves: list scheduling's largest-first rule). Destination: the zone's idle shard with the
 fewest projected bytes of the namespace, and only while it is within one chunk of the
 least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
-Dispatcher against a cluster; `simulate_eager` runs it against the copy-rate cost model.
+Dispatcher against a cluster; `simulate_eager` runs it against a cost model (timing.py).
 """
 
 from __future__ import annotations
@@ -159,10 +159,11 @@ def simulate_eager(
     rate: float,
     *,
     budget_s: float | None = None,
-    cost: Callable[[int], float] | None = None,
+    cost: Callable[[str, str, int], float] | None = None,
 ) -> EagerOutcome:
-    """The time `apply --migrate --parallel N` takes for `moves` at `rate` bytes/s."""
-    seconds_for = cost or (lambda n: copy_seconds(n, rate))
+    """The time `apply --migrate --parallel N` takes for `moves`: each costs
+    `cost(donor, recipient, bytes)` seconds, by default the fixed part + bytes at `rate`."""
+    seconds_for = cost or (lambda _d, _r, n: copy_seconds(n, rate))
     dispatcher = Dispatcher(moves, loads, parallel)
     events: list[tuple[float, int, Started]] = []
     now, seq, moved, left = 0.0, 0, 0, 0
@@ -170,7 +171,9 @@ def simulate_eager(
     while True:
         if budget_s is None or now < budget_s:
             for s in dispatcher.next_moves():
-                heapq.heappush(events, (now + seconds_for(s.move.bytes), seq, s))
+                heapq.heappush(
+                    events, (now + seconds_for(s.move.donor, s.to, s.move.bytes), seq, s)
+                )
                 seq += 1
         elif dispatcher.pending:
             left = len(dispatcher.give_up())

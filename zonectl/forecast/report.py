@@ -12,17 +12,29 @@ from dataclasses import dataclass, field
 
 from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
 from zonectl.forecast.eager import PendingMove, simulate_eager
+from zonectl.forecast.learn import Learned
+from zonectl.forecast.timing import CostModel
 from zonectl.forecast.window import ActiveWindow
+
+# Where the cost of a migration came from.
+LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
 
 
 @dataclass(frozen=True)
 class Assumptions:
-    copy_rate: float  # bytes per second, per migration
+    copy_rate: float  # bytes per second, per migration (the model's rate where none finer)
     parallel: int  # --migrate --parallel N
     window: ActiveWindow | None = None  # the balancer's active window, in its time zone
     tz_name: str = "UTC"
     balancer_enabled: bool = True
     by_data_size: bool = True  # 6.0+ balancer: loads by bytes; 5.0: by chunk counts
+    model: CostModel | None = None  # None: the assumed fixed part + bytes at copy_rate
+    source: str = ASSUMED  # LEARNED, ASSUMED or FLAG
+    learned: Learned | None = None  # what config.changelog taught, or why it could not
+
+    @property
+    def cost(self) -> CostModel:
+        return self.model if self.model is not None else CostModel(rate=self.copy_rate)
 
 
 @dataclass(frozen=True)
@@ -120,7 +132,7 @@ def make_forecast(
         moves, loads = pending_moves(c, shard_zones)
         if not moves:
             continue
-        eager = simulate_eager(moves, loads, a.parallel, a.copy_rate)
+        eager = simulate_eager(moves, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
         for m in moves:
             entry = backlog.setdefault(m.donor, [0, 0, 0.0])
             entry[0] += 1
@@ -136,7 +148,13 @@ def make_forecast(
             why = "balancing of this collection is off (noBalance)"
         else:
             alone = simulate_balancer(
-                [c], shard_zones, a.copy_rate, now, window=a.window, by_data_size=a.by_data_size
+                [c],
+                shard_zones,
+                a.copy_rate,
+                now,
+                window=a.window,
+                by_data_size=a.by_data_size,
+                cost=a.cost.seconds,
             )
             if alone.finished is None:
                 why = "a zone has no shard that can take its chunks"
@@ -152,7 +170,13 @@ def make_forecast(
     movable = [c for c in colls if c.ns not in no_balance]
     if per_ns and a.balancer_enabled and all(n.balancer_s is not None for n in per_ns):
         together = simulate_balancer(
-            movable, shard_zones, a.copy_rate, now, window=a.window, by_data_size=a.by_data_size
+            movable,
+            shard_zones,
+            a.copy_rate,
+            now,
+            window=a.window,
+            by_data_size=a.by_data_size,
+            cost=a.cost.seconds,
         )
         if together.finished is not None:
             balancer_total = (together.finished - now).total_seconds()

@@ -20,7 +20,7 @@ _UNITS = {
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b|b)?\s*$", re.IGNORECASE)
 _RATE = re.compile(r"^\s*(.+?)\s*/\s*s(?:ec)?\s*$", re.IGNORECASE)
 
-DEFAULT_COPY_RATE = 64 * 1024**2  # bytes per second: the sandbox's default too
+DEFAULT_COPY_RATE = 64 * 1024**2  # bytes per second, assumed when nothing was learned
 
 
 def parse_size(text: str) -> int:

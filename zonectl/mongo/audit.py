@@ -9,6 +9,7 @@ from pymongo.errors import PyMongoError
 
 from zonectl.errors import ClusterError, redact
 from zonectl.mongo.connect import Client
+from zonectl.redaction import redact_values
 
 
 class MongoAudit:
@@ -17,6 +18,6 @@ class MongoAudit:
 
     def write(self, doc: Mapping[str, Any]) -> None:
         try:
-            self.coll.insert_one(dict(doc))
+            self.coll.insert_one(redact_values(doc))  # reasons quote server text
         except PyMongoError as exc:
             raise ClusterError(f"writing the audit record failed: {redact(str(exc))}") from None

@@ -7,6 +7,7 @@ import contextlib
 import datetime as dt
 import re
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ from pymongo import MongoClient, monitoring
 from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, UsageError, redact
+from zonectl.redaction import scrub, shown_uri, uri_problem
 
 # Fail fast in a CLI: pymongo's 30 s default server selection is too long to wait for a typo.
 DEFAULTS = {"appname": "zonectl", "serverSelectionTimeoutMS": 10_000}
@@ -55,20 +57,25 @@ def _resolve(uri: str) -> Iterator[tuple[str, Callable[[], dt.datetime] | None]]
 
 @contextlib.contextmanager
 def connect(
-    uri: str | None, *, listeners: Sequence[monitoring.CommandListener] = ()
+    uri: str | None,
+    *,
+    listeners: Sequence[monitoring.CommandListener] = (),
+    origin: str = "--uri",
 ) -> Iterator[Connection]:
     """Connect, check for a mongos (`msg: "isdbgrid"` in hello, reference §3.6/§6.3) and
-    read version and FCV. Raises ClusterError with the URI redacted."""
+    read version and FCV. Raises ClusterError showing only the URI's hosts; a URI that does
+    not parse is never quoted, only `origin` (flag, variable or inventory file:line) is."""
     if not uri:
         raise UsageError("no cluster given: pass --uri URI or set ZONECTL_URI")
-    shown = redact(uri)
+    if problem := uri_problem(uri):
+        raise ClusterError(
+            f"bad URI from {origin}: {problem}",
+            hint="the form is mongodb://HOST[:PORT][,HOST...][/DB][?KEY=VALUE&...], with "
+            "USER:PASSWORD and an '@' before the hosts, both percent-encoded",
+        )
+    shown = shown_uri(uri)
     with _resolve(uri) as (real, sandbox_now):
-        try:
-            client: Client = MongoClient(
-                real, event_listeners=list(listeners), tz_aware=True, **_with_defaults(real)
-            )
-        except (ConfigurationError, ValueError) as exc:
-            raise ClusterError(f"bad URI {shown}: {redact(str(exc))}") from None
+        client = _client(real, listeners, origin, uri)
         try:
             hello = _admin(client, shown, {"hello": 1})
             if hello.get("msg") != "isdbgrid":
@@ -92,6 +99,24 @@ def connect(
                 )
         finally:
             client.close()
+
+
+def _client(
+    real: str, listeners: Sequence[monitoring.CommandListener], origin: str, uri: str
+) -> Client:
+    """pymongo's client; its URI errors and option warnings (which may quote an option's
+    value, or a key of authMechanismProperties) are scrubbed of every piece of the URI."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            client: Client = MongoClient(
+                real, event_listeners=list(listeners), tz_aware=True, **_with_defaults(real)
+            )
+        except (ConfigurationError, ValueError) as exc:
+            raise ClusterError(f"bad URI from {origin}: {scrub(str(exc), uri)}") from None
+    for warning in caught:
+        warnings.warn(f"URI from {origin}: {scrub(str(warning.message), uri)}", stacklevel=4)
+    return client
 
 
 def _what_it_is(hello: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.doctor.facts import ClockSample, DoctorFacts, LeaseFact, Privilege
 from zonectl.errors import ClusterError, ZonectlError, redact
+from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.chunk_scan import chunk_filter
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.journal import MongoJournal
@@ -78,6 +79,7 @@ def read_doctor_facts(
         open_journals=journals,
         own_error=own_error,
         database=database,
+        history=read_learned(conn),
     )
 
 

@@ -31,11 +31,24 @@ def is_pattern(namespace: str) -> bool:
 TEMPLATE_CODES = frozenset("YmdH%")
 
 
+def exact_pattern(namespace: str) -> str:
+    """A `collections:` key naming exactly `namespace` although it holds glob or strftime
+    characters (MongoDB allows `*?[%` in collection names): each in a one-character class,
+    which fnmatch reads literally (`h.x[/]` -> `h.x[[]/]`). For `export`."""
+    return re.sub(r"[*?\[%]", lambda m: f"[{m.group(0)}]", namespace)
+
+
+def has_template_code(namespace: str) -> bool:
+    """A `%` outside a bracket class: a strftime code of a collection-per-period template
+    (`[%]` is a literal percent sign of a glob)."""
+    return "%" in re.sub(r"\[!?\]?[^\]]*\]", "", namespace)
+
+
 def check_namespace(coll: CollectionEntry, own_database: str = "zonectl") -> list[Diagnostic]:
     """MongoDB's naming rules for a sharded collection (db < 64 bytes, ns <= 255 bytes);
     a pattern gets the glob rules of `check_pattern` instead."""
     ns = coll.namespace
-    if "%" in ns or coll.model.slices is not None:
+    if has_template_code(ns) or coll.model.slices is not None:
         return check_template(coll, own_database)
     if is_pattern(ns):
         return check_pattern(coll, own_database)

@@ -21,6 +21,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from zonectl.model.cluster import ClusterState, LiveRange
 from zonectl.model.keys import bson_equal, format_value, global_max, global_min, sort_key
+from zonectl.policy.check_misc import exact_pattern, is_pattern
 
 # MongoDB's own sharded collections: not the operator's to manage.
 _INTERNAL_DBS = ("config.", "admin.")
@@ -148,7 +149,9 @@ def build_policy(
     carried = {z for s in state.shards for z in s.zones}
     collections = CommentedMap()
     for ns in names:
-        collections[ns] = _collection(state, ns, collections, warnings, carried)
+        # A name with glob characters is written as the pattern matching only it.
+        key = exact_pattern(ns) if is_pattern(ns) else ns
+        collections[key] = _collection(state, ns, collections, warnings, carried)
     if collections:
         doc["collections"] = collections
     out = io.StringIO()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from zonectl.render.inert import markdown_code, markdown_text, terminal
+
 MARKER = "<!-- zonectl-plan -->"
 # GitHub refuses comment bodies over 65,536 characters; GitLab notes allow 1,000,000.
 # Keep a margin for the frame around the plan.
@@ -129,7 +131,7 @@ def _verdict(report: Report) -> list[str]:
     else:
         lines.append(f"**Validate:** could not run (exit {report.validate_exit}).")
     for p in problems[:20]:
-        lines.append(f"- `{p.where}` {p.level}: {_inline(p.message)}")
+        lines.append(f"- {markdown_code(p.where)} {p.level}: {markdown_text(p.message)}")
     if len(problems) > 20:
         lines.append(f"- ... and {len(problems) - 20} more")
     lines.append("")
@@ -167,12 +169,10 @@ def _size(parts: list[str]) -> int:
     return sum(len(p) + 1 for p in parts)
 
 
-def _inline(text: str) -> str:
-    return text.replace("\n", " ").replace("|", "\\|")
-
-
 def _tail(text: str, lines: int) -> str:
-    return "\n".join(text.strip().splitlines()[-lines:]).replace("```", "'''")
+    # Inside a code block: control characters shown escaped, no fence can close it.
+    tail = text.strip().splitlines()[-lines:]
+    return "\n".join(terminal(line) for line in tail).replace("```", "'''")
 
 
 def _commit(sha: str | None) -> str | None:

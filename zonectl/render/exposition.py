@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from zonectl.render.inert import metrics_label
+
 Labels = tuple[tuple[str, str], ...]
 
 
@@ -58,11 +60,7 @@ def _render(families: Sequence[Family]) -> str:
 def _labels(labels: Labels) -> str:
     if not labels:
         return ""
-    return "{" + ",".join(f'{k}="{_escape_label(v)}"' for k, v in labels) + "}"
-
-
-def _escape_label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return "{" + ",".join(f'{k}="{metrics_label(v)}"' for k, v in labels) + "}"
 
 
 def _escape_help(text: str) -> str:

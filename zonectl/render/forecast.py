@@ -5,9 +5,16 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from zonectl.forecast.report import CollectionMoveForecast, Forecast
+from zonectl.forecast.learn import MIN_SAMPLES, Learned
+from zonectl.forecast.report import FLAG, LEARNED, CollectionMoveForecast, Forecast
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
+from zonectl.render.inert import markdown_code, markdown_text, terminal
 from zonectl.render.summary import plural
+
+TEACH = (
+    "run a first small `zonectl apply --migrate` (or let the balancer move a few chunks) "
+    "so config.changelog has migrations to learn from"
+)
 
 
 def _when(seconds: float | None, now: dt.datetime, why: str = "") -> str:
@@ -24,10 +31,58 @@ def _assumed(f: Forecast) -> str:
         w = a.window
         window = f"window {w.start // 60:02d}:{w.start % 60:02d}-{w.stop // 60:02d}:"
         window += f"{w.stop % 60:02d} {a.tz_name}"
-    return (
-        f"copy rate {format_rate(a.copy_rate)} per migration (--copy-rate), "
-        f"--parallel {a.parallel}, balancer {window}"
-    )
+    return f"--parallel {a.parallel}, balancer {window}"
+
+
+def _history(learned: Learned | None) -> str:
+    """`40 migrations in config.changelog, 2026-03-02 12:00 to 12:40 UTC; ignored 3 entries
+    (2 aborted, 1 failed)`, and any clock skew."""
+    if learned is None:
+        return "no history read"
+    text = f"{learned.samples} migration(s) in config.changelog"
+    if learned.oldest is not None and learned.newest is not None:
+        text += f", {_utc(learned.oldest)} to {_utc(learned.newest)}"
+    if learned.ignored:
+        why = ", ".join(f"{n} {reason}" for reason, n in sorted(learned.ignored.items()))
+        text += f"; ignored {learned.ignored_total} entries ({why})"
+    if learned.skew_s:
+        text += (
+            f"; the newest entry is dated {format_duration(learned.skew_s)} after now "
+            "(clock skew between the config server and this host: durations are still "
+            "measured on the server's clock)"
+        )
+    return text
+
+
+def _utc(t: dt.datetime) -> str:
+    return t.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def describe_cost(f: Forecast) -> str:
+    """Where the cost of one migration comes from and what it is: learned (from what),
+    --copy-rate, or assumed (and how to teach it)."""
+    a = f.assumptions
+    m, learned = a.cost, a.learned
+    per = f"{m.fixed_s:.1f} s fixed + bytes at {format_rate(m.rate)}"
+    slower = sorted((r, s) for s, r in m.shard_rates.items() if r < 0.8 * m.rate)
+    if slower:
+        per += "; slower shards: " + ", ".join(f"{s} {format_rate(r)}" for r, s in slower)
+    if a.source == LEARNED:
+        return f"learned from {_history(learned)}: {per} per migration"
+    if a.source == FLAG:
+        fixed = "learned" if learned is not None and learned.model is not None else "assumed"
+        return f"copy rate {format_rate(m.rate)} per migration (--copy-rate), {fixed} " \
+            f"fixed part {m.fixed_s:.1f} s"  # fmt: skip
+    if learned is not None and learned.error:
+        why = learned.error
+    else:
+        found = learned.samples if learned is not None else 0
+        why = (
+            f"{_history(learned)}, {MIN_SAMPLES} needed"
+            if found
+            else ("no migrations in config.changelog")
+        )
+    return f"assumed {per} per migration ({why}; to learn the real rate, {TEACH})"
 
 
 def _collection_bytes(c: CollectionMoveForecast) -> str:
@@ -48,7 +103,8 @@ def render_forecast_text(f: Forecast) -> str:
         return "Forecast: nothing to move; every chunk is in its zone.\n"
     lines = [
         f"Forecast: {plural(f.chunks, 'chunk')}, {format_bytes(f.bytes)} to move"
-        f"{_collections_total(f)} (assumed: {_assumed(f)})"
+        f"{_collections_total(f)} (assumed: {_assumed(f)})",
+        f"  cost: {describe_cost(f)}",
     ]
     for c in f.collections:
         lines.append(
@@ -71,11 +127,11 @@ def render_forecast_text(f: Forecast) -> str:
             f"elsewhere; drained by the balancer at {drained}, by --migrate in "
             f"{format_duration(b.eager_drained_s)}"
         )
-    return "\n".join(lines) + "\n"
+    return "".join(f"{terminal(line)}\n" for line in lines)  # names from the cluster: inert
 
 
 def render_forecast_markdown(f: Forecast) -> str:
-    out = ["", "### Forecast", "", f"Assumed: {_assumed(f)}.", ""]
+    out = ["", "### Forecast", "", f"Cost: {describe_cost(f)}.", "", f"Assumed: {_assumed(f)}.", ""]
     if not f.namespaces and not f.collections:
         return "\n".join([*out, "Nothing to move: every chunk is in its zone.", ""])
     out += [
@@ -84,12 +140,13 @@ def render_forecast_markdown(f: Forecast) -> str:
     ]
     for n in f.namespaces:
         out.append(
-            f"| `{n.ns}` | {n.chunks} | {format_bytes(n.bytes)} | {_when(n.eager_s, f.now)} | "
-            f"{_when(n.balancer_s, f.now, n.why_not)} |"
+            f"| {markdown_code(n.ns, in_table=True)} | {n.chunks} | {format_bytes(n.bytes)} | "
+            f"{_when(n.eager_s, f.now)} | {markdown_text(_when(n.balancer_s, f.now, n.why_not))} |"
         )
     for c in f.collections:  # apply moves them, with or without --migrate; never the balancer
         took = f"moveCollection {format_duration(c.seconds)}"
-        out.append(f"| `{c.ns}` | - | {_collection_bytes(c)} | {took} | {took} |")
+        ns = markdown_code(c.ns, in_table=True)
+        out.append(f"| {ns} | - | {_collection_bytes(c)} | {took} | {took} |")
     out.append(
         f"| **total** | {f.chunks} | {format_bytes(f.bytes)} | {_when(f.eager_s, f.now)} | "
         f"{_when(f.balancer_s, f.now, 'see above')} |"
@@ -119,6 +176,7 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
             "balancer_window": window,
             "balancer_enabled": a.balancer_enabled,
         },
+        "cost": cost_dict(f),
         "chunks": f.chunks,
         "bytes": f.bytes,
         "migrate": {"seconds": f.eager_s, "at": _iso(f.eager_at)},
@@ -155,3 +213,30 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
             for b in f.backlog
         ],
     }
+
+
+def cost_dict(f: Forecast) -> dict[str, Any]:
+    a = f.assumptions
+    m, learned = a.cost, a.learned
+    out: dict[str, Any] = {
+        "source": a.source,
+        "fixed_seconds": m.fixed_s,
+        "copy_rate_bytes_per_s": m.rate,
+        "shard_rates_bytes_per_s": dict(sorted(m.shard_rates.items())),
+        "pair_rates_bytes_per_s": [
+            {"from": d, "to": r, "rate": v} for (d, r), v in sorted(m.pair_rates.items())
+        ],
+        "text": describe_cost(f),
+    }
+    if learned is not None:
+        out["history"] = {
+            "migrations": learned.samples,
+            "ignored": dict(sorted(learned.ignored.items())),
+            "oldest": _iso(learned.oldest),
+            "newest": _iso(learned.newest),
+            "clock_skew_seconds": learned.skew_s,
+            "move_collections": learned.move_collections,
+            "move_collection_median_seconds": learned.move_collection_s,
+            "error": learned.error or None,
+        }
+    return out

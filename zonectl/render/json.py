@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from zonectl.plan.serialize import dump_plan
 from zonectl.plan.value import Plan
+from zonectl.render.inert import json_text
 
 
 def render_json(plan: Plan) -> str:
-    return dump_plan(plan)
+    return json_text(dump_plan(plan))

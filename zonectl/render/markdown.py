@@ -23,23 +23,34 @@ from zonectl.plan.ops import (
     format_range,
 )
 from zonectl.plan.value import Plan
-from zonectl.render.summary import format_bytes, grouped, summary_line
+from zonectl.render.inert import markdown_code as code
+from zonectl.render.inert import markdown_text, terminal
+from zonectl.render.summary import (
+    BALANCER_GROUP,
+    ZONES_GROUP,
+    format_bytes,
+    grouped,
+    summary_line,
+)
 from zonectl.render.text import op_line
+
+# Every name or value from the cluster is a code span (`code`), never prose, so it is never
+# a link, an HTML tag or a mention; free text that embeds names is escaped (markdown_text).
 
 
 def _why_zone(op: RemoveShardFromZone) -> str:
-    return f"shard `{op.shard}` leaves zone `{op.zone}`: its chunks of that zone move away"
+    return f"shard {code(op.shard)} leaves zone {code(op.zone)}: its chunks of that zone move away"
 
 
 def _why_range(op: RemoveZoneRange) -> str:
     return (
-        f"`{op.ns}` range {format_range(op.min, op.max)} leaves zone `{op.zone}`: "
+        f"{code(op.ns)} range {code(format_range(op.min, op.max))} leaves zone {code(op.zone)}: "
         "its chunks are no longer held to the zone"
     )
 
 
 def _why_balancing(op: SetCollectionBalancing) -> str:
-    return f"balancing of `{op.ns}` turned off: chunks stop moving, zones are not enforced"
+    return f"balancing of {code(op.ns)} turned off: chunks stop moving, zones are not enforced"
 
 
 def _why_balancer(op: SetBalancerEnabled) -> str:
@@ -47,7 +58,7 @@ def _why_balancer(op: SetBalancerEnabled) -> str:
 
 
 def _why_window(op: SetBalancerWindow) -> str:
-    return f"balancer window changes: {op.describe()}"
+    return f"balancer window changes: {markdown_text(op.describe())}"
 
 
 def _why_none(op: Op) -> str:
@@ -63,25 +74,28 @@ CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
     SetCollectionBalancing: lambda op: "" if op.enabled else _why_balancing(op),
     # Sampling adds a write per sampled query on the cluster: worth a reviewer's glance.
     SetQueryAnalyzer: lambda op: (
-        f"query sampling of `{op.ns}`: {op.describe()}" if op.rate is not None else ""
+        f"query sampling of {code(op.ns)}: {markdown_text(op.describe())}"
+        if op.rate is not None
+        else ""
     ),
     SetBalancerEnabled: lambda op: "" if op.enabled else _why_balancer(op),
     SetBalancerWindow: _why_window,
     SplitChunk: _why_none,
-    MoveRange: lambda op: f"`{op.ns}` range moves to `{op.to_shard}` now",
+    MoveRange: lambda op: f"{code(op.ns)} range moves to {code(op.to_shard)} now",
     MoveCollection: lambda op: (
-        f"`{op.ns}` moves to `{op.to_shard}` with moveCollection: at least 5 minutes, "
+        f"{code(op.ns)} moves to {code(op.to_shard)} with moveCollection: at least 5 minutes, "
         "writes blocked about 2 s at the end"
     ),
 }
 
 
 def shell_command(op: Op) -> str:
-    """The op as a mongosh line, for the rollback section."""
+    """The op as a mongosh line, for the rollback section (a code block: one line, with
+    control characters from names escaped so none closes the block)."""
     cmd = format_value(op.command())
     if op.database == "admin":
-        return f"db.adminCommand({cmd})"
-    return f'db.getSiblingDB("{op.database}").runCommand({cmd})'
+        return terminal(f"db.adminCommand({cmd})")
+    return terminal(f"db.getSiblingDB({format_value(op.database)}).runCommand({cmd})")
 
 
 def render_markdown(plan: Plan) -> str:
@@ -111,7 +125,9 @@ def render_markdown(plan: Plan) -> str:
     out += ["### Changes", ""]
     for group, ops in grouped(plan):
         origin = plan.origins.get(group)
-        out += [f"**{group}**" + (f" (from pattern `{origin}`)" if origin else ""), "", "```diff"]
+        pattern = f" (from pattern {code(origin)})" if origin else ""
+        title = group if group in (ZONES_GROUP, BALANCER_GROUP) else code(group)
+        out += [f"**{title}**{pattern}", "", "```diff"]
         out += [" ".join(op_line(op)) for op in ops]
         out += ["```", ""]
     out += _impact(plan) + _unmanaged(plan) + _notes(plan) + _warnings(plan)
@@ -132,7 +148,8 @@ def _impact(plan: Plan) -> list[str]:
     for op in rows:
         assert op.impact is not None
         out.append(
-            f"| `{op.ns}` | `{op.zone}` | `{format_range(op.min, op.max)}` | "
+            f"| {code(op.ns, in_table=True)} | {code(op.zone, in_table=True)} | "
+            f"{code(format_range(op.min, op.max), in_table=True)} | "
             f"{op.impact.chunks} | ~{op.impact.migrating} | ~{format_bytes(op.impact.bytes)} |"
         )
     return [*out, ""]
@@ -142,20 +159,20 @@ def _unmanaged(plan: Plan) -> list[str]:
     if not plan.unmanaged:
         return []
     out = ["### Unmanaged (not touched)", ""]
-    out += [f"- {u.kind} `{u.name}`: {u.detail}" for u in plan.unmanaged]
+    out += [f"- {u.kind} {code(u.name)}: {markdown_text(u.detail)}" for u in plan.unmanaged]
     return [*out, ""]
 
 
 def _notes(plan: Plan) -> list[str]:
     if not plan.notes:
         return []
-    return ["### Notes", "", *[f"- {n}" for n in plan.notes], ""]
+    return ["### Notes", "", *[f"- {markdown_text(n)}" for n in plan.notes], ""]
 
 
 def _warnings(plan: Plan) -> list[str]:
     if not plan.warnings:
         return []
-    return ["### Warnings", "", *[f"- {w}" for w in plan.warnings], ""]
+    return ["### Warnings", "", *[f"- {markdown_text(w)}" for w in plan.warnings], ""]
 
 
 def _rollback(plan: Plan) -> list[str]:

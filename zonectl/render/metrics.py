@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from zonectl.redaction import uri_problem
 from zonectl.render.exposition import Family, Labels, Sample, make_labels
 from zonectl.render.status import StatusReport
 
@@ -206,6 +207,8 @@ def cluster_label(uri: str) -> str:
     (`mongodb://u:p@a:27017,b/db?tls=true` -> `a:27017,b`; `sandbox:...` -> `sandbox`)."""
     if uri.startswith("sandbox:"):
         return "sandbox"
+    if uri_problem(uri):  # a mangled URI's parts may be its password: no label from it
+        return "unknown"
     rest = uri.split("://", 1)[-1]
     hosts = rest.split("/", 1)[0].split("?", 1)[0]
     return hosts.rpartition("@")[2] or "unknown"

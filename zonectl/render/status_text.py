@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from zonectl.model.keys import format_value
+from zonectl.render.inert import terminal
 from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, StatusReport
 
 
@@ -36,38 +37,44 @@ def render_status_text(report: StatusReport, *, color: bool = False, width: int 
 def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
     style = box.ROUNDED if color else None
     parts: list[RenderableType] = [
-        Text(f"cluster {report.uri} (MongoDB {report.version})", style="bold" if color else ""),
-        Text(_balancer_line(report.balancer)),
-        Text(_lease_line(report)),
+        _t(f"cluster {report.uri} (MongoDB {report.version})", style="bold" if color else ""),
+        _t(_balancer_line(report.balancer)),
+        _t(_lease_line(report)),
     ]
-    parts.extend(Text(_journal_line(j), style="yellow" if color else "") for j in report.journals)
-    parts.extend(Text(f"note: {n}", style="dim" if color else "") for n in report.notes)
+    parts.extend(_t(_journal_line(j), style="yellow" if color else "") for j in report.journals)
+    parts.extend(_t(f"note: {n}", style="dim" if color else "") for n in report.notes)
     shards = Table(title=None, box=style, show_edge=color, pad_edge=False, title_justify="left")
     for name, justify in (("shard", "left"), ("zones", "left"), ("chunks", "right"),
                           ("bytes", "right"), ("state", "left")):  # fmt: skip
         shards.add_column(name, justify=justify)  # type: ignore[arg-type]
     for s in report.shards:
         shards.add_row(
-            s.id,
-            ", ".join(s.zones) or "-",
+            _t(s.id),
+            _t(", ".join(s.zones) or "-"),
             f"{s.chunks:,}",
             _bytes(s.bytes),
             "draining" if s.draining else "",
         )
-    parts += [Text(""), Text("shards", style="bold" if color else ""), shards]
+    parts += [_t(""), _t("shards", style="bold" if color else ""), shards]
     if report.databases:
-        parts += [Text(""), Text("managed databases", style="bold" if color else "")]
+        parts += [_t(""), _t("managed databases", style="bold" if color else "")]
         parts += [
-            Text(f"  {d.name}: primary {d.primary} (zones {', '.join(d.zones) or '-'})")
+            _t(f"  {d.name}: primary {d.primary} (zones {', '.join(d.zones) or '-'})")
             for d in report.databases
         ]
     if report.placements:
-        parts += [Text(""), Text("pins and patterns", style="bold" if color else "")]
-        parts += [Text(f"  {line}") for line in report.placements]
+        parts += [_t(""), _t("pins and patterns", style="bold" if color else "")]
+        parts += [_t(f"  {line}") for line in report.placements]
     for c in report.collections:
-        parts += [Text(""), _collection(c, color)]
-    parts += [Text(""), Text(_summary(report), style=_verdict_style(report.compliant, color))]
+        parts += [_t(""), _collection(c, color)]
+    parts += [_t(""), _t(_summary(report), style=_verdict_style(report.compliant, color))]
     return parts
+
+
+def _t(text: str, style: str = "") -> Text:
+    """Every line and cell as a Text, never markup (a shard or zone named `x[/]` would
+    break rich's parser), with control characters from names shown escaped."""
+    return Text(terminal(text), style=style)
 
 
 def _balancer_line(b: BalancerState) -> str:
@@ -110,20 +117,20 @@ def _collection(c: CollectionStatus, color: bool) -> RenderableType:
         head += f"key {format_value(c.key)}  balancing {balancing}  {c.chunks:,} chunks"
     else:
         head += "not sharded (ranges apply once it is sharded)"
-    rows: list[RenderableType] = [Text(head, style="bold" if color else "")]
+    rows: list[RenderableType] = [_t(head, style="bold" if color else "")]
     if c.ranges:
         ranges = Table(box=box.SIMPLE if color else None, show_header=True, pad_edge=False)
         for name in ("zone", "min", "max"):
             ranges.add_column(name)
         for r in c.ranges:
-            ranges.add_row(r.zone, format_value(r.min), format_value(r.max))
+            ranges.add_row(_t(r.zone), _t(format_value(r.min)), _t(format_value(r.max)))
         rows.append(Padding(ranges, (0, 0, 0, 2), expand=False))
     else:
-        rows.append(Text("  no zone ranges"))
+        rows.append(_t("  no zone ranges"))
     if c.sharded:
-        rows.append(Text(_compliance_line(c), style=_verdict_style(c.compliant, color)))
-        rows.extend(Text(line) for line in _examples(c))
-        rows.append(Text(f"  balancerCollectionStatus: {_server_text(c)}"))
+        rows.append(_t(_compliance_line(c), style=_verdict_style(c.compliant, color)))
+        rows.extend(_t(line) for line in _examples(c))
+        rows.append(_t(f"  balancerCollectionStatus: {_server_text(c)}"))
         rows.append(_bars(c.per_shard, c.chunks, color))
     return Group(*rows)
 
@@ -179,7 +186,7 @@ def _bars(per_shard: Mapping[str, int], total: int, color: bool) -> RenderableTy
         bar = Text(full * filled, style="cyan" if color else "")
         bar.append(empty * (24 - filled), style="dim" if color else "")
         share = f"{100 * n / total:.0f}%" if total else "-"
-        table.add_row(f"  {shard}", bar, f"{n:,}", share)
+        table.add_row(_t(f"  {shard}"), bar, f"{n:,}", share)
     return table
 
 

@@ -25,6 +25,7 @@ from zonectl.plan.ops import (
     format_rate,
 )
 from zonectl.plan.value import Plan
+from zonectl.render.inert import terminal
 from zonectl.render.summary import format_bytes, grouped, plural, summary_line
 
 _COLOURS = {"+": "\x1b[32m", "-": "\x1b[31m", "~": "\x1b[33m"}
@@ -112,8 +113,10 @@ LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
 
 
 def op_line(op: Op) -> tuple[str, str]:
-    """(sign, text) for one op: the wording shared by the text and markdown views."""
-    return LINES[type(op)](op)
+    """(sign, text) for one op: the wording shared by the text and markdown views (where it
+    sits in a code block); names and values from the cluster shown inert."""
+    sign, text = LINES[type(op)](op)
+    return sign, terminal(text)
 
 
 def render_text(plan: Plan, *, color: bool = False) -> str:
@@ -125,7 +128,7 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
     ]
     for group, ops in grouped(plan):
         origin = plan.origins.get(group)
-        out.append(f"{group}  (from pattern {origin})" if origin else group)
+        out.append(terminal(f"{group}  (from pattern {origin})" if origin else group))
         for op in ops:
             sign, text = op_line(op)
             line = f"  {sign} {text}"
@@ -133,7 +136,7 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         out.append("")
     if plan.unmanaged:
         out.append("unmanaged (left untouched)")
-        out.extend(f"  {u.kind} {u.name}: {u.detail}" for u in plan.unmanaged)
+        out.extend(terminal(f"  {u.kind} {u.name}: {u.detail}") for u in plan.unmanaged)
         out.append("")
     out += notes_lines(plan)
     out.append(summary_line(plan))
@@ -144,4 +147,4 @@ def notes_lines(plan: Plan) -> list[str]:
     """Where unsharded pinned collections live, patterns and what they matched."""
     if not plan.notes:
         return []
-    return ["notes", *(f"  {note}" for note in plan.notes), ""]
+    return ["notes", *(terminal(f"  {note}") for note in plan.notes), ""]

@@ -115,13 +115,9 @@ def build_sandbox(options: SandboxOptions) -> Sandbox:
     else:
         seed.seed(sandbox, spec, source)
     workload.attach(sandbox, spec, seeded=seeded, source=source)
-    # The copy rate is a setting of the simulation, not saved state: the URI's, else the
-    # cluster file's (also when the state file was loaded instead of the seed).
-    file_rate = spec.balancer.copyRate if spec.balancer is not None else None
-    if options.copy_rate is not None:
-        sandbox.balancer.copy_rate = options.copy_rate
-    elif file_rate is not None:
-        sandbox.balancer.copy_rate = parse_rate(file_rate)
+    # Migration costs are settings of the simulation, not saved state: the cluster file's
+    # (also when the state file was loaded instead of the seed), the URI's copy rate first.
+    seed.apply_costs(sandbox, spec, options.copy_rate)
     return sandbox
 
 

@@ -26,6 +26,12 @@ class FleetTarget:
     def overlaid(self, desired: DesiredState) -> DesiredState:
         return apply_overlay(desired, self.cluster.overlay)
 
+    @property
+    def uri_origin(self) -> str:
+        """Where this cluster's URI comes from, for messages that must not quote it."""
+        source = self.cluster.uri
+        return f"{source.position} ({source.describe()}, cluster {self.cluster.name})"
+
 
 CURRENT: contextvars.ContextVar[FleetTarget | None] = contextvars.ContextVar(
     "zonectl_fleet_target", default=None

@@ -171,7 +171,7 @@ class _Job:
         overlay = self.target.cluster.overlay
         if overlay.is_empty or not self.kwargs.get("paths"):
             return
-        with connect(self.uri) as conn:
+        with connect(self.uri, origin=self.target.uri_origin) as conn:
             live = {s.id for s in read_cluster_state(conn, ()).shards}
         problems = check_overlay_shards(self.name, overlay, live)
         if problems:

@@ -3,7 +3,8 @@
 A round (`Balancer::_mainThread` in mongo:src/mongo/db/s/balancer/balancer.cpp) reloads the
 settings, splits chunks at zone boundaries, picks migrations with `balancer_policy` and
 starts them. Every migration, the balancer's and a manual moveChunk/moveRange alike,
-takes simulated time (`timing.migration_duration`): it stays in flight (a balancer round
+takes simulated time (`costs.MigrationCosts`: MongoDB's migration steps, per-shard copy
+rates, a per-document part and seeded jitter): it stays in flight (a balancer round
 stays open, `inBalancerRound: true`) until the sandbox clock passes its due time and
 someone polls, or a test calls `complete_migrations()`. A command that must wait for the
 clock (a manual move until its commit) parks in `block_until`/`wait_for`; on a virtual
@@ -21,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zonectl.sandbox.balancer import rounds, timing
+from zonectl.sandbox.balancer import rounds
+from zonectl.sandbox.balancer.costs import MigrationCost, MigrationCosts
 from zonectl.sandbox.balancer.migrations import (
     ActiveMigrations,
     InFlight,
@@ -73,7 +75,7 @@ class Balancer:
         self.in_round = False
         self.term = 1
         self.waiters = 0  # commands parked in wait_for (balancerStop, a manual move)
-        self.copy_rate = float(timing.DEFAULT_COPY_RATE)  # bytes per simulated second
+        self.costs = MigrationCosts()  # what each migration costs in simulated time
         self._alarms: list[dt.datetime] = []  # instants commands are blocked until
         self.followups = 0  # manual moves answered since the last command arrived
         self.settings = BalancerSettings(
@@ -142,7 +144,7 @@ class Balancer:
                 settings,
                 self.params(settings),
                 self.active.busy(),
-                self.migration_duration,
+                self.migration_cost,
             ):
                 if flight is not None:
                     self.active.register(flight)
@@ -195,9 +197,20 @@ class Balancer:
         self.cluster.clock.note_activity()
         self._cond.notify_all()
 
-    def migration_duration(self, size_bytes: int) -> dt.timedelta:
-        """How long migrating `size_bytes` takes at this sandbox's copy rate."""
-        return timing.migration_duration(size_bytes, self.copy_rate)
+    @property
+    def copy_rate(self) -> float:
+        """Bytes per simulated second of a shard without a rate of its own."""
+        return self.costs.copy_rate
+
+    @copy_rate.setter
+    def copy_rate(self, rate: float) -> None:
+        self.costs.copy_rate = rate
+
+    def migration_cost(
+        self, donor: str, recipient: str, nbytes: int, docs: int, wait_for_delete: bool = False
+    ) -> MigrationCost:
+        """The steps and length of migrating `nbytes` (`docs` documents) donor -> recipient."""
+        return self.costs.migration(donor, recipient, nbytes, docs, wait_for_delete=wait_for_delete)
 
     def _end_round(self) -> None:
         result, started = self._round, self._round_started

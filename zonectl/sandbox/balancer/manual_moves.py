@@ -1,7 +1,7 @@
 """A manual chunk migration (moveChunk / moveRange), run to completion inside the command.
 
-It takes the same simulated time as a balancer migration (bytes at the sandbox's copy
-rate, with the per-migration floor): the command registers the migration in the
+It costs what a balancer migration costs (`costs.MigrationCosts`: MongoDB's steps, the
+shards' copy rates, per-document part, jitter): the command registers the migration in the
 active-migrations registry and blocks until the sandbox clock reaches its commit, as a
 real moveChunk/moveRange only answers once the migration committed (mongo:src/mongo/db/s/
 balancer/balancer.cpp `Balancer::moveRange` waits on the scheduled migration's future).
@@ -85,10 +85,12 @@ def _move_chunk(
         if error is not None:
             raise error  # a failed manual move never sets the jumbo flag (§4.3)
     now = cluster.clock.now()
-    due = now + balancer.migration_duration(store.size_at(i))
-    flight = InFlight(ns, lo, hi, donor, to, "manual", now, due, by_balancer=False)
+    steps = balancer.migration_cost(donor, to, store.size_at(i), store.count_at(i))
+    flight = InFlight(
+        ns, lo, hi, donor, to, "manual", now, now + steps.duration, by_balancer=False, cost=steps
+    )
     balancer.active.register(flight)
-    log_move(cluster, "moveChunk.start", flight, {})
+    log_move(cluster, "moveChunk.start", flight, {}, by=donor)
     # The migration goes on if the command gives up (maxTimeMS): it commits at `due`.
     _await(balancer, flight, deadline)
 

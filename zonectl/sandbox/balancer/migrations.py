@@ -4,7 +4,11 @@ A shard donates at most one range and receives at most one range at a time; any 
 request fails with ConflictingOperationInProgress, an identical one joins the running one
 (mongo:src/mongo/db/s/active_migrations_registry.cpp; reference §4.4). A commit bumps the
 chunk version and history through `ChunkStore.move` and writes the `moveChunk.*`
-changelog entries (reference §2.6).
+changelog entries as the shards write them (reference §2.6): moveChunk.start by the donor
+when the clone starts; at the end moveChunk.to by the recipient and moveChunk.commit and
+moveChunk.from by the donor, the .to/.from ones with `MoveTimingHelper`'s "step N of M"
+milliseconds (mongo:src/mongo/db/s/move_timing_helper.cpp), .commit with the recipient's
+clone counts (migration_source_manager.cpp `commitChunkMetadataOnConfig`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zonectl.model.keys import bson_equal, format_value
+from zonectl.sandbox.balancer.costs import MigrationCost
 from zonectl.sandbox.errors import CommandError
 
 if TYPE_CHECKING:
@@ -35,6 +40,7 @@ class InFlight:
     due: dt.datetime
     by_balancer: bool = True
     error: CommandError | None = field(default=None, compare=False)
+    cost: MigrationCost | None = field(default=None, compare=False)
 
     def same_request(self, ns: str, lo: Mapping[str, Any], hi: Mapping[str, Any], to: str) -> bool:
         return (
@@ -146,27 +152,59 @@ def commit_move(cluster: Cluster, mig: InFlight) -> bool:
     """Commit a migration in the chunk store and the changelog; False if the chunk is gone.
 
     `_configsvrCommitChunkMigration` gives the moved chunk (collVersion.major + 1, 0) and
-    prepends a history entry; the donor logs moveChunk.from, the recipient moveChunk.to,
-    the config server moveChunk.commit.
+    prepends a history entry; the recipient logs moveChunk.to, the donor moveChunk.commit
+    then moveChunk.from (its `MoveTimingHelper` logs as it goes out of scope).
     """
     store = cluster.chunks(mig.ns)
     i = store.index_of_min(mig.min) if store is not None else None
+    donor_ms = mig.cost.donor_ms if mig.cost is not None else (0,) * 6
+    recipient_ms = mig.cost.recipient_ms if mig.cost is not None else (0,) * 8
     if store is None or i is None or store.shard_at(i) != mig.donor:
-        log_move(cluster, "moveChunk.error", mig, {"errmsg": "chunk changed during migration"})
+        # The commit on the recipient (step 5) failed: _cleanupOnError logs moveChunk.error,
+        # and the donor's timing entry says "aborted" with the steps it finished.
+        log_move(cluster, "moveChunk.error", mig, {}, by=mig.donor)
+        errmsg = "commit clone failed :: caused by :: chunk changed during migration"
+        log_move(cluster, "moveChunk.from", mig, _steps(donor_ms[:4], 6), by=mig.donor,
+                 note="aborted", errmsg=errmsg)  # fmt: skip
         return False
     chunk = store.chunk(i)
     store.move(i, mig.recipient, cluster.now_ts())
     counts = {"cloned": chunk.count, "clonedBytes": chunk.size, "catchup": 0, "steady": 0}
-    log_move(cluster, "moveChunk.to", mig, {"step 1 of 8": 0, "note": "success"})
-    log_move(cluster, "moveChunk.commit", mig, {"counts": counts})
-    log_move(cluster, "moveChunk.from", mig, {"step 1 of 6": 0, "note": "success"})
+    log_move(cluster, "moveChunk.to", mig, _steps(recipient_ms, 8), by=mig.recipient,
+             note="success")  # fmt: skip
+    log_move(cluster, "moveChunk.commit", mig, {"counts": counts}, by=mig.donor)
+    log_move(cluster, "moveChunk.from", mig, _steps(donor_ms, 6), by=mig.donor, note="success")
     return True
 
 
-def log_move(cluster: Cluster, what: str, mig: InFlight, extra: Mapping[str, Any]) -> None:
-    details = {"min": mig.min, "max": mig.max, "from": mig.donor, "to": mig.recipient}
-    details.update(extra)
-    cluster.log_change(what, mig.ns, details)
+def _steps(ms: tuple[int, ...], total: int) -> dict[str, Any]:
+    return {f"step {n} of {total}": v for n, v in enumerate(ms, 1)}
+
+
+def log_move(
+    cluster: Cluster,
+    what: str,
+    mig: InFlight,
+    steps: Mapping[str, Any],
+    *,
+    by: str,
+    note: str | None = None,
+    errmsg: str | None = None,
+) -> None:
+    """One moveChunk.* changelog entry, written by shard `by`. Field order as MongoDB's:
+    the step timings, then min, max, from/to (.start/.commit/.error: from before to;
+    MoveTimingHelper: to before from), note, errmsg."""
+    details: dict[str, Any] = dict(steps) if what in ("moveChunk.to", "moveChunk.from") else {}
+    details.update({"min": mig.min, "max": mig.max})
+    if what in ("moveChunk.to", "moveChunk.from"):
+        details.update({"to": mig.recipient, "from": mig.donor, "note": note or "success"})
+        if errmsg:
+            details["errmsg"] = errmsg
+    else:
+        details.update({"from": mig.donor, "to": mig.recipient})
+        if what == "moveChunk.commit":
+            details.update(steps)  # counts
+    cluster.log_change(what, mig.ns, details, shard=by)
 
 
 def _migration_id(mig: InFlight) -> str:

@@ -8,11 +8,11 @@ is split, or marked jumbo when it cannot be (`_splitOrMarkJumbo`, §5.1 step 5).
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from zonectl.sandbox.balancer import view
+from zonectl.sandbox.balancer.costs import MigrationCost
 from zonectl.sandbox.balancer.migrations import (
     InFlight,
     log_move,
@@ -70,7 +70,7 @@ def split_chunk(cluster: Cluster, ns: str, i: int, points: list[Any]) -> list[in
     return pieces
 
 
-Duration = Callable[[int], dt.timedelta]
+Cost = Callable[[str, str, int, int, bool], MigrationCost]  # donor, to, bytes, docs, wait
 
 
 def start_migrations(
@@ -78,7 +78,7 @@ def start_migrations(
     settings: BalancerSettings,
     params: PolicyParams,
     busy: set[str],
-    duration: Duration,
+    cost: Cost,
 ) -> Iterator[tuple[InFlight | None, str | None]]:
     """Pick this round's migrations and start each: (in-flight migration, failure)."""
     shards = view.shard_views(cluster)
@@ -86,11 +86,11 @@ def start_migrations(
     available = {s.id for s in shards} - busy
     chosen = select_migrations([c for c in colls if c is not None], shards, available, params)
     for mig in chosen:
-        yield _start_one(cluster, mig, settings, duration)
+        yield _start_one(cluster, mig, settings, cost)
 
 
 def _start_one(
-    cluster: Cluster, mig: Migration, settings: BalancerSettings, duration: Duration
+    cluster: Cluster, mig: Migration, settings: BalancerSettings, cost: Cost
 ) -> tuple[InFlight | None, str | None]:
     store = cluster.chunks(mig.ns)
     i = store.index_of_min(mig.chunk.min) if store is not None else None
@@ -115,15 +115,18 @@ def _start_one(
             store.set_jumbo(i, True)
         return None, error.message
     now = cluster.clock.now()
+    donor = store.shard_at(i)
+    steps = cost(donor, mig.to, store.size_at(i), store.count_at(i), settings.wait_for_delete)
     flight = InFlight(
         ns=mig.ns,
         min=lo,
         max=hi,
-        donor=store.shard_at(i),
+        donor=donor,
         recipient=mig.to,
         reason=mig.reason,
         started=now,
-        due=now + duration(store.size_at(i)),
+        due=now + steps.duration,
+        cost=steps,
     )
-    log_move(cluster, "moveChunk.start", flight, {})
+    log_move(cluster, "moveChunk.start", flight, {}, by=donor)
     return flight, None

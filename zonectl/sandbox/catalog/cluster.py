@@ -294,21 +294,28 @@ class Cluster:
         return self.version.default_chunk_size_mb * _MB
 
     # -------------------------------------------------------------------- logs
-    def log_change(self, what: str, ns: str, details: Mapping[str, Any]) -> None:
-        """Append to config.changelog (reference §2.6); capped in MongoDB, bounded here."""
-        self._log(CHANGELOG, what, ns, details)
+    def log_change(
+        self, what: str, ns: str, details: Mapping[str, Any], *, shard: str = "config"
+    ) -> None:
+        """Append to config.changelog (reference §2.6); capped in MongoDB, bounded here.
+        `shard` is who logs it (`ChangeLogType`: the shard id and its host as `server`)."""
+        self._log(CHANGELOG, what, ns, details, shard)
 
     def log_action(self, what: str, details: Mapping[str, Any]) -> None:
         """Append to config.actionlog (balancer.round, balancer.start, ...)."""
         self._log(ACTIONLOG, what, "", details)
 
-    def _log(self, coll_ns: str, what: str, ns: str, details: Mapping[str, Any]) -> None:
+    def _log(
+        self, coll_ns: str, what: str, ns: str, details: Mapping[str, Any], shard: str = "config"
+    ) -> None:
         now = self.now()
-        _id = f"sandbox-{now.isoformat()}-{ObjectId()}"
+        host = str((self.shard_doc(shard) or {}).get("host", "sandbox"))
+        server = host.split("/", 1)[-1].split(",", 1)[0]  # "rs0/h0:27018,h1:27018" -> h0:27018
+        _id = f"{server}-{now.isoformat()}-{ObjectId()}"
         doc = {
             "_id": _id,
-            "server": "sandbox",
-            "shard": "config",
+            "server": server,
+            "shard": shard,
             "clientAddr": "",
             "time": now,
             "what": what,

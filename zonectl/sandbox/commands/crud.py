@@ -149,6 +149,14 @@ def find(request: Request) -> dict[str, Any]:
     scan = scan_docs(request, namespace, query)
     docs: Iterable[Any] = filtered(scan, query)
     plain = scan.exact and not sort and not skip and projection is None
+    if len(sort) == 1 and sort[0][0] == "$natural":
+        # {$natural: 1 | -1}: a collection scan in insertion order or its reverse (how tools
+        # read a capped collection such as config.changelog newest first, stopping at the
+        # limit instead of sorting it all).
+        coll = request.sandbox.catalog.get(namespace)
+        rows = [d for d in (coll or ()) if matches(decoded(d), query)]
+        docs = reversed(rows) if sort[0][1] < 0 else iter(rows)
+        sort, plain = [], False
     if sort and tuple(sort) != tuple(scan.ordered_by[: len(sort)]):
         docs = sort_documents((decoded(d) for d in docs), sort)
     if skip:

@@ -23,17 +23,20 @@ ReshardCollectionInProgress ("can only move a single collection at a time", manu
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bson import Binary
 
 from zonectl.model.bsontypes import type_name
-from zonectl.sandbox.balancer import timing
 from zonectl.sandbox.catalog import unsharded
 from zonectl.sandbox.commands.move_rules import typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
+
+if TYPE_CHECKING:
+    from zonectl.sandbox.catalog.cluster import Cluster
 
 RESHARD_IN_PROGRESS = 338  # ErrorCodes::ReshardCollectionInProgress
 CURRENT_OP = "$currentOp"
@@ -97,9 +100,9 @@ def move_collection(request: Request) -> dict[str, Any]:
         "approxBytesToCopy": size,
     }
     operations.put(doc)
-    due = now + timing.move_collection_duration(size, sandbox.balancer.copy_rate)
+    due = now + sandbox.balancer.costs.move_collection(donor, to, size, _count)
     _DUE[op_id] = due
-    cluster.log_change("moveCollection.start", ns, {"toShard": to, "fromShard": donor})
+    _log_transitions(cluster, ns, doc, ("unused", "initializing", "preparing-to-donate", "cloning"))
     # The coordinator keeps going when the client goes away: wait without a deadline.
     # No alarm (unlike a chunk move's block_until): on a virtual clock the move stays in
     # flight until the clock is stepped past `due`, so tests can watch it running.
@@ -109,8 +112,34 @@ def move_collection(request: Request) -> dict[str, Any]:
             unsharded.track_moved(cluster, ns, to)
             operations.remove(op_id)
             _DUE.pop(op_id, None)
-            cluster.log_change("moveCollection.end", ns, {"toShard": to, "fromShard": donor})
+            _log_transitions(
+                cluster, ns, doc, ("cloning", "applying", "blocking-writes", "committing", "done")
+            )
     return {}
+
+
+def _log_transitions(
+    cluster: Cluster, ns: str, doc: dict[str, Any], states: tuple[str, ...]
+) -> None:
+    """The coordinator's `resharding.coordinator.transition` changelog entries, one per
+    state change (`ReshardingCoordinator::_updateCoordinatorDocStateAndCatalogEntries`,
+    mongo:src/mongo/db/s/resharding/resharding_coordinator.cpp: newState, oldState,
+    namespace, collectionUUID, reshardingUUID); all at the instant of the call here."""
+    coll_uuid = (cluster.collection_doc(ns) or {}).get("uuid")
+    resharding_uuid = str(uuid.UUID(bytes=doc["_id"]))
+    for old, new in itertools.pairwise(states):
+        cluster.log_change(
+            "resharding.coordinator.transition",
+            ns,
+            {
+                "newState": new,
+                "oldState": old,
+                "namespace": ns,
+                "collectionUUID": str(coll_uuid.as_uuid()) if coll_uuid is not None else "",
+                "reshardingUUID": resharding_uuid,
+            },
+            shard="config",
+        )
 
 
 def _wait_until_gone(request: Request, op_id: Any) -> None:

@@ -104,8 +104,25 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
         cluster.coll(SETTINGS).put(doc)
         if b.chunkSizeMB is not None:
             cluster.coll(SETTINGS).put({"_id": "chunksize", "value": b.chunkSizeMB})
-        if b.copyRate is not None:
-            sandbox.balancer.copy_rate = parse_rate(b.copyRate)
+    apply_costs(sandbox, spec)
+
+
+def apply_costs(sandbox: Sandbox, spec: ClusterFile, copy_rate: float | None = None) -> None:
+    """The migration cost settings of a cluster file (not saved state: they are the
+    simulation's, so a sandbox loaded from a state file takes them too); `copy_rate`
+    (the URI's or `--copy-rate`) overrides the file's default rate."""
+    costs = sandbox.balancer.costs
+    b = spec.balancer
+    if copy_rate is not None:
+        costs.copy_rate = copy_rate
+    elif b is not None and b.copyRate is not None:
+        costs.copy_rate = parse_rate(b.copyRate)
+    costs.configure(
+        shard_rates={s.name: parse_rate(s.copyRate) for s in spec.shards if s.copyRate},
+        per_document_s=b.perDocumentMicros / 1e6 if b and b.perDocumentMicros else None,
+        jitter=b.jitter if b is not None else None,
+        seed=b.jitterSeed if b is not None else None,
+    )
 
 
 def _known_shard(name: str | None, names: list[str], source: str, where: str) -> None:

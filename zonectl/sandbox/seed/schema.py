@@ -36,6 +36,16 @@ class ShardSpec(_Model):
     name: str
     host: str | None = None
     zones: list[str] = []
+    # This shard's migration copy rate (e.g. archive disks: "20MiB/s"); a migration runs at
+    # the slower of its donor's and recipient's rates. Default: balancer.copyRate.
+    copyRate: str | None = None
+
+    @field_validator("copyRate")
+    @classmethod
+    def _rate(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_rate(value)
+        return value
 
 
 class DatabaseSpec(_Model):
@@ -135,9 +145,13 @@ class BalancerSpec(_Model):
     enabled: bool = True
     activeWindow: WindowSpec | None = None
     chunkSizeMB: int | None = Field(default=None, ge=1, le=1024)
-    # Simulated migration copy rate, e.g. "40MiB/s" (default 64MiB/s): every migration
-    # takes its bytes / this rate of sandbox time, at least one second.
+    # Simulated migration costs (zonectl/sandbox/balancer/costs.py): the copy rate of shards
+    # without their own, e.g. "40MiB/s" (default 64MiB/s); a per-document part of the clone;
+    # each migration scaled by a seeded factor in [1 - jitter, 1 + jitter].
     copyRate: str | None = None
+    perDocumentMicros: float | None = Field(default=None, ge=0)
+    jitter: float | None = Field(default=None, ge=0, lt=1)
+    jitterSeed: int | None = None
 
     @field_validator("copyRate")
     @classmethod
