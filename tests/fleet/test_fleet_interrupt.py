@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -151,11 +152,24 @@ def test_a_second_ctrl_c_during_the_clean_up_says_what_is_still_being_restored(
     path = inventory(tmp_path, handles)
     args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
     proc = spawn(*args, "--all", "--migrate")
+    lines: list[str] = []
+    readers = [
+        threading.Thread(target=lambda: lines.extend(proc.stderr or ()), daemon=True),
+        threading.Thread(target=lambda: (proc.stdout or "").read(), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
     wait_for_moves(handles)
     os.killpg(proc.pid, signal.SIGINT)
-    time.sleep(0.3)
+    deadline = time.monotonic() + 30  # the second Ctrl-C lands once the wind-down has begun
+    while not any("zonectl: interrupted: waiting for" in line for line in lines):
+        assert time.monotonic() < deadline and proc.poll() is None, "".join(lines)
+        time.sleep(0.02)
     os.killpg(proc.pid, signal.SIGINT)
-    _out, err = proc.communicate(timeout=30)
+    proc.wait(timeout=30)
+    for reader in readers:
+        reader.join(timeout=30)
+    err = "".join(lines)
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert "zonectl: still cleaning up; Ctrl-C again changes nothing:" in err

@@ -23,6 +23,7 @@ from zonectl.plan.ops import (
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
+    SetQueryAnalyzer,
     SplitChunk,
 )
 from zonectl.plan.serialize import dump_plan, load_plan
@@ -40,6 +41,7 @@ ONE_OF_EACH: list[Op] = [
     AssignZoneRange("app.o", "eu", {"o": ObjectId("65a000000000000000000000")}, {"o": MAX}),
     RemoveShardFromZone("shard-std-0", "hot"),
     SetCollectionBalancing("app.events", False, True),
+    SetQueryAnalyzer("app.users", 5.0, None),
     SetBalancerWindow("23:00", "06:00", None),
     SetBalancerEnabled(True, False),
     SplitChunk("app.events", {"ts": D, "_id": MIN}),
@@ -85,6 +87,7 @@ def test_every_op_describes_itself_and_gives_its_command(op: Op) -> None:
         "split",
         "moveRange",
         "moveCollection",
+        "configureQueryAnalyzer",
     }
 
 
@@ -105,7 +108,7 @@ def test_loading_refuses_another_format_version() -> None:
 
 def test_summary_line_counts_adds_removes_rezoned_shards_and_migration() -> None:
     assert summary_line(a_plan(ONE_OF_EACH)) == (
-        "2 to add, 1 to remove, 2 shards to re-zone, 3 settings to change, "
+        "2 to add, 1 to remove, 2 shards to re-zone, 4 settings to change, "
         "1 collection to move; migration impact not estimated."
     )
     with_impact = a_plan([ONE_OF_EACH[0], ONE_OF_EACH[2]])

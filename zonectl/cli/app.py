@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import typer
 
 from zonectl import __version__
@@ -44,4 +46,10 @@ def _register() -> None:
 
 def main() -> None:
     _register()
-    app()
+    try:
+        app()
+    finally:
+        # The command is done, its clean-up included (balancing restored, journal closed,
+        # lease released). A Ctrl-C from here on, while pymongo closes its monitors at exit,
+        # has nothing left to stop and would only print a traceback from an atexit hook.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -56,6 +56,7 @@ from zonectl.render.forecast import (
     render_forecast_markdown,
     render_forecast_text,
 )
+from zonectl.render.html import render_plan_html
 from zonectl.render.inert import json_text
 from zonectl.settings import Settings
 
@@ -65,6 +66,7 @@ class Format(StrEnum):
     json = "json"
     markdown = "markdown"
     github = "github"
+    html = "html"
 
 
 @guarded
@@ -86,7 +88,8 @@ def command(
             "--format",
             "-f",
             help="Output format; github: the plan's warnings as workflow annotations "
-            "(the plan itself goes to stderr).",
+            "(the plan itself goes to stderr); html: a self-contained page with the "
+            "forecast's burn-down.",
         ),
     ] = Format.text,
     detailed_exitcode: Annotated[
@@ -129,6 +132,8 @@ def command(
       zonectl plan policies/ --format markdown > plan.md
 
       zonectl plan policies/ -o plan.json --detailed-exitcode
+
+      zonectl plan policies/ --format html > plan.html
     """
     instant = parse_at(at, dt.datetime.now(dt.UTC))
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
@@ -258,5 +263,7 @@ def _render(plan: Plan, fmt: Format, forecast: Forecast) -> str:
         return plan_document(plan, forecast)
     if fmt is Format.markdown:
         return render_markdown(plan) + render_forecast_markdown(forecast)
+    if fmt is Format.html:
+        return render_plan_html(plan, forecast)
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     return render_text(plan, color=color) + "\n" + render_forecast_text(forecast)

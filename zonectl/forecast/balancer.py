@@ -64,6 +64,8 @@ class BalancerOutcome:
     moved: int
     rounds: int
     drained: dict[str, dt.datetime] = field(default_factory=dict)  # donor -> its last commit
+    # Each migration's commit and bytes, in time order: the burn-down (bytes left over time).
+    commits: list[tuple[dt.datetime, int]] = field(default_factory=list)
 
 
 class _Collection:
@@ -91,9 +93,9 @@ class _Collection:
         shard_zones: Mapping[str, frozenset[str]],
         available: set[str],
         seconds_for: Callable[[str, str, int], float],
-    ) -> list[tuple[str, float]]:
-        """This round's zone-violation picks: (donor, seconds) of each migration started."""
-        started: list[tuple[str, float]] = []
+    ) -> list[tuple[str, float, int]]:
+        """This round's zone-violation picks: (donor, seconds, bytes) of each migration."""
+        started: list[tuple[str, float, int]] = []
         for shard in order:
             if shard not in available or len(available) < 2:
                 continue
@@ -105,7 +107,7 @@ class _Collection:
                 to = min(holders, key=lambda s: self.load.get(s, 0))  # first of equals
                 available -= {shard, to}
                 size = self.c.sizes[i]
-                started.append((shard, seconds_for(shard, to, size)))
+                started.append((shard, seconds_for(shard, to, size), size))
                 step = size if self.by_size else 1
                 self.load[shard] -= step
                 self.load[to] = self.load.get(to, 0) + step
@@ -132,23 +134,25 @@ def simulate_balancer(
     state = [_Collection(c, shard_zones, by_data_size) for c in colls]
     t, moved, rounds = now, 0, 0
     drained: dict[str, dt.datetime] = {}
+    commits: list[tuple[dt.datetime, int]] = []
     while rounds < max_rounds:
         if not any(s.left for s in state):
-            return BalancerOutcome(t if moved else now, moved, rounds, drained)
+            return BalancerOutcome(t if moved else now, moved, rounds, drained, commits)
         if window is not None and not window.contains(t):
             t = window.next_open(t)
         rounds += 1
         available = set(order)
         started = [m for s in state for m in s.round(order, shard_zones, available, seconds_for)]
         if not started:
-            return BalancerOutcome(None, moved, rounds, drained)  # stuck: nothing can move
-        for donor, seconds in started:
+            return BalancerOutcome(None, moved, rounds, drained, commits)  # stuck
+        for donor, seconds, size in sorted(started, key=lambda m: m[1]):
             drained[donor] = t + dt.timedelta(seconds=seconds)
+            commits.append((drained[donor], size))
         moved += len(started)
         # The round waits for all its migrations; the finish is the last commit, the next
         # round starts kShortBalanceRoundInterval after it.
-        end = t + dt.timedelta(seconds=max(sec for _, sec in started))
+        end = t + dt.timedelta(seconds=max(m[1] for m in started))
         if not any(s.left for s in state):
-            return BalancerOutcome(end, moved, rounds, drained)
+            return BalancerOutcome(end, moved, rounds, drained, commits)
         t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
-    return BalancerOutcome(None, moved, rounds, drained)
+    return BalancerOutcome(None, moved, rounds, drained, commits)

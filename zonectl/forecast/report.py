@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
+from zonectl.forecast.burndown import BurnDown, make_burndown
 from zonectl.forecast.eager import PendingMove, simulate_eager
 from zonectl.forecast.learn import Learned
 from zonectl.forecast.timing import CostModel
@@ -76,6 +77,7 @@ class Forecast:
     eager_s: float
     balancer_s: float | None
     notes: tuple[str, ...] = field(default=())
+    burndown: tuple[BurnDown, ...] = ()  # bytes left over time, per route that finishes
     # moveCollection ops of the plan (zonectl.forecast.collection_moves), counted in the totals
     collections: tuple[CollectionMoveForecast, ...] = field(default=())
 
@@ -127,11 +129,13 @@ def make_forecast(
     per_ns: list[NamespaceForecast] = []
     backlog: dict[str, list[float]] = {}  # shard -> [chunks, bytes, eager drained s]
     eager_total = 0.0
+    eager_commits: list[tuple[float, int]] = []  # namespaces one after another, as apply
     for c in colls:
         moves, loads = pending_moves(c, shard_zones)
         if not moves:
             continue
         eager = simulate_eager(moves, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
+        eager_commits += [(eager_total + s, size) for s, size in eager.commits]
         for m in moves:
             entry = backlog.setdefault(m.donor, [0, 0, 0.0])
             entry[0] += 1
@@ -166,6 +170,8 @@ def make_forecast(
         )
     balancer_total: float | None = None
     drained: dict[str, dt.datetime] = {}
+    total = sum(n.bytes for n in per_ns)
+    curves = [make_burndown("migrate", total, eager_commits)] if per_ns else []
     movable = [c for c in colls if c.ns not in no_balance]
     if per_ns and a.balancer_enabled and all(n.balancer_s is not None for n in per_ns):
         together = simulate_balancer(
@@ -180,6 +186,8 @@ def make_forecast(
         if together.finished is not None:
             balancer_total = (together.finished - now).total_seconds()
             drained = together.drained
+            commits = [((t - now).total_seconds(), size) for t, size in together.commits]
+            curves.append(make_burndown("balancer", total, commits))
     elif not per_ns:
         balancer_total = 0.0
     return Forecast(
@@ -192,4 +200,5 @@ def make_forecast(
         ),
         eager_s=eager_total,
         balancer_s=balancer_total,
+        burndown=tuple(curves),
     )

@@ -18,6 +18,7 @@ from zonectl.mongo.connect import Connection
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.mongo.state import read_config_documents
+from zonectl.render.layout import ChunkLayout
 from zonectl.render.status import (
     BalancerState,
     ChunkRef,
@@ -39,9 +40,11 @@ def read_status(
     database: str,
     now: dt.datetime,
     namespaces: Collection[str] | None = None,
+    layout: bool = False,
 ) -> StatusReport:
     """The whole report. `namespaces` limits the per-namespace part (and the shard chunk
-    totals) to those; unknown names are reported in `notes`."""
+    totals) to those; unknown names are reported in `notes`. With `layout`, each sharded
+    namespace also keeps where every chunk sits (a few bytes a chunk) for the pictures."""
     notes: list[str] = []
     state, colls, balancer_status = _read_config(conn, notes)
     by_ns = {str(d["_id"]): d for d in colls}
@@ -53,7 +56,8 @@ def read_status(
     shard_zones = {s.id: s.zones for s in state.shards}
     owned = _owned_bytes(conn, set(names), notes)
     collections = tuple(
-        _collection(conn, state, ns, by_ns.get(ns), shard_zones, owned, notes) for ns in names
+        _collection(conn, state, ns, by_ns.get(ns), shard_zones, owned, notes, layout)
+        for ns in names
     )
     totals: dict[str, int] = {}
     for c in collections:
@@ -120,6 +124,7 @@ def _collection(
     shard_zones: Mapping[str, Sequence[str]],
     owned: Mapping[str, Mapping[str, int]] | None,
     notes: list[str],
+    layout: bool = False,
 ) -> CollectionStatus:
     live = sorted(state.ranges_of(ns), key=lambda r: (sort_key(r.min), sort_key(r.max)))
     ranges = tuple(RangeStatus(r.zone, r.min, r.max) for r in live)
@@ -127,7 +132,8 @@ def _collection(
     orphan_zones = tuple(sorted({r.zone for r in live} - carried))
     if doc is None:
         return CollectionStatus(ns, False, None, None, ranges, zones_without_shard=orphan_zones)
-    scan: ChunkCompliance = read_chunk_compliance(conn, doc, live, shard_zones)
+    where = ChunkLayout() if layout else None
+    scan: ChunkCompliance = read_chunk_compliance(conn, doc, live, shard_zones, layout=where)
     server, server_note = _collection_status(conn, ns)
     return CollectionStatus(
         namespace=ns,
@@ -146,6 +152,8 @@ def _collection(
         server=server,
         server_note=server_note,
         outside_bytes=None if owned is None else _outside_bytes(scan, owned.get(ns, {})),
+        owned_bytes=None if owned is None else dict(owned.get(ns, {})),
+        layout=where,
     )
 
 

@@ -9,6 +9,7 @@ from zonectl.forecast.learn import MIN_SAMPLES, Learned
 from zonectl.forecast.report import FLAG, LEARNED, CollectionMoveForecast, Forecast
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
 from zonectl.render.inert import markdown_code, markdown_text, terminal
+from zonectl.render.mermaid import burndown_mermaid
 from zonectl.render.summary import plural
 
 TEACH = (
@@ -24,7 +25,7 @@ def _when(seconds: float | None, now: dt.datetime, why: str = "") -> str:
     return f"{format_duration(seconds)} (at {at})"
 
 
-def _assumed(f: Forecast) -> str:
+def assumed_text(f: Forecast) -> str:
     a = f.assumptions
     window = "no window"
     if a.window is not None:
@@ -103,7 +104,7 @@ def render_forecast_text(f: Forecast) -> str:
         return "Forecast: nothing to move; every chunk is in its zone.\n"
     lines = [
         f"Forecast: {plural(f.chunks, 'chunk')}, {format_bytes(f.bytes)} to move"
-        f"{_collections_total(f)} (assumed: {_assumed(f)})",
+        f"{_collections_total(f)} (assumed: {assumed_text(f)})",
         f"  cost: {describe_cost(f)}",
     ]
     for c in f.collections:
@@ -132,7 +133,15 @@ def render_forecast_text(f: Forecast) -> str:
 
 
 def render_forecast_markdown(f: Forecast) -> str:
-    out = ["", "### Forecast", "", f"Cost: {describe_cost(f)}.", "", f"Assumed: {_assumed(f)}.", ""]
+    out = [
+        "",
+        "### Forecast",
+        "",
+        f"Cost: {describe_cost(f)}.",
+        "",
+        f"Assumed: {assumed_text(f)}.",
+        "",
+    ]
     if not f.namespaces and not f.collections:
         return "\n".join([*out, "Nothing to move: every chunk is in its zone.", ""])
     out += [
@@ -153,7 +162,7 @@ def render_forecast_markdown(f: Forecast) -> str:
         f"{_when(f.balancer_s, f.now, 'see above')} |"
     )
     out.extend(f"\n{note[:1].upper()}{note[1:]}." for note in f.notes)
-    return "\n".join([*out, ""])
+    return "\n".join([*out, "", *burndown_mermaid(f)])
 
 
 def _iso(t: dt.datetime | None) -> str | None:
