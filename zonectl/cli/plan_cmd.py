@@ -45,6 +45,8 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
+from zonectl.mongo.chunk_sizes import ChunkSizes
+from zonectl.mongo.forecast_read import range_key
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.ops import AssignZoneRange
 from zonectl.plan.value import Plan
@@ -171,7 +173,7 @@ def build_plan(
 ) -> Plan:
     """The plan every command shares (see `_read_plan`)."""
     with connect(uri, origin=uri_origin(uri)) as conn:
-        return _read_plan(conn, desired, boundaries, at, namespaces)[0]
+        return _read_plan(conn, desired, boundaries, at, namespaces, ChunkSizes(conn))[0]
 
 
 def _read_plan(
@@ -180,6 +182,7 @@ def _read_plan(
     boundaries: Mapping[str, Any],
     at: dt.datetime,
     namespaces: list[str] | None,
+    sizes: ChunkSizes,
 ) -> tuple[Plan, ClusterState, DesiredState]:
     """Read, expand namespace patterns, plan, attach impact estimates (range ops from
     config.chunks, moveCollection ops from collStats), and add the cluster rules' warnings
@@ -187,12 +190,11 @@ def _read_plan(
     moving at once). Also returns the state read and the desired state after expansion."""
     policy = read_policy_plan(conn, desired, at, namespaces=namespaces, boundaries=boundaries)
     plan, resolved, actual = policy.plan, policy.resolved, policy.resolved.actual
-    impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
+    impacts = {**read_impacts(conn, actual, plan, sizes), **read_move_impacts(conn, plan)}
     plan = plan.with_impacts(impacts)
     if policy.next_tick:
         plan = _valid_until(plan, policy.next_tick)
-    assigned = {op.ns for op in plan.ops if isinstance(op, AssignZoneRange)}
-    jumbo, totals = read_plan_checks(conn, actual, assigned)
+    jumbo, totals = read_plan_checks(conn, actual, assigned_ranges(plan))
     checks = plan_findings(plan, actual, resolved.desired, jumbo, totals)
     if checks:
         warnings = tuple(finding_warning(where, f) for where, f in checks)
@@ -213,19 +215,35 @@ def _plan_and_forecast(
     """The plan, and the forecast of the data movement it causes, from one connection.
     The forecast starts at --at when given, else at the cluster's now (a sandbox's clock)."""
     with connect(uri, origin=uri_origin(uri)) as conn:
-        plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces)
+        sizes = ChunkSizes(conn)  # one size for the impact lines and the forecast
+        plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces, sizes)
         after = state_after(plan, actual, expanded, namespaces)
+        changed = {
+            ns: {range_key(lo, hi) for lo, hi in ranges}
+            for ns, ranges in assigned_ranges(plan).items()
+        }
         forecast = read_forecast(
-            conn,
+            sizes,
             after.ranges,
             after.shard_zones,
             flags,
             now=at if forecast_at else conn.wall(),
             window=after.window,
             balancer_enabled=after.balancer_enabled,
+            shards=[s.id for s in actual.shards],
+            changed=changed,
             no_balance=after.no_balance,
         )
     return plan, with_collection_moves(forecast, moves_of(plan))
+
+
+def assigned_ranges(plan: Plan) -> dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]:
+    """The ranges the plan assigns, per namespace: where its chunks are read one by one."""
+    out: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for op in plan.ops:
+        if isinstance(op, AssignZoneRange):
+            out.setdefault(op.ns, []).append((dict(op.min), dict(op.max)))
+    return out
 
 
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:

@@ -33,6 +33,7 @@ from zonectl.errors import ExitCode
 from zonectl.forecast.report import Forecast
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
+from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.status import read_status
 from zonectl.render.exposition import render_openmetrics
@@ -217,13 +218,14 @@ def _forecast(
     shard_zones = {s.id: frozenset(s.zones) for s in report.shards if not s.draining}
     no_balance = frozenset(c.namespace for c in late if c.balancing is False)
     return read_forecast(
-        conn,
+        ChunkSizes(conn),
         ranges,
         shard_zones,
         flags,
         now=now,
         window=report.balancer.active_window,
         balancer_enabled=report.balancer.enabled,
+        shards=[s.id for s in report.shards],
         no_balance=no_balance,
     )
 

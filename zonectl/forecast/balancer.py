@@ -26,7 +26,9 @@ DEFAULT_INTERVAL_S = 10.0  # kBalanceRoundDefaultInterval
 
 @dataclass
 class NamespaceChunks:
-    """One collection's chunks in key order: shard, bytes, zone (None: no zone)."""
+    """One collection's chunks in key order: shard, bytes, zone (None: no zone). Either
+    every chunk, or only those outside their zone with `loads`/`counts` giving the whole
+    collection's bytes and chunks per shard (what a targeted read gives)."""
 
     ns: str
     shards: list[str]
@@ -34,6 +36,18 @@ class NamespaceChunks:
     zones: list[str | None]
     jumbo: set[int] = field(default_factory=set)
     bounds: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = field(default_factory=list)
+    loads: dict[str, int] | None = None  # bytes of the collection per shard
+    counts: dict[str, int] | None = None  # chunks of the collection per shard
+
+    def shard_loads(self, by_size: bool) -> dict[str, int]:
+        """Bytes (or chunks) of the collection per shard, before any move."""
+        given = self.loads if by_size else self.counts
+        if given is not None:
+            return dict(given)
+        out: dict[str, int] = {}
+        for shard, size in zip(self.shards, self.sizes, strict=True):
+            out[shard] = out.get(shard, 0) + (size if by_size else 1)
+        return out
 
     def outside(self, shard_zones: Mapping[str, frozenset[str]]) -> list[int]:
         """Indices of the chunks on a shard outside their zone."""
@@ -62,10 +76,9 @@ class _Collection:
     ) -> None:
         self.c = c
         self.by_size = by_size
-        self.load: dict[str, int] = dict.fromkeys(shard_zones, 0)
+        self.load: dict[str, int] = {**dict.fromkeys(shard_zones, 0), **c.shard_loads(by_size)}
         self.violators: dict[str, list[int]] = {}
-        for i, (shard, size, zone) in enumerate(zip(c.shards, c.sizes, c.zones, strict=True)):
-            self.load[shard] = self.load.get(shard, 0) + (size if by_size else 1)
+        for i, (shard, zone) in enumerate(zip(c.shards, c.zones, strict=True)):
             outside = zone is not None and zone not in shard_zones.get(shard, frozenset())
             if outside and i not in c.jumbo:
                 self.violators.setdefault(shard, []).append(i)

@@ -105,10 +105,9 @@ def pending_moves(
 ) -> tuple[list[PendingMove], dict[str, int]]:
     """The out-of-zone chunks of `c` as moves, and the bytes of `c` per shard."""
     holders: dict[str, tuple[str, ...]] = {}
-    loads: dict[str, int] = dict.fromkeys(shard_zones, 0)
+    loads: dict[str, int] = {**dict.fromkeys(shard_zones, 0), **c.shard_loads(True)}
     moves: list[PendingMove] = []
     for i, (shard, size, zone) in enumerate(zip(c.shards, c.sizes, c.zones, strict=True)):
-        loads[shard] = loads.get(shard, 0) + size
         if zone is None or zone in shard_zones.get(shard, frozenset()) or i in c.jumbo:
             continue
         if zone not in holders:

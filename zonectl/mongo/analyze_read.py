@@ -21,6 +21,7 @@ from zonectl.analyze.inputs import (
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
+from zonectl.model.keys import sort_key
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.shard_key_read import key_metrics, run_analyze_shard_key, workload_of
 from zonectl.mongo.state import read_config_documents
@@ -173,24 +174,36 @@ def _read_chunk_sizes(conn: Connection, state: ClusterState) -> dict[str, int]:
 
 
 def read_plan_checks(
-    conn: Connection, actual: ClusterState, namespaces: Collection[str]
+    conn: Connection,
+    actual: ClusterState,
+    assigned: Mapping[str, Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]],
 ) -> tuple[dict[str, list[ChunkInfo]], dict[str, int]]:
-    """For plan's cluster rules: the jumbo chunks and chunk totals of `namespaces` (two
-    indexed reads per namespace; jumbo chunks are few)."""
+    """For plan's cluster rules: the jumbo chunks overlapping each assigned range (the
+    range's chunks and the one straddling its min, by the {uuid, min} index) and the chunk
+    total of each namespace (an indexed count: no document fetched)."""
     jumbo: dict[str, list[ChunkInfo]] = {}
     totals: dict[str, int] = {}
-    chunks = conn.client.config.chunks
+    config = conn.client.config
     try:
-        for ns in sorted(namespaces):
+        for ns, ranges in sorted(assigned.items()):
             live = actual.collections.get(ns)
             if live is None:
                 continue
             query: dict[str, Any] = {"uuid": live.uuid} if live.uuid is not None else {"ns": ns}
-            totals[ns] = chunks.count_documents(query)
-            jumbo[ns] = [
-                ChunkInfo(dict(d["min"]), dict(d["max"]), str(d["shard"]), True)
-                for d in chunks.find({**query, "jumbo": True}, _CHUNK_FIELDS)
-            ]
+            totals[ns] = int(config.command("count", "chunks", query=query).get("n", 0))
+            found: dict[Any, ChunkInfo] = {}
+            for lo, hi in ranges:
+                inside = {**query, "min": {"$gte": lo, "$lt": hi}, "jumbo": True}
+                before = {**query, "min": {"$lt": lo}, "max": {"$gt": lo}}
+                docs = [
+                    *config.chunks.find(inside, _CHUNK_FIELDS),
+                    *config.chunks.find(before, _CHUNK_FIELDS).sort("min", -1).limit(1),
+                ]
+                for d in docs:
+                    if d.get("jumbo"):
+                        info = ChunkInfo(dict(d["min"]), dict(d["max"]), str(d["shard"]), True)
+                        found[sort_key(d["min"])] = info
+            jumbo[ns] = [found[k] for k in sorted(found)]
     except PyMongoError as exc:
         raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
     return jumbo, totals

@@ -13,6 +13,7 @@ from zonectl.errors import ClusterError, ZonectlError, redact
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import sort_key
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example, read_chunk_compliance
+from zonectl.mongo.chunk_sizes import per_chunk
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
@@ -157,15 +158,14 @@ def _collection(
 
 
 def _outside_bytes(scan: ChunkCompliance, owned: Mapping[str, int]) -> int:
-    """Bytes of the out-of-zone chunks, estimated per shard as its owned bytes of the
-    namespace spread evenly over its chunks: config.chunks carries no reliable per-chunk
-    size (reference §2.3), $shardedDataDistribution does per shard."""
-    total = 0.0
+    """Bytes of the out-of-zone chunks, each sized as the forecast sizes a chunk it did not
+    measure (chunk_sizes.per_chunk: its shard's owned bytes over its chunk count):
+    config.chunks carries no reliable per-chunk size (reference §2.3),
+    $shardedDataDistribution does per shard."""
+    total = 0
     for shard, outside in scan.outside_per_shard.items():
-        chunks = scan.per_shard.get(shard, 0)
-        if chunks:
-            total += owned.get(shard, 0) * outside / chunks
-    return round(total)
+        total += per_chunk(owned.get(shard, 0), scan.per_shard.get(shard, 0)) * outside
+    return total
 
 
 def _ref(example: Example | None) -> ChunkRef | None:

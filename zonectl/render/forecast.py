@@ -121,6 +121,7 @@ def render_forecast_text(f: Forecast) -> str:
     lines.append(f"  total by --migrate --parallel {f.assumptions.parallel}: "
                  f"{_when(f.eager_s, f.now)}")  # fmt: skip
     lines.append(f"  total by the balancer: {_when(f.balancer_s, f.now, 'see above')}")
+    lines.extend(f"  {note}" for note in f.notes)
     for b in f.backlog:
         drained = b.balancer_drained.strftime("%Y-%m-%d %H:%M UTC") if b.balancer_drained else "-"
         lines.append(
@@ -160,6 +161,7 @@ def render_forecast_markdown(f: Forecast) -> str:
         f"| **total** | {f.chunks} | {format_bytes(f.bytes)} | {_when(f.eager_s, f.now)} | "
         f"{_when(f.balancer_s, f.now, 'see above')} |"
     )
+    out.extend(f"\n{note[:1].upper()}{note[1:]}." for note in f.notes)
     return "\n".join([*out, "", *burndown_mermaid(f)])
 
 
@@ -188,6 +190,7 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
         "cost": cost_dict(f),
         "chunks": f.chunks,
         "bytes": f.bytes,
+        "notes": list(f.notes),
         "migrate": {"seconds": f.eager_s, "at": _iso(f.eager_at)},
         "balancer": {"seconds": f.balancer_s, "at": _iso(f.balancer_at)},
         "namespaces": [

@@ -157,7 +157,11 @@ def find(request: Request) -> dict[str, Any]:
         rows = [d for d in (coll or ()) if matches(decoded(d), query)]
         docs = reversed(rows) if sort[0][1] < 0 else iter(rows)
         sort, plain = [], False
-    if sort and tuple(sort) != tuple(scan.ordered_by[: len(sort)]):
+    ordered = tuple(scan.ordered_by[: len(sort)])
+    if sort and tuple(sort) == tuple((f, -d) for f, d in ordered) and scan.backward is not None:
+        # The index walked backwards, as a server does for the reverse of an index order.
+        docs = filtered(Scan(scan.backward, scan.exact), query)
+    elif sort and tuple(sort) != ordered:
         docs = sort_documents((decoded(d) for d in docs), sort)
     if skip:
         docs = itertools.islice(docs, skip, None)
@@ -254,7 +258,10 @@ def count(request: Request) -> dict[str, Any]:
     validate(query)
     skip = _non_negative(request.body, "skip", "Skip") or 0
     limit = request.body.get("limit") or 0
-    n = sum(1 for _ in filtered(scan_docs(request, namespace, query), query))
+    scan = scan_docs(request, namespace, query)
+    # An exact scan's size is what the index says: a real server's COUNT_SCAN decodes nothing.
+    known = scan.size if scan.exact else None
+    n = known if known is not None else sum(1 for _ in filtered(scan, query))
     n = max(0, n - skip)
     if limit:
         n = min(n, abs(int(limit)))
