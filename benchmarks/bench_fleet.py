@@ -4,8 +4,9 @@ Starts N sandbox clusters in child processes (each served over TCP, 4 shards, on
 of 1,000 chunks with two zone ranges), writes an inventory naming them (URIs from
 environment variables) and a policy that differs from every cluster by one range, then
 times `zonectl plan POLICY --cluster c00` against `zonectl plan POLICY --all`, each run
-as the real command in a subprocess (what an operator or CI waits for). Only the plan runs
-are timed. It also prints the same pair run in-process with imports warm: with sandboxes
+as the real command in a subprocess (what an operator or CI waits for), forecast included
+(each cluster's plan reads only the changed range's chunks, docs/migration.md). Only the
+plan runs are timed. It also prints the same pair run in-process with imports warm: with sandboxes
 on loopback nothing waits on the network, so that figure is the client's CPU per cluster
 under one interpreter lock, which concurrency cannot hide.
 

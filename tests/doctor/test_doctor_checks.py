@@ -251,3 +251,14 @@ def test_an_invalid_policy_exits_3_before_connecting(tmp_path: Path) -> None:
     assert result.code == 3
     assert f"{policy}:4:" in result.err
     assert "cannot reach" not in result.err
+
+
+def test_doctor_names_the_query_sampling_privileges(sandbox_server: Any) -> None:
+    sb = sandbox_server(sandbox=demo_sandbox(auth=USERS))
+    ops = zonectl("doctor", "--uri", uri_of(sb, "ops"))
+    # clusterManager may configure sampling, but $listSampledQueries is clusterMonitor's
+    assert ops.status("privileges:analyze") == "warn"
+    assert "listSampledQueries on the cluster" in ops.line("privileges:analyze")
+    monitor = zonectl("doctor", str(DEMO), "--uri", uri_of(sb, "monitor"))
+    assert "configureQueryAnalyzer on" in monitor.line("privileges:apply")
+    assert "analyzeShardKey on" in monitor.line("privileges:analyze")

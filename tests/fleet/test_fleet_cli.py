@@ -194,6 +194,23 @@ def test_status_and_export_run_per_cluster(fleet: dict[str, Any], tmp_path: Path
     assert "rs-east-a" in (out_dir / "renamed.yaml").read_text(encoding="utf-8")
 
 
+def test_html_over_several_clusters_is_one_page_with_a_section_each(
+    fleet: dict[str, Any],
+) -> None:
+    code, out, _ = run(fleet, "status", "--selector", "env=prod", "--format", "html")
+    assert code == 1  # dead is unreachable
+    assert out.count("<!DOCTYPE html>") == 1 and out.count("</html>") == 1
+    sections = out.split('<h1 id="cluster-')[1:]
+    assert [s.split('data-cluster="', 1)[1].split('"', 1)[0] for s in sections] == [
+        "east",
+        "west",
+        "dead",
+    ]
+    assert all('<svg class="strip"' in s for s in sections[:2])  # each cluster's pictures
+    assert "exit 1:" in sections[2] and '<svg class="strip"' not in sections[2]
+    assert PASSWORD not in out
+
+
 def test_a_plan_saved_per_cluster_applies_to_that_cluster_with_its_overlay(
     fleet: dict[str, Any], tmp_path: Path
 ) -> None:

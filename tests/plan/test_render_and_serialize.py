@@ -25,6 +25,7 @@ from zonectl.plan.ops import (
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
+    SetQueryAnalyzer,
     SplitChunk,
 )
 from zonectl.plan.serialize import dump_plan, load_plan
@@ -42,6 +43,7 @@ ONE_OF_EACH: list[Op] = [
     AssignZoneRange("app.o", "eu", {"o": ObjectId("65a000000000000000000000")}, {"o": MAX}),
     RemoveShardFromZone("shard-std-0", "hot"),
     SetCollectionBalancing("app.events", False, True),
+    SetQueryAnalyzer("app.users", 5.0, None),
     SetBalancerWindow("23:00", "06:00", None),
     SetBalancerEnabled(True, False),
     SplitChunk("app.events", {"ts": D, "_id": MIN}),
@@ -97,6 +99,7 @@ def test_every_op_describes_itself_and_gives_its_command(op: Op) -> None:
         "moveCollection",
         "refineCollectionShardKey",
         "reshardCollection",
+        "configureQueryAnalyzer",
     }
 
 
@@ -117,7 +120,7 @@ def test_loading_refuses_another_format_version() -> None:
 
 def test_summary_line_counts_adds_removes_rezoned_shards_and_migration() -> None:
     assert summary_line(a_plan(ONE_OF_EACH)) == (
-        "2 to add, 1 to remove, 2 shards to re-zone, 3 settings to change, "
+        "2 to add, 1 to remove, 2 shards to re-zone, 4 settings to change, "
         "1 collection to move, 2 shard keys to change (1 blocked); "
         "migration impact not estimated."
     )

@@ -48,6 +48,41 @@ class KeyMetrics:
 
 
 @dataclass(frozen=True)
+class Workload:
+    """analyzeShardKey's readDistribution and writeDistribution for one key, computed by
+    the server from the sampled queries (manual: analyzeShardKey, readWriteDistribution)."""
+
+    reads: Mapping[str, Any]
+    writes: Mapping[str, Any]
+
+    def total(self, side: str) -> int:
+        doc = self.reads if side == "reads" else self.writes
+        size = doc.get("sampleSize") or {}
+        return int(size.get("total", 0))
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """config.queryAnalyzers for the collection: `rate` samples/s while on (None: off or
+    never configured), `since` the start of the current sampling (or when it stopped)."""
+
+    rate: float | None
+    since: Any = None  # datetime
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A key put beside the live one (`analyze --candidate`): its characteristics when an
+    index supports it (else `metrics_note`), and its read/write distribution."""
+
+    key: Mapping[str, Any]
+    metrics: KeyMetrics | None
+    metrics_note: str | None
+    workload: Workload | None
+    live: bool = False
+
+
+@dataclass(frozen=True)
 class CollectionInput:
     namespace: str
     kind: Kind
@@ -60,6 +95,12 @@ class CollectionInput:
     # config.changelog events of the last day: "moveChunk.commit" / "split" / ... -> count
     changes: Mapping[str, int] = field(default_factory=dict)
     chunk_size: int = 128 * 1024 * 1024  # the collection's maximum chunk size in bytes
+    # Query sampling (7.0+): the live key's read/write distribution, or why there is none.
+    workload: Workload | None = None
+    workload_note: str | None = None
+    sampling: Sampling | None = None  # None: unknown (before 7.0, or not readable)
+    candidates: tuple[Candidate, ...] = ()  # `--candidate` keys, the live one first
+    now: Any = None  # datetime of the reads, for sampling windows
 
 
 @dataclass(frozen=True)

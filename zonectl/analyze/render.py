@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from zonectl.analyze.report import CollectionReport, Finding, Report, Severity
+from zonectl.analyze.report import CollectionReport, Figure, Finding, Report, Severity
 from zonectl.render.inert import markdown_code, markdown_text, terminal
 
 FORMAT_VERSION = 1
@@ -34,10 +34,24 @@ def render_text(report: Report) -> str:
             )
         for f in _sorted(c.findings):
             lines += ["  " + line for line in _finding_text(f)]
+        lines += _candidates_text(c)
         lines.append("")
     lines.append(summary(report))
     # Names, keys and values from the cluster run through every line: shown, never acted on.
     return "".join(f"{terminal(line)}\n" for line in lines)
+
+
+def _candidates_text(c: CollectionReport) -> list[str]:
+    if not c.candidates:
+        return []
+    lines = ["  candidate keys:"]
+    for cand in c.candidates:
+        lines.append(f"    {cand.key}{'  (live)' if cand.live else ''}")
+        for fig in cand.figures:
+            lines.append(f"      {fig.name}: {fig.value}  [{fig.source}, {fig.confidence}]")
+    if c.best_key is not None:
+        lines.append(f"  best for this workload; the policy line: {c.best_key}")
+    return lines
 
 
 def _finding_text(f: Finding) -> list[str]:
@@ -68,7 +82,26 @@ def _collection_json(c: CollectionReport) -> dict[str, Any]:
             for f in c.figures
         ],
         "findings": [_finding_json(f) for f in _sorted(c.findings)],
+        **(
+            {
+                "candidates": [
+                    {
+                        "key": cand.key,
+                        "live": cand.live,
+                        "figures": [_figure_json(f) for f in cand.figures],
+                    }
+                    for cand in c.candidates
+                ],
+                "best_key": c.best_key,
+            }
+            if c.candidates
+            else {}
+        ),
     }
+
+
+def _figure_json(f: Figure) -> dict[str, Any]:
+    return {"name": f.name, "value": f.value, "source": f.source, "confidence": f.confidence}
 
 
 def _finding_json(f: Finding) -> dict[str, Any]:
@@ -106,6 +139,16 @@ def render_markdown(report: Report) -> str:
                     f"{fig.confidence} |"
                 )
             lines.append("")
+        if c.candidates:
+            lines += ["| candidate key | figure | value | confidence |", "|---|---|---|---|"]
+            for cand in c.candidates:
+                name = markdown_code(cand.key, in_table=True) + (" (live)" if cand.live else "")
+                for fig in cand.figures:
+                    lines.append(
+                        f"| {name} | {_cell(fig.name)} | {_cell(fig.value)} | {fig.confidence} |"
+                    )
+            best = markdown_code(c.best_key) if c.best_key else "-"
+            lines += ["", f"Best for this workload: {best}", ""]
     return "\n".join(lines) + "\n"
 
 

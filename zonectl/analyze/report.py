@@ -8,7 +8,12 @@ from enum import StrEnum
 from typing import Literal
 
 Source = Literal[
-    "analyzeShardKey", "config metadata", "$shardedDataDistribution", "changelog", "policy"
+    "analyzeShardKey",
+    "config metadata",
+    "$shardedDataDistribution",
+    "changelog",
+    "policy",
+    "sampled queries",  # analyzeShardKey's readWriteDistribution over config.sampledQueries
 ]
 Confidence = Literal["high", "medium", "low"]
 
@@ -39,6 +44,15 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class CandidateReport:
+    """One key of `analyze --candidate`, live or not: its figures side by side."""
+
+    key: str
+    live: bool
+    figures: tuple[Figure, ...] = ()
+
+
+@dataclass(frozen=True)
 class CollectionReport:
     namespace: str
     kind: str
@@ -46,6 +60,8 @@ class CollectionReport:
     shape: str
     figures: tuple[Figure, ...] = ()
     findings: tuple[Finding, ...] = ()
+    candidates: tuple[CandidateReport, ...] = ()
+    best_key: str | None = None  # the policy `key:` line of the best candidate
 
 
 @dataclass(frozen=True)

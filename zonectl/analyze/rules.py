@@ -3,7 +3,7 @@ findings of every rule; cluster-wide findings (draining zones). Pure."""
 
 from __future__ import annotations
 
-from zonectl.analyze import rules_key, rules_zone
+from zonectl.analyze import rules_key, rules_workload, rules_zone
 from zonectl.analyze.inputs import AnalyzeInput, CollectionInput
 from zonectl.analyze.report import (
     CollectionReport,
@@ -58,6 +58,9 @@ def _collection(
         fh_figures, fh_findings = _firehose(data, coll, policy, holders)
         figures += fh_figures
         findings += fh_findings
+    figures += rules_workload.workload_figures(coll)
+    findings += rules_workload.workload_rules(coll, policy)
+    candidates, best = rules_workload.candidate_reports(coll)
     return CollectionReport(
         namespace=ns,
         kind=coll.kind,
@@ -65,6 +68,8 @@ def _collection(
         shape=rules_key.key_shape(key),
         figures=tuple(figures),
         findings=tuple(findings),
+        candidates=candidates,
+        best_key=best,
     )
 
 

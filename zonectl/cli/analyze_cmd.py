@@ -6,12 +6,13 @@ import datetime as dt
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
+from zonectl.analyze.rules_workload import parse_candidates
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn, window_boundaries
 from zonectl.cli.fleet.context import FleetSpec
@@ -52,11 +53,21 @@ def command(
         ),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    candidate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--candidate",
+            help="A shard key to put beside the live one of each --namespace, e.g. "
+            "'{sessionId: 1}' (repeatable): characteristics where an index supports it, "
+            "read/write distribution from the sampled queries (MongoDB 7.0+).",
+        ),
+    ] = None,
 ) -> int:
     """Check shard keys and zones against MongoDB's rules for them.
 
     For each sharded (or policy-named) collection: the key's shape,
-    cardinality, frequency and monotonicity (analyzeShardKey, 7.0+),
+    cardinality, frequency and monotonicity (analyzeShardKey, 7.0+), the
+    read/write distribution of the sampled queries (7.0+, `sampling:`),
     jumbo chunks and their zones, per-shard balance inside each zone
     ($shardedDataDistribution, config.chunks), recent splits and migrations
     (config.changelog), and a firehose window's hot share and backlog. Each
@@ -74,11 +85,14 @@ def command(
       zonectl analyze policies/ --uri "$ZONECTL_URI" --format markdown
 
       zonectl analyze policies/ --all -n 'logs.*'
+
+      zonectl analyze -n app.sessions --candidate '{sessionId: 1}' --uri sandbox:
     """
     for ns in namespaces or ():
         db, dot, coll = ns.partition(".")
         if not (db and dot and coll) or any(c in db for c in '/\\ "$'):
             raise UsageError(f"--namespace {ns!r}: expected a namespace db.collection")
+    candidates = _candidates(candidate or [], namespaces)
     now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
     with connect(uri, origin=uri_origin(uri)) as conn:
@@ -89,7 +103,9 @@ def command(
             for note in resolved.notes:
                 stderr.print(terminal(f"zonectl: {note}"), markup=False)  # one line
         boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
-        data = read_analyze_input(conn, desired, namespaces or None, now, boundaries)
+        data = read_analyze_input(
+            conn, desired, namespaces or None, now, boundaries, candidates=candidates
+        )
     for pattern in namespaces or ():
         if is_pattern(pattern) and not any(matches(pattern, ns) for ns in data.collections):
             warn(f"--namespace {pattern!r} matches no sharded or policy namespace")
@@ -104,3 +120,13 @@ def command(
     if fmt is not Format.text:
         stderr.print(f"zonectl: {summary(report)}", markup=False)
     return int(ExitCode.OK)
+
+
+def _candidates(texts: list[str], namespaces: list[str] | None) -> list[dict[str, Any]]:
+    """`--candidate` keys, parsed; a bad one, or candidates without --namespace: exit 2."""
+    if texts and not namespaces:
+        raise UsageError("--candidate needs --namespace/-n: the collection to try the key on")
+    try:
+        return parse_candidates(texts)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

@@ -1,13 +1,14 @@
 """The time-to-compliance forecast for `plan` and `status`: the shared options
 (--copy-rate, --parallel, --balancer-tz), their checks before anything is sent, and the
-reads feeding zonectl.forecast (chunks, zone ranges and shard bytes of each namespace, and
-the migration history in config.changelog the cost model is learned from)."""
+reads feeding zonectl.forecast (out-of-zone chunks where the change is, sized by the one
+size source, zonectl.mongo.chunk_sizes; the migration history in config.changelog the cost
+model is learned from)."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,7 +16,7 @@ import typer
 
 from zonectl.errors import UsageError
 from zonectl.forecast.eager import default_parallel
-from zonectl.forecast.inputs import Range, make_namespace_chunks
+from zonectl.forecast.inputs import Range
 from zonectl.forecast.learn import choose_model
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
 from zonectl.forecast.reshard import ReshardRates, routes_for
@@ -23,8 +24,8 @@ from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.changelog_read import read_learned
-from zonectl.mongo.chunks_read import MongoChunks
-from zonectl.mongo.connect import Connection
+from zonectl.mongo.chunk_sizes import ChunkSizes
+from zonectl.mongo.forecast_read import RangeKey, read_namespace_chunks
 
 
 def copy_rate_option() -> Any:
@@ -117,7 +118,7 @@ def make_window(window: Mapping[str, str] | None, flags: ForecastFlags) -> Activ
 
 
 def read_forecast(
-    conn: Connection,
+    sizes: ChunkSizes,
     ranges: Mapping[str, Iterable[Range]],
     shard_zones: Mapping[str, frozenset[str]],
     flags: ForecastFlags,
@@ -125,30 +126,25 @@ def read_forecast(
     now: dt.datetime,
     window: Mapping[str, str] | None,
     balancer_enabled: bool,
+    shards: Sequence[str],
+    changed: Mapping[str, Collection[RangeKey]] | None = None,
     no_balance: frozenset[str] = frozenset(),
     rezoned: frozenset[str] = frozenset(),
 ) -> Forecast:
-    """Read each namespace's chunks and shard bytes, then forecast (pure) from `now`. The
-    reshard route is forecast for namespaces with data to move and for `rezoned` ones (a
-    zone of theirs gains or loses a shard: resharding spreads them at once)."""
-    reader = MongoChunks(conn.client, conn.version)
-    major = int(conn.version.split(".")[0]) if conn.version[:1].isdigit() else 7
+    """Read each namespace's out-of-zone chunks where the change is (zonectl.mongo.
+    forecast_read: the `changed` ranges one by one, the others by indexed counts), sized
+    by `sizes` (the one size source the impact line shares), then forecast (pure) from
+    `now`. `shards`: every shard, draining ones too. The reshard route is forecast for
+    namespaces with data to move and for `rezoned` ones (a zone of theirs gains or loses a
+    shard: resharding spreads them at once)."""
     colls = []
     for ns, ns_ranges in ranges.items():
-        chunks = reader.read_chunks(ns)
-        if not chunks:
-            continue
-        default = reader.max_chunk_bytes(ns) // 2
-        coll = make_namespace_chunks(
-            ns, chunks, list(ns_ranges), reader.read_shard_bytes(ns), default
+        coll = read_namespace_chunks(
+            sizes, ns, list(ns_ranges), shard_zones, shards, (changed or {}).get(ns, ())
         )
-        # The chunks that must move, measured (dataSize) where the server answers.
-        outside = coll.outside(shard_zones)
-        sizes = reader.read_range_bytes(ns, [coll.bounds[i] for i in outside])
-        for i, size in zip(outside, sizes or (), strict=False):
-            coll.sizes[i] = size
-        colls.append(coll)
-    learned = read_learned(conn)
+        if coll is not None:
+            colls.append(coll)
+    learned = read_learned(sizes.conn)
     model, source = choose_model(
         learned, flags.copy_rate if flags.rate_given else None, float(DEFAULT_COPY_RATE)
     )
@@ -161,15 +157,17 @@ def read_forecast(
         window=make_window(window, flags),
         tz_name=flags.tz_name,
         balancer_enabled=balancer_enabled,
-        by_data_size=major >= 6,
+        by_data_size=sizes.major >= 6,
     )
     forecast = make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
     moving = {n.ns for n in forecast.namespaces}
-    parts = [int(p) for p in conn.version.split(".")[:2] if p.isdigit()]
+    parts = [int(p) for p in sizes.conn.version.split(".")[:2] if p.isdigit()]
     routes = routes_for(
         [c for c in colls if c.ns in moving or c.ns in rezoned],
         shard_zones,
         ReshardRates(model.rate),  # the rate learned from config.changelog (or assumed)
         available=parts >= [7, 2],  # forceRedistribution (reshard to the same key)
     )
-    return dataclasses.replace(forecast, reshard=tuple(routes[ns] for ns in sorted(routes)))
+    forecast = dataclasses.replace(forecast, reshard=tuple(routes[ns] for ns in sorted(routes)))
+    said = sizes.tally.describe()
+    return dataclasses.replace(forecast, notes=(*forecast.notes, said)) if said else forecast

@@ -46,6 +46,8 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
+from zonectl.mongo.chunk_sizes import ChunkSizes
+from zonectl.mongo.forecast_read import range_key
 from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.ops import AddShardToZone, AssignZoneRange, RemoveShardFromZone
@@ -56,6 +58,7 @@ from zonectl.render.forecast import (
     render_forecast_markdown,
     render_forecast_text,
 )
+from zonectl.render.html import render_plan_html
 from zonectl.render.inert import json_text
 from zonectl.settings import Settings
 
@@ -65,6 +68,7 @@ class Format(StrEnum):
     json = "json"
     markdown = "markdown"
     github = "github"
+    html = "html"
 
 
 @guarded
@@ -86,7 +90,8 @@ def command(
             "--format",
             "-f",
             help="Output format; github: the plan's warnings as workflow annotations "
-            "(the plan itself goes to stderr).",
+            "(the plan itself goes to stderr); html: a self-contained page with the "
+            "forecast's burn-down.",
         ),
     ] = Format.text,
     detailed_exitcode: Annotated[
@@ -129,6 +134,8 @@ def command(
       zonectl plan policies/ --format markdown > plan.md
 
       zonectl plan policies/ -o plan.json --detailed-exitcode
+
+      zonectl plan policies/ --format html > plan.html
     """
     instant = parse_at(at, dt.datetime.now(dt.UTC))
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
@@ -168,7 +175,7 @@ def build_plan(
 ) -> Plan:
     """The plan every command shares (see `_read_plan`)."""
     with connect(uri, origin=uri_origin(uri)) as conn:
-        return _read_plan(conn, desired, boundaries, at, namespaces)[0]
+        return _read_plan(conn, desired, boundaries, at, namespaces, ChunkSizes(conn))[0]
 
 
 def _read_plan(
@@ -177,6 +184,7 @@ def _read_plan(
     boundaries: Mapping[str, Any],
     at: dt.datetime,
     namespaces: list[str] | None,
+    sizes: ChunkSizes,
 ) -> tuple[Plan, ClusterState, DesiredState]:
     """Read, expand namespace patterns, plan, attach impact estimates (range ops from
     config.chunks, moveCollection ops from collStats), and add the cluster rules' warnings
@@ -185,15 +193,14 @@ def _read_plan(
     policy = read_policy_plan(conn, desired, at, namespaces=namespaces, boundaries=boundaries)
     plan, resolved, actual = policy.plan, policy.resolved, policy.resolved.actual
     impacts = {
-        **read_impacts(conn, actual, plan),
+        **read_impacts(conn, actual, plan, sizes),
         **read_move_impacts(conn, plan),
         **read_reshard_impacts(conn, plan),
     }
     plan = plan.with_impacts(impacts)
     if policy.next_tick:
         plan = _valid_until(plan, policy.next_tick)
-    assigned = {op.ns for op in plan.ops if isinstance(op, AssignZoneRange)}
-    jumbo, totals = read_plan_checks(conn, actual, assigned)
+    jumbo, totals = read_plan_checks(conn, actual, assigned_ranges(plan))
     checks = plan_findings(plan, actual, resolved.desired, jumbo, totals)
     if checks:
         warnings = tuple(finding_warning(where, f) for where, f in checks)
@@ -214,16 +221,23 @@ def _plan_and_forecast(
     """The plan, and the forecast of the data movement it causes, from one connection.
     The forecast starts at --at when given, else at the cluster's now (a sandbox's clock)."""
     with connect(uri, origin=uri_origin(uri)) as conn:
-        plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces)
+        sizes = ChunkSizes(conn)  # one size for the impact lines and the forecast
+        plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces, sizes)
         after = state_after(plan, actual, expanded, namespaces)
+        changed = {
+            ns: {range_key(lo, hi) for lo, hi in ranges}
+            for ns, ranges in assigned_ranges(plan).items()
+        }
         forecast = read_forecast(
-            conn,
+            sizes,
             after.ranges,
             after.shard_zones,
             flags,
             now=at if forecast_at else conn.wall(),
             window=after.window,
             balancer_enabled=after.balancer_enabled,
+            shards=[s.id for s in actual.shards],
+            changed=changed,
             no_balance=after.no_balance,
             rezoned=_rezoned(plan, after.ranges),
         )
@@ -254,6 +268,15 @@ def _with_route_hints(plan: Plan, forecast: Forecast) -> Plan:
     return dataclasses.replace(plan, warnings=warnings)
 
 
+def assigned_ranges(plan: Plan) -> dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]:
+    """The ranges the plan assigns, per namespace: where its chunks are read one by one."""
+    out: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    for op in plan.ops:
+        if isinstance(op, AssignZoneRange):
+            out.setdefault(op.ns, []).append((dict(op.min), dict(op.max)))
+    return out
+
+
 def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
     return dataclasses.replace(plan, valid_until=tick)
 
@@ -271,5 +294,7 @@ def _render(plan: Plan, fmt: Format, forecast: Forecast) -> str:
         return plan_document(plan, forecast)
     if fmt is Format.markdown:
         return render_markdown(plan) + render_forecast_markdown(forecast)
+    if fmt is Format.html:
+        return render_plan_html(plan, forecast)
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     return render_text(plan, color=color) + "\n" + render_forecast_text(forecast)

@@ -33,10 +33,12 @@ from zonectl.errors import ExitCode
 from zonectl.forecast.report import Forecast
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
+from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.status import read_status
 from zonectl.render.exposition import render_openmetrics
 from zonectl.render.forecast import forecast_dict, render_forecast_text
+from zonectl.render.html import render_status_html
 from zonectl.render.metrics import make_families
 from zonectl.render.status import DatabaseStatus, StatusReport, status_document
 from zonectl.render.status_text import render_status_text
@@ -47,6 +49,7 @@ class Format(StrEnum):
     text = "text"
     json = "json"
     openmetrics = "openmetrics"
+    html = "html"
 
 
 @guarded
@@ -78,7 +81,8 @@ def command(
         typer.Option(
             "--format",
             "-f",
-            help="Output format; openmetrics: the metrics for Prometheus (docs/metrics.md).",
+            help="Output format; openmetrics: the metrics for Prometheus (docs/metrics.md); "
+            "html: one self-contained page picturing it (docs/status.md).",
         ),
     ] = Format.text,
     metrics_file: Annotated[Path | None, metrics_file_option()] = None,
@@ -96,6 +100,10 @@ def command(
     a shard outside that zone, and chunks straddling a zone boundary. The
     server's balancerCollectionStatus is shown next to it where the server
     has it. Read-only: status never changes the cluster.
+
+    --format html prints one self-contained page (inline SVG, no script): per
+    shard its data by zone, per collection its key space with zones, chunks
+    by shard and out-of-zone marks, and the forecast as a burn-down.
 
     --format openmetrics prints the metrics for Prometheus (OpenMetrics text);
     --metrics-file writes them for node-exporter's textfile collector. Drift
@@ -121,6 +129,8 @@ def command(
       zonectl status policies/ --uri "$ZONECTL_URI"
 
       zonectl status policies/ --format openmetrics
+
+      zonectl status --format html > status.html
     """
     settings = Settings.from_environ(os.environ)
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
@@ -149,6 +159,7 @@ def _status(
             database=settings.database,
             now=now,
             namespaces=namespaces or None,
+            layout=fmt is Format.html,
         )
         forecast = _forecast(conn, report, flags, now)
         if fmt is Format.openmetrics or run.path is not None:
@@ -166,7 +177,9 @@ def _status(
         for note in report.notes:
             if note.split(":", 1)[0] in namespaces:
                 warn(note)
-    if fmt is Format.json:
+    if fmt is Format.html:
+        sys.stdout.write(render_status_html(report, forecast))
+    elif fmt is Format.json:
         doc = status_document(report)
         doc["forecast"] = forecast_dict(forecast)
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
@@ -205,13 +218,14 @@ def _forecast(
     shard_zones = {s.id: frozenset(s.zones) for s in report.shards if not s.draining}
     no_balance = frozenset(c.namespace for c in late if c.balancing is False)
     return read_forecast(
-        conn,
+        ChunkSizes(conn),
         ranges,
         shard_zones,
         flags,
         now=now,
         window=report.balancer.active_window,
         balancer_enabled=report.balancer.enabled,
+        shards=[s.id for s in report.shards],
         no_balance=no_balance,
     )
 

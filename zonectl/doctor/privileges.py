@@ -85,11 +85,30 @@ _DATA_DISTRIBUTION = _one(
 # rate is assumed (docs/migration.md).
 _HISTORY = _one("the forecast's migration history", ("config.changelog", "find"), optional=True)
 
+# Query sampling (7.0+): `sampling:` in a policy is written by configureQueryAnalyzer (its
+# action on the exact namespace: configure_query_analyzer_cmd.cpp) after reading
+# config.queryAnalyzers; analyze's workload figures come from analyzeShardKey, and the
+# samples behind them are listed by $listSampledQueries (clusterMonitor's action).
+_READ_ANALYZERS = _one(
+    "read config.queryAnalyzers (sampling:, 7.0+)",
+    ("config.queryAnalyzers", "find"),
+    optional=True,
+)
+_QUERY_ANALYZER = _one(
+    "configureQueryAnalyzer (sampling:, 7.0+)", ("{ns}", "configureQueryAnalyzer"), optional=True
+)
+_ANALYZE_KEY = _one("analyzeShardKey (7.0+)", ("{ns}", "analyzeShardKey"), optional=True)
+_LIST_SAMPLED = _one(
+    "$listSampledQueries: the samples behind analyze's read/write figures (7.0+)",
+    ("cluster", "listSampledQueries"),
+    optional=True,
+)
+
 _WRITE = (_READ_CONFIG, _BALANCER_STATUS, _LEASE, _JOURNAL, _MIGRATIONS, _ZONE_MEMBERSHIP,
           _ZONE_RANGES, _NO_BALANCE, _BALANCER_SWITCH)  # fmt: skip
 COMMANDS: Mapping[str, tuple[Need, ...]] = {
-    "plan": (_READ_CONFIG, _BALANCER_STATUS, _HISTORY),
-    "apply": (*_WRITE, _MOVE),
+    "plan": (_READ_CONFIG, _BALANCER_STATUS, _HISTORY, _READ_ANALYZERS),
+    "apply": (*_WRITE, _MOVE, _READ_ANALYZERS, _QUERY_ANALYZER),
     "rotate": _WRITE,
     "status": (
         _READ_CONFIG,
@@ -101,6 +120,7 @@ COMMANDS: Mapping[str, tuple[Need, ...]] = {
     ),
     "export": (_READ_CONFIG, _BALANCER_STATUS),
     "recover": (_BALANCER_STATUS, _LEASE, _JOURNAL, _NO_BALANCE, _BALANCER_SWITCH),
+    "analyze": (_READ_CONFIG, _ANALYZE_KEY, _READ_ANALYZERS, _LIST_SAMPLED, _DATA_DISTRIBUTION),
 }
 
 

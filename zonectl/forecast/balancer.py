@@ -26,7 +26,9 @@ DEFAULT_INTERVAL_S = 10.0  # kBalanceRoundDefaultInterval
 
 @dataclass
 class NamespaceChunks:
-    """One collection's chunks in key order: shard, bytes, zone (None: no zone)."""
+    """One collection's chunks in key order: shard, bytes, zone (None: no zone). Either
+    every chunk, or only those outside their zone with `loads`/`counts` giving the whole
+    collection's bytes and chunks per shard (what a targeted read gives)."""
 
     ns: str
     shards: list[str]
@@ -34,6 +36,18 @@ class NamespaceChunks:
     zones: list[str | None]
     jumbo: set[int] = field(default_factory=set)
     bounds: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = field(default_factory=list)
+    loads: dict[str, int] | None = None  # bytes of the collection per shard
+    counts: dict[str, int] | None = None  # chunks of the collection per shard
+
+    def shard_loads(self, by_size: bool) -> dict[str, int]:
+        """Bytes (or chunks) of the collection per shard, before any move."""
+        given = self.loads if by_size else self.counts
+        if given is not None:
+            return dict(given)
+        out: dict[str, int] = {}
+        for shard, size in zip(self.shards, self.sizes, strict=True):
+            out[shard] = out.get(shard, 0) + (size if by_size else 1)
+        return out
 
     def outside(self, shard_zones: Mapping[str, frozenset[str]]) -> list[int]:
         """Indices of the chunks on a shard outside their zone."""
@@ -50,6 +64,8 @@ class BalancerOutcome:
     moved: int
     rounds: int
     drained: dict[str, dt.datetime] = field(default_factory=dict)  # donor -> its last commit
+    # Each migration's commit and bytes, in time order: the burn-down (bytes left over time).
+    commits: list[tuple[dt.datetime, int]] = field(default_factory=list)
 
 
 class _Collection:
@@ -60,10 +76,9 @@ class _Collection:
     ) -> None:
         self.c = c
         self.by_size = by_size
-        self.load: dict[str, int] = dict.fromkeys(shard_zones, 0)
+        self.load: dict[str, int] = {**dict.fromkeys(shard_zones, 0), **c.shard_loads(by_size)}
         self.violators: dict[str, list[int]] = {}
-        for i, (shard, size, zone) in enumerate(zip(c.shards, c.sizes, c.zones, strict=True)):
-            self.load[shard] = self.load.get(shard, 0) + (size if by_size else 1)
+        for i, (shard, zone) in enumerate(zip(c.shards, c.zones, strict=True)):
             outside = zone is not None and zone not in shard_zones.get(shard, frozenset())
             if outside and i not in c.jumbo:
                 self.violators.setdefault(shard, []).append(i)
@@ -78,9 +93,9 @@ class _Collection:
         shard_zones: Mapping[str, frozenset[str]],
         available: set[str],
         seconds_for: Callable[[str, str, int], float],
-    ) -> list[tuple[str, float]]:
-        """This round's zone-violation picks: (donor, seconds) of each migration started."""
-        started: list[tuple[str, float]] = []
+    ) -> list[tuple[str, float, int]]:
+        """This round's zone-violation picks: (donor, seconds, bytes) of each migration."""
+        started: list[tuple[str, float, int]] = []
         for shard in order:
             if shard not in available or len(available) < 2:
                 continue
@@ -92,7 +107,7 @@ class _Collection:
                 to = min(holders, key=lambda s: self.load.get(s, 0))  # first of equals
                 available -= {shard, to}
                 size = self.c.sizes[i]
-                started.append((shard, seconds_for(shard, to, size)))
+                started.append((shard, seconds_for(shard, to, size), size))
                 step = size if self.by_size else 1
                 self.load[shard] -= step
                 self.load[to] = self.load.get(to, 0) + step
@@ -119,23 +134,25 @@ def simulate_balancer(
     state = [_Collection(c, shard_zones, by_data_size) for c in colls]
     t, moved, rounds = now, 0, 0
     drained: dict[str, dt.datetime] = {}
+    commits: list[tuple[dt.datetime, int]] = []
     while rounds < max_rounds:
         if not any(s.left for s in state):
-            return BalancerOutcome(t if moved else now, moved, rounds, drained)
+            return BalancerOutcome(t if moved else now, moved, rounds, drained, commits)
         if window is not None and not window.contains(t):
             t = window.next_open(t)
         rounds += 1
         available = set(order)
         started = [m for s in state for m in s.round(order, shard_zones, available, seconds_for)]
         if not started:
-            return BalancerOutcome(None, moved, rounds, drained)  # stuck: nothing can move
-        for donor, seconds in started:
+            return BalancerOutcome(None, moved, rounds, drained, commits)  # stuck
+        for donor, seconds, size in sorted(started, key=lambda m: m[1]):
             drained[donor] = t + dt.timedelta(seconds=seconds)
+            commits.append((drained[donor], size))
         moved += len(started)
         # The round waits for all its migrations; the finish is the last commit, the next
         # round starts kShortBalanceRoundInterval after it.
-        end = t + dt.timedelta(seconds=max(sec for _, sec in started))
+        end = t + dt.timedelta(seconds=max(m[1] for m in started))
         if not any(s.left for s in state):
-            return BalancerOutcome(end, moved, rounds, drained)
+            return BalancerOutcome(end, moved, rounds, drained, commits)
         t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
-    return BalancerOutcome(None, moved, rounds, drained)
+    return BalancerOutcome(None, moved, rounds, drained, commits)

@@ -150,6 +150,8 @@ class EagerOutcome:
     moved: int
     left: int  # not started: the budget ran out (or no shard can take them)
     drained: dict[str, float] = field(default_factory=dict)  # donor -> its last commit, s
+    # Each move's commit (s from the start) and bytes, in time order: the burn-down.
+    commits: list[tuple[float, int]] = field(default_factory=list)
 
 
 def simulate_eager(
@@ -168,6 +170,7 @@ def simulate_eager(
     events: list[tuple[float, int, Started]] = []
     now, seq, moved, left = 0.0, 0, 0, 0
     drained: dict[str, float] = {}
+    commits: list[tuple[float, int]] = []
     while True:
         if budget_s is None or now < budget_s:
             for s in dispatcher.next_moves():
@@ -182,5 +185,6 @@ def simulate_eager(
         now, _, s = heapq.heappop(events)
         dispatcher.done(s)
         drained[s.move.donor] = now
+        commits.append((now, s.move.bytes))
         moved += 1
-    return EagerOutcome(now, moved, left + len(dispatcher.pending), drained)
+    return EagerOutcome(now, moved, left + len(dispatcher.pending), drained, commits)

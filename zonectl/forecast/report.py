@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
+from zonectl.forecast.burndown import BurnDown, make_burndown
 from zonectl.forecast.eager import PendingMove, simulate_eager
 from zonectl.forecast.learn import Learned
 from zonectl.forecast.reshard import ReshardRoute
@@ -77,6 +78,7 @@ class Forecast:
     eager_s: float
     balancer_s: float | None
     notes: tuple[str, ...] = field(default=())
+    burndown: tuple[BurnDown, ...] = ()  # bytes left over time, per route that finishes
     # moveCollection ops of the plan (zonectl.forecast.collection_moves), counted in the totals
     collections: tuple[CollectionMoveForecast, ...] = field(default=())
     # The third route per namespace: one reshardCollection to the same key (forecast/reshard).
@@ -106,10 +108,9 @@ def pending_moves(
 ) -> tuple[list[PendingMove], dict[str, int]]:
     """The out-of-zone chunks of `c` as moves, and the bytes of `c` per shard."""
     holders: dict[str, tuple[str, ...]] = {}
-    loads: dict[str, int] = dict.fromkeys(shard_zones, 0)
+    loads: dict[str, int] = {**dict.fromkeys(shard_zones, 0), **c.shard_loads(True)}
     moves: list[PendingMove] = []
     for i, (shard, size, zone) in enumerate(zip(c.shards, c.sizes, c.zones, strict=True)):
-        loads[shard] = loads.get(shard, 0) + size
         if zone is None or zone in shard_zones.get(shard, frozenset()) or i in c.jumbo:
             continue
         if zone not in holders:
@@ -131,11 +132,13 @@ def make_forecast(
     per_ns: list[NamespaceForecast] = []
     backlog: dict[str, list[float]] = {}  # shard -> [chunks, bytes, eager drained s]
     eager_total = 0.0
+    eager_commits: list[tuple[float, int]] = []  # namespaces one after another, as apply
     for c in colls:
         moves, loads = pending_moves(c, shard_zones)
         if not moves:
             continue
         eager = simulate_eager(moves, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
+        eager_commits += [(eager_total + s, size) for s, size in eager.commits]
         for m in moves:
             entry = backlog.setdefault(m.donor, [0, 0, 0.0])
             entry[0] += 1
@@ -170,6 +173,8 @@ def make_forecast(
         )
     balancer_total: float | None = None
     drained: dict[str, dt.datetime] = {}
+    total = sum(n.bytes for n in per_ns)
+    curves = [make_burndown("migrate", total, eager_commits)] if per_ns else []
     movable = [c for c in colls if c.ns not in no_balance]
     if per_ns and a.balancer_enabled and all(n.balancer_s is not None for n in per_ns):
         together = simulate_balancer(
@@ -184,6 +189,8 @@ def make_forecast(
         if together.finished is not None:
             balancer_total = (together.finished - now).total_seconds()
             drained = together.drained
+            commits = [((t - now).total_seconds(), size) for t, size in together.commits]
+            curves.append(make_burndown("balancer", total, commits))
     elif not per_ns:
         balancer_total = 0.0
     return Forecast(
@@ -196,4 +203,5 @@ def make_forecast(
         ),
         eager_s=eager_total,
         balancer_s=balancer_total,
+        burndown=tuple(curves),
     )

@@ -65,11 +65,13 @@ def forecast_reshard(
     *,
     available: bool = True,
 ) -> ReshardRoute:
-    """The route for collection `c` whose chunks carry their zones after the change."""
-    sent: dict[str, int] = {}
-    for shard, size in zip(c.shards, c.sizes, strict=True):
-        sent[shard] = sent.get(shard, 0) + size
-    received = _placement(c, shard_zones)
+    """The route for collection `c` whose chunks carry their zones after the change: every
+    chunk listed, or (a targeted read) only those outside their zone with `c.loads`."""
+    sent = c.shard_loads(by_size=True)
+    if c.loads is None:
+        received = _placement(c, shard_zones)
+    else:
+        received = _placement_from_loads(c, sent, shard_zones)
     busiest, most = max(
         ((s, max(sent.get(s, 0), received.get(s, 0))) for s in set(sent) | set(received)),
         key=lambda kv: (kv[1], kv[0]),
@@ -84,10 +86,12 @@ def forecast_reshard(
         for i in c.jumbo
         if c.zones[i] is not None and c.zones[i] not in shard_zones.get(c.shards[i], frozenset())
     )
-    return ReshardRoute(c.ns, seconds, sum(c.sizes), busiest, most, storage, available, stranded)
+    total = sum(sent.values())
+    return ReshardRoute(c.ns, seconds, total, busiest, most, storage, available, stranded)
 
 
 def _placement(c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]) -> dict[str, int]:
+    """Every chunk listed: in a zone to its shards in turn, any other to all shards."""
     everyone = itertools.cycle(sorted(shard_zones))
     per_zone: dict[str, itertools.cycle[str]] = {}
     received: dict[str, int] = {}
@@ -97,6 +101,33 @@ def _placement(c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]) ->
             per_zone[zone] = itertools.cycle(holders or sorted(shard_zones))
         shard = next(per_zone[zone] if zone is not None else everyone)
         received[shard] = received.get(shard, 0) + size
+    return received
+
+
+def _placement_from_loads(
+    c: NamespaceChunks, loads: Mapping[str, int], shard_zones: Mapping[str, frozenset[str]]
+) -> dict[str, int]:
+    """Each zone's bytes after the change (what its shards hold, less what leaves them,
+    plus what comes in: the out-of-zone chunks listed), spread evenly over its shards; the
+    rest, in no zone, over every shard. A shard in several zones counts for its first."""
+    zone_of = {s: min(z) for s, z in shard_zones.items() if z}
+    per_zone: dict[str, int] = {}
+    for shard, nbytes in loads.items():
+        if shard in zone_of:
+            per_zone[zone_of[shard]] = per_zone.get(zone_of[shard], 0) + nbytes
+    for shard, size, zone in zip(c.shards, c.sizes, c.zones, strict=True):
+        if shard in zone_of:
+            per_zone[zone_of[shard]] -= size
+        if zone is not None:
+            per_zone[zone] = per_zone.get(zone, 0) + size
+    received: dict[str, int] = dict.fromkeys(shard_zones, 0)
+    for zone, nbytes in per_zone.items():
+        holders = [s for s, z in zone_of.items() if z == zone] or list(shard_zones)
+        for s in holders:
+            received[s] += max(nbytes, 0) // len(holders)
+    rest = sum(loads.values()) - sum(received.values())
+    for s in received:
+        received[s] += max(rest, 0) // max(len(received), 1)
     return received
 
 

@@ -116,6 +116,10 @@ class ClusterState:
     unsharded: Mapping[str, LiveUnsharded] = field(default_factory=dict)
     moves: tuple[LiveMove, ...] = ()
     shard_bytes: Mapping[str, int] = field(default_factory=dict)  # listDatabases, per shard
+    # config.queryAnalyzers (7.0+): namespace -> samples per second of an active ("full")
+    # analyzer; a namespace absent here is not sampled. None: not read (before 7.0, or
+    # the user may not read it).
+    samplers: Mapping[str, float] | None = None
     # Read only for namespaces whose policy key differs from the live one: their indexes
     # (listIndexes specs), and the reshardings running in the cluster.
     indexes: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)

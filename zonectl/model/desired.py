@@ -56,6 +56,15 @@ class Slices:
 
 
 @dataclass(frozen=True)
+class Sampling:
+    """Query sampling of a collection (configureQueryAnalyzer, 7.0+): `rate` samples per
+    second, or None for `sampling: off`."""
+
+    rate: float | None
+    position: Position | None = dataclasses.field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class CollectionPolicy:
     namespace: str
     key: Mapping[str, Any] | None = None  # expected shard key; None: take the live one
@@ -69,6 +78,7 @@ class CollectionPolicy:
     position: Position | None = dataclasses.field(default=None, compare=False)
     pattern: str | None = None  # the `collections:` glob this namespace was expanded from
     slices: Slices | None = None  # only on a template entry (in DesiredState.patterns)
+    sampling: Sampling | None = None  # None: not managed
 
     def zones(self) -> frozenset[str]:
         """Every zone this collection's policy refers to."""

@@ -5,21 +5,30 @@ day of config.changelog, and `analyzeShardKey` (7.0+) on each live shard key."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from pymongo.errors import OperationFailure, PyMongoError
 
-from zonectl.analyze.inputs import AnalyzeInput, ChunkInfo, CollectionInput, KeyMetrics, Kind
+from zonectl.analyze.inputs import (
+    AnalyzeInput,
+    ChunkInfo,
+    CollectionInput,
+    KeyMetrics,
+    Kind,
+    Workload,
+)
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
+from zonectl.model.keys import sort_key
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.shard_key_read import key_metrics, run_analyze_shard_key, workload_of
 from zonectl.mongo.state import read_config_documents
+from zonectl.mongo.workload_read import with_workload
 from zonectl.plan.impact import default_chunk_bytes
 from zonectl.plan.patterns import is_pattern, matches
 
-SAMPLE_SIZE = 100_000  # documents analyzeShardKey samples: enough for frequency estimates
 _CHANGES = ("moveChunk.commit", "split", "multi-split", "merge", "moveRange.commit")
 _CHUNK_FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1, "estimatedDataSizeBytes": 1}
 
@@ -30,10 +39,12 @@ def read_analyze_input(
     namespaces: Collection[str] | None,
     now: dt.datetime,
     boundaries: Mapping[str, Any],
+    candidates: Sequence[Mapping[str, Any]] = (),
 ) -> AnalyzeInput:
     """Everything the rules need for `namespaces` (None: every sharded namespace and every
     namespace the policy names, its patterns already expanded by `read_resolved`). A name
-    in `namespaces` may be a pattern (`logs.*`): it selects among those same namespaces."""
+    in `namespaces` may be a pattern (`logs.*`): it selects among those same namespaces.
+    `candidates`: keys to put beside each live key (`analyze --candidate`)."""
     docs = read_config_documents(conn, None)
     state = docs.cluster_state(conn)
     known = set(state.collections) | set(desired.collections if desired else ())
@@ -47,7 +58,14 @@ def read_analyze_input(
         distribution = _read_distribution(conn)
         sizes = _read_chunk_sizes(conn, state)
         collections = {
-            ns: _read_collection(conn, state, ns, distribution, sizes, now) for ns in targets
+            ns: with_workload(
+                conn,
+                _read_collection(conn, state, ns, distribution, sizes, now),
+                docs.analyzers,
+                candidates,
+                now,
+            )
+            for ns in targets
         }
     except PyMongoError as exc:
         raise ClusterError(f"{conn.uri}: reading for analyze failed: {redact(str(exc))}") from None
@@ -85,12 +103,20 @@ def _read_collection(
             changes[what] = n
     metrics: KeyMetrics | None
     note: str | None
+    workload: Workload | None = None
     if ".system.buckets." in ns:
         # A sharded time-series collection's chunks: analyzeShardKey refuses system
         # collections ("Cannot run against a system collection").
         metrics, note = None, "a time-series buckets collection, which analyzeShardKey refuses"
     else:
-        metrics, note = _read_metrics(conn, ns, dict(live.key))
+        # One command per collection: the live key's characteristics and, on 7.0+ where
+        # queries can be sampled, its read/write distribution.
+        sampled = _major(conn.version) >= 7
+        reply, note = run_analyze_shard_key(conn, ns, dict(live.key), distribution=sampled)
+        metrics = None
+        if reply is not None:
+            metrics, note = key_metrics(reply, dict(live.key))
+            workload = workload_of(reply)
     return CollectionInput(
         namespace=ns,
         kind="sharded",
@@ -101,7 +127,13 @@ def _read_collection(
         distribution=(distribution or {}).get(ns) if distribution is not None else None,
         changes=changes,
         chunk_size=sizes.get(ns, default_chunk_bytes(conn.version)),
+        workload=workload,
     )
+
+
+def _major(version: str) -> int:
+    head = version.split(".")[0]
+    return int(head) if head.isdigit() else 7
 
 
 def _unsharded_kind(conn: Connection, ns: str) -> Kind:
@@ -111,49 +143,6 @@ def _unsharded_kind(conn: Connection, ns: str) -> Kind:
         return "missing"
     kind = str(found[0].get("type", "collection"))
     return "view" if kind == "view" else "timeseries" if kind == "timeseries" else "unsharded"
-
-
-def _read_metrics(
-    conn: Connection, ns: str, key: dict[str, Any]
-) -> tuple[KeyMetrics | None, str | None]:
-    """analyzeShardKey's keyCharacteristics on the live key, or why there are none."""
-    command = {
-        "analyzeShardKey": ns,
-        "key": key,
-        "keyCharacteristics": True,
-        "readWriteDistribution": False,
-        "sampleSize": SAMPLE_SIZE,
-    }
-    try:
-        reply = conn.client.admin.command(command)
-    except OperationFailure as exc:
-        reasons = {
-            59: f"the server (version {conn.version}) has no analyzeShardKey; it is new in 7.0",
-            13: "not authorized to run analyzeShardKey (needs the analyzeShardKey action, "
-            "e.g. the clusterManager role)",
-        }
-        message = (exc.details or {}).get("errmsg") or str(exc)
-        return None, reasons.get(exc.code or 0, redact(str(message)))
-    kc = reply.get("keyCharacteristics")
-    if not isinstance(kc, Mapping):
-        return None, "analyzeShardKey returned no keyCharacteristics"
-    common = kc.get("mostCommonValues") or []
-    mono = kc.get("monotonicity") or {}
-    coefficient = mono.get("recordIdCorrelationCoefficient")
-    return (
-        KeyMetrics(
-            key=key,
-            num_docs=int(kc.get("numDocsTotal", 0)),
-            avg_doc_bytes=int(kc.get("avgDocSizeBytes", 0)),
-            sampled=int(kc.get("numDocsSampled", 0)),
-            unique=bool(kc.get("isUnique", False)),
-            distinct=int(kc.get("numDistinctValues", 0)),
-            top_frequency=int(common[0]["frequency"]) if common else 0,
-            monotonicity=str(mono.get("type", "unknown")),
-            coefficient=float(coefficient) if coefficient is not None else None,
-        ),
-        None,
-    )
 
 
 def _read_distribution(conn: Connection) -> dict[str, dict[str, tuple[int, int]]] | None:
@@ -185,24 +174,36 @@ def _read_chunk_sizes(conn: Connection, state: ClusterState) -> dict[str, int]:
 
 
 def read_plan_checks(
-    conn: Connection, actual: ClusterState, namespaces: Collection[str]
+    conn: Connection,
+    actual: ClusterState,
+    assigned: Mapping[str, Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]],
 ) -> tuple[dict[str, list[ChunkInfo]], dict[str, int]]:
-    """For plan's cluster rules: the jumbo chunks and chunk totals of `namespaces` (two
-    indexed reads per namespace; jumbo chunks are few)."""
+    """For plan's cluster rules: the jumbo chunks overlapping each assigned range (the
+    range's chunks and the one straddling its min, by the {uuid, min} index) and the chunk
+    total of each namespace (an indexed count: no document fetched)."""
     jumbo: dict[str, list[ChunkInfo]] = {}
     totals: dict[str, int] = {}
-    chunks = conn.client.config.chunks
+    config = conn.client.config
     try:
-        for ns in sorted(namespaces):
+        for ns, ranges in sorted(assigned.items()):
             live = actual.collections.get(ns)
             if live is None:
                 continue
             query: dict[str, Any] = {"uuid": live.uuid} if live.uuid is not None else {"ns": ns}
-            totals[ns] = chunks.count_documents(query)
-            jumbo[ns] = [
-                ChunkInfo(dict(d["min"]), dict(d["max"]), str(d["shard"]), True)
-                for d in chunks.find({**query, "jumbo": True}, _CHUNK_FIELDS)
-            ]
+            totals[ns] = int(config.command("count", "chunks", query=query).get("n", 0))
+            found: dict[Any, ChunkInfo] = {}
+            for lo, hi in ranges:
+                inside = {**query, "min": {"$gte": lo, "$lt": hi}, "jumbo": True}
+                before = {**query, "min": {"$lt": lo}, "max": {"$gt": lo}}
+                docs = [
+                    *config.chunks.find(inside, _CHUNK_FIELDS),
+                    *config.chunks.find(before, _CHUNK_FIELDS).sort("min", -1).limit(1),
+                ]
+                for d in docs:
+                    if d.get("jumbo"):
+                        info = ChunkInfo(dict(d["min"]), dict(d["max"]), str(d["shard"]), True)
+                        found[sort_key(d["min"])] = info
+            jumbo[ns] = [found[k] for k in sorted(found)]
     except PyMongoError as exc:
         raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
     return jumbo, totals

@@ -19,6 +19,7 @@ from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import SortKey, sort_key
 from zonectl.mongo.connect import Connection
+from zonectl.render.layout import IN_PLACE, OUTSIDE, STRADDLING, ChunkLayout
 
 # Only what the walk reads; `jumbo` is present only when true (reference §2.3).
 PROJECTION = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1}
@@ -125,8 +126,11 @@ def scan_compliance(
     ranges: Sequence[LiveRange],
     shard_zones: Mapping[str, Iterable[str]],
     first_field: str,
+    *,
+    layout: ChunkLayout | None = None,
 ) -> ChunkCompliance:
     """Merge-walk `chunks` (sorted by min) against `ranges`. Pure; O(chunks + ranges).
+    With `layout`, also record each chunk's shard and standing there (status's pictures).
 
     Chunks tile the key space, so chunk i's min is chunk i-1's max and the position found
     for one max carries over to the next min: one comparison per chunk in the common case.
@@ -139,6 +143,7 @@ def scan_compliance(
     per_shard = result.per_shard
     per_zone = result.per_zone
     prev_max: Any = None
+    cmax: Any = None
     below = 0  # boundaries < the previous chunk's max
     equal = False  # ... and whether boundary `below` equals it
     for doc in chunks:
@@ -148,6 +153,8 @@ def scan_compliance(
         if doc.get("jumbo"):
             result.jumbo += 1
         if m == 0:
+            if layout is not None:
+                layout.add(shard, IN_PLACE, None, cmin)
             continue
         # Python's == agrees with BSON equality here except bool vs number (True == 1),
         # which can only matter after a skipped chunk; the server's bounds are the same bytes.
@@ -168,16 +175,23 @@ def scan_compliance(
             result.straddling += 1
             if result.first_straddling is None:
                 result.first_straddling = Example(cmin, cmax, shard)
+            if layout is not None:
+                layout.add(shard, STRADDLING, None, cmin)
             continue
         zone = bounds.zones[at_or_below_min - 1] if at_or_below_min else None
-        if zone is None:
-            continue
-        per_zone[zone] = per_zone.get(zone, 0) + 1
-        if zone not in zones_of.get(shard, empty):
-            result.outside_zone += 1
-            result.outside_per_shard[shard] = result.outside_per_shard.get(shard, 0) + 1
-            if result.first_outside is None:
-                result.first_outside = Example(cmin, cmax, shard, zone)
+        kind = IN_PLACE
+        if zone is not None:
+            per_zone[zone] = per_zone.get(zone, 0) + 1
+            if zone not in zones_of.get(shard, empty):
+                kind = OUTSIDE
+                result.outside_zone += 1
+                result.outside_per_shard[shard] = result.outside_per_shard.get(shard, 0) + 1
+                if result.first_outside is None:
+                    result.first_outside = Example(cmin, cmax, shard, zone)
+        if layout is not None:
+            layout.add(shard, kind, zone, cmin)
+    if layout is not None:
+        layout.last_max = cmax
     return result
 
 
@@ -212,13 +226,16 @@ def read_chunk_compliance(
     collection: Mapping[str, Any],
     ranges: Sequence[LiveRange],
     shard_zones: Mapping[str, Iterable[str]],
+    *,
+    layout: ChunkLayout | None = None,
 ) -> ChunkCompliance:
     """One streaming pass over the chunks of the sharded collection `collection` (its
     config.collections entry)."""
     first_field = next(iter(collection["key"]))
     where = chunk_filter(collection, conn.version)
     try:
-        return scan_compliance(stream_chunks(conn, where), ranges, shard_zones, first_field)
+        chunks = stream_chunks(conn, where)
+        return scan_compliance(chunks, ranges, shard_zones, first_field, layout=layout)
     except PyMongoError as exc:
         raise ClusterError(
             f"{conn.uri}: reading the chunks of {collection['_id']} failed: {redact(str(exc))}"

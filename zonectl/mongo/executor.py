@@ -26,6 +26,7 @@ from zonectl.plan.ops import (
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
+    SetQueryAnalyzer,
     SplitChunk,
 )
 
@@ -95,6 +96,10 @@ def set_collection_balancing(client: Client, op: SetCollectionBalancing) -> Repl
     return _write(client, op, must_match=True)
 
 
+def set_query_analyzer(client: Client, op: SetQueryAnalyzer) -> Reply:
+    return _send(client, op)
+
+
 def set_balancer_enabled(client: Client, op: SetBalancerEnabled) -> Reply:
     return _send(client, op)
 
@@ -138,6 +143,7 @@ HANDLERS: dict[type[Op], Callable[[Client, Any], Reply]] = {
     AssignZoneRange: assign_zone_range,
     RemoveZoneRange: remove_zone_range,
     SetCollectionBalancing: set_collection_balancing,
+    SetQueryAnalyzer: set_query_analyzer,
     SetBalancerEnabled: set_balancer_enabled,
     SetBalancerWindow: set_balancer_window,
     SplitChunk: split_chunk,

@@ -1,8 +1,10 @@
-"""Targeted chunk reads for impact estimates: per changed range, the chunks starting inside
-it plus the one straddling its min, by `uuid` (5.0+) or `ns` (4.4), reference §2.3."""
+"""Targeted chunk reads for impact estimates: per changed range, an indexed count of its
+chunks, the ones off its zone's shards and the one straddling its min, by `uuid` (5.0+) or
+`ns` (4.4), reference §2.3; their bytes from zonectl.mongo.chunk_sizes, as the forecast's."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,8 +12,9 @@ from pymongo.errors import PyMongoError
 
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import ClusterState
+from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
-from zonectl.plan.impact import make_impacts
+from zonectl.plan.impact import SizeOf, make_impacts, zone_shards_after
 from zonectl.plan.ops import AssignZoneRange, Impact, RemoveZoneRange
 from zonectl.plan.value import Plan
 
@@ -30,12 +33,16 @@ def _chunk_filter(actual: ClusterState, ns: str) -> dict[str, Any] | None:
 
 def read_impact_chunks(
     conn: Connection, actual: ClusterState, plan: Plan
-) -> dict[int, list[Mapping[str, Any]]]:
-    """Chunks overlapping each range op's range, two indexed queries per op: a range scan
-    of the {uuid|ns, min} index, and the one chunk that starts before the range and may
-    cross into it. Chunks outside the range are filtered out by the estimate."""
-    chunks = conn.client.config.chunks
+) -> tuple[dict[int, list[Mapping[str, Any]]], dict[int, int]]:
+    """Per range op, the chunks that decide its impact, by indexed queries only: the one
+    chunk that starts before the range and may cross into it, and for an assignment the
+    chunks inside it on a shard outside its zone ({uuid, shard, min} index). Also per op
+    how many chunks inside it were counted (the {uuid, min} index) but not read: a range
+    that covers most of a collection costs a count, not its documents."""
+    chunks, config = conn.client.config.chunks, conn.client.config
+    zones = zone_shards_after(plan, actual)
     found: dict[int, list[Mapping[str, Any]]] = {}
+    unread: dict[int, int] = {}
     try:
         for index, op in enumerate(plan.ops):
             if not isinstance(op, AssignZoneRange | RemoveZoneRange):
@@ -43,15 +50,21 @@ def read_impact_chunks(
             base = _chunk_filter(actual, op.ns)
             if base is None:
                 continue
-            inside = list(chunks.find({**base, "min": {"$gte": op.min, "$lt": op.max}}, _FIELDS))
+            inside = {**base, "min": {"$gte": op.min, "$lt": op.max}}
+            total = int(config.command("count", "chunks", query=inside).get("n", 0))
+            off: list[Mapping[str, Any]] = []
+            if isinstance(op, AssignZoneRange):
+                holders = sorted(zones.get(op.zone, frozenset()))
+                off = list(chunks.find({**inside, "shard": {"$nin": holders}}, _FIELDS))
             # Chunks tile the key space, so exactly one chunk has min < op.min <= max: on
             # a real server the reverse {min} index scan stops at the first document.
             straddling = {**base, "min": {"$lt": op.min}, "max": {"$gte": op.min}}
             before = list(chunks.find(straddling, _FIELDS).sort("min", -1).limit(1))
-            found[index] = [*before, *inside]
+            found[index] = [*before, *off]
+            unread[index] = total - len(off)
     except PyMongoError as exc:
         raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
-    return found
+    return found, unread
 
 
 def read_chunk_sizes(conn: Connection, actual: ClusterState, plan: Plan) -> dict[str, int]:
@@ -81,6 +94,26 @@ def read_chunk_sizes(conn: Connection, actual: ClusterState, plan: Plan) -> dict
     return sizes
 
 
-def read_impacts(conn: Connection, actual: ClusterState, plan: Plan) -> dict[int, Impact]:
-    chunks = read_impact_chunks(conn, actual, plan)
-    return make_impacts(plan, actual, chunks, read_chunk_sizes(conn, actual, plan))
+def read_impacts(
+    conn: Connection, actual: ClusterState, plan: Plan, sizes: ChunkSizes | None = None
+) -> dict[int, Impact]:
+    """Impact per range op; bytes from `sizes`, the one size source (the plan passes the
+    forecast's, so both say the same bytes for the same chunks)."""
+    chunks, unread = read_impact_chunks(conn, actual, plan)
+    sizes = sizes if sizes is not None else ChunkSizes(conn)
+    shards = [s.id for s in actual.shards]
+
+    def size_of(ns: str) -> SizeOf:
+        def size(lo: Mapping[str, Any], hi: Mapping[str, Any], shard: str, share: float) -> int:
+            (measured,) = sizes.measure(ns, [(lo, hi)])
+            if measured is not None:
+                return measured
+            return int(sizes.estimate(ns, shard, shards)[0] * share)
+
+        return size
+
+    impacts = make_impacts(plan, actual, chunks, read_chunk_sizes(conn, actual, plan), size_of)
+    return {
+        i: dataclasses.replace(impact, chunks=impact.chunks + unread.get(i, 0))
+        for i, impact in impacts.items()
+    }

@@ -25,6 +25,7 @@ def build_cluster_state(
     collections: Sequence[Doc],
     balancer: Doc | None,
     status: Doc | None = None,
+    analyzers: Sequence[Doc] | None = None,
 ) -> ClusterState:
     """ClusterState from config documents as the server stores them (reference §2)."""
     status = status or {}
@@ -66,7 +67,18 @@ def build_cluster_state(
             ),
             in_round=bool(status.get("inBalancerRound", False)),
         ),
+        samplers=None if analyzers is None else active_samplers(analyzers),
     )
+
+
+def active_samplers(analyzers: Sequence[Doc]) -> dict[str, float]:
+    """namespace -> samplesPerSecond of the config.queryAnalyzers documents in mode full
+    (mode "off" keeps the document with a stopTime: configure_query_analyzer_cmd.cpp)."""
+    return {
+        str(d["ns"]): float(d.get("samplesPerSecond", 0))
+        for d in analyzers
+        if d.get("mode") == "full" and "ns" in d
+    }
 
 
 def is_sharded_entry(doc: Doc) -> bool:
@@ -85,6 +97,7 @@ class ConfigDocuments:
     balancer: dict[str, Any] | None
     status: dict[str, Any] | None  # balancerStatus; None when the server refused it
     status_error: str | None = None
+    analyzers: list[dict[str, Any]] | None = None  # config.queryAnalyzers; None: not read
 
     def cluster_state(self, conn: Connection) -> ClusterState:
         return build_cluster_state(
@@ -95,6 +108,7 @@ class ConfigDocuments:
             collections=self.collections,
             balancer=self.balancer,
             status=self.status,
+            analyzers=self.analyzers,
         )
 
 
@@ -121,7 +135,24 @@ def read_config_documents(
         raise ClusterError(
             f"{conn.uri}: reading config metadata failed: {redact(str(exc))}"
         ) from None
-    return ConfigDocuments(shards, tags, collections, balancer, status, status_error)
+    analyzers = read_analyzers(conn)
+    return ConfigDocuments(shards, tags, collections, balancer, status, status_error, analyzers)
+
+
+def read_analyzers(conn: Connection) -> list[dict[str, Any]] | None:
+    """config.queryAnalyzers on 7.0+ (query sampling); None before 7.0 or when refused
+    (`zonectl doctor` names the missing privilege)."""
+    if _major(conn.version) < 7:
+        return None
+    try:
+        return list(conn.client.config.queryAnalyzers.find({}))
+    except OperationFailure:
+        return None
+
+
+def _major(version: str) -> int:
+    head = version.split(".")[0]
+    return int(head) if head.isdigit() else 7
 
 
 def read_cluster_state(conn: Connection, namespaces: Collection[str]) -> ClusterState:

@@ -13,11 +13,13 @@ from zonectl.errors import ClusterError, ZonectlError, redact
 from zonectl.model.cluster import ClusterState, ReshardProgress
 from zonectl.model.keys import sort_key
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example, read_chunk_compliance
+from zonectl.mongo.chunk_sizes import per_chunk
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.mongo.reshard_read import read_progress, read_reshardings
 from zonectl.mongo.state import read_config_documents
+from zonectl.render.layout import ChunkLayout
 from zonectl.render.status import (
     BalancerState,
     ChunkRef,
@@ -39,9 +41,11 @@ def read_status(
     database: str,
     now: dt.datetime,
     namespaces: Collection[str] | None = None,
+    layout: bool = False,
 ) -> StatusReport:
     """The whole report. `namespaces` limits the per-namespace part (and the shard chunk
-    totals) to those; unknown names are reported in `notes`."""
+    totals) to those; unknown names are reported in `notes`. With `layout`, each sharded
+    namespace also keeps where every chunk sits (a few bytes a chunk) for the pictures."""
     notes: list[str] = []
     state, colls, balancer_status = _read_config(conn, notes)
     by_ns = {str(d["_id"]): d for d in colls}
@@ -53,7 +57,8 @@ def read_status(
     shard_zones = {s.id: s.zones for s in state.shards}
     owned = _owned_bytes(conn, set(names), notes)
     collections = tuple(
-        _collection(conn, state, ns, by_ns.get(ns), shard_zones, owned, notes) for ns in names
+        _collection(conn, state, ns, by_ns.get(ns), shard_zones, owned, notes, layout)
+        for ns in names
     )
     totals: dict[str, int] = {}
     for c in collections:
@@ -135,6 +140,7 @@ def _collection(
     shard_zones: Mapping[str, Sequence[str]],
     owned: Mapping[str, Mapping[str, int]] | None,
     notes: list[str],
+    layout: bool = False,
 ) -> CollectionStatus:
     live = sorted(state.ranges_of(ns), key=lambda r: (sort_key(r.min), sort_key(r.max)))
     ranges = tuple(RangeStatus(r.zone, r.min, r.max) for r in live)
@@ -142,7 +148,8 @@ def _collection(
     orphan_zones = tuple(sorted({r.zone for r in live} - carried))
     if doc is None:
         return CollectionStatus(ns, False, None, None, ranges, zones_without_shard=orphan_zones)
-    scan: ChunkCompliance = read_chunk_compliance(conn, doc, live, shard_zones)
+    where = ChunkLayout() if layout else None
+    scan: ChunkCompliance = read_chunk_compliance(conn, doc, live, shard_zones, layout=where)
     server, server_note = _collection_status(conn, ns)
     return CollectionStatus(
         namespace=ns,
@@ -161,19 +168,20 @@ def _collection(
         server=server,
         server_note=server_note,
         outside_bytes=None if owned is None else _outside_bytes(scan, owned.get(ns, {})),
+        owned_bytes=None if owned is None else dict(owned.get(ns, {})),
+        layout=where,
     )
 
 
 def _outside_bytes(scan: ChunkCompliance, owned: Mapping[str, int]) -> int:
-    """Bytes of the out-of-zone chunks, estimated per shard as its owned bytes of the
-    namespace spread evenly over its chunks: config.chunks carries no reliable per-chunk
-    size (reference §2.3), $shardedDataDistribution does per shard."""
-    total = 0.0
+    """Bytes of the out-of-zone chunks, each sized as the forecast sizes a chunk it did not
+    measure (chunk_sizes.per_chunk: its shard's owned bytes over its chunk count):
+    config.chunks carries no reliable per-chunk size (reference §2.3),
+    $shardedDataDistribution does per shard."""
+    total = 0
     for shard, outside in scan.outside_per_shard.items():
-        chunks = scan.per_shard.get(shard, 0)
-        if chunks:
-            total += owned.get(shard, 0) * outside / chunks
-    return round(total)
+        total += per_chunk(owned.get(shard, 0), scan.per_shard.get(shard, 0)) * outside
+    return total
 
 
 def _ref(example: Example | None) -> ChunkRef | None:

@@ -39,11 +39,13 @@ class Listing:
 
 
 def needs_listing(desired: DesiredState, sharded: Mapping[str, Any]) -> bool:
-    """Patterns, or a pin/window on a managed namespace that is not sharded."""
+    """Patterns, or a pin/window/sampling on a managed namespace that is not sharded
+    (sampling: a view or time-series collection cannot be sampled)."""
     if desired.patterns:
         return True
     return any(
-        (cp.pin or cp.firehose) and ns not in sharded for ns, cp in desired.collections.items()
+        (cp.pin or cp.firehose or cp.sampling) and ns not in sharded
+        for ns, cp in desired.collections.items()
     )
 
 

@@ -8,11 +8,11 @@ removed range only lifts the constraint, so it moves nothing by itself.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from zonectl.model.cluster import ClusterState
-from zonectl.model.keys import ranges_overlap
+from zonectl.model.keys import compare, ranges_overlap
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
@@ -48,16 +48,22 @@ def zone_shards_after(plan: Plan, actual: ClusterState) -> dict[str, frozenset[s
     return {zone: frozenset(shards) for zone, shards in holders.items()}
 
 
+# Bytes of the part of a chunk that migrates: (min, max, shard, share of the chunk).
+SizeOf = Callable[[Mapping[str, Any], Mapping[str, Any], str, float], int]
+
+
 def estimate_impact(
     op: AssignZoneRange | RemoveZoneRange,
     chunks: Iterable[Mapping[str, Any]],
     zone_shards: frozenset[str],
     chunk_bytes: int,
+    size_of: SizeOf | None = None,
 ) -> Impact:
     """Count the chunks overlapping the op's range; for an assignment, those outside the
-    zone's shards migrate. Bytes: the chunk's `estimatedDataSizeBytes` when the server
-    keeps it (6.x+ after some operations, §2.3), else half the maximum chunk size, since
-    chunks split when they reach the maximum."""
+    zone's shards migrate: the part inside the range, once split at its bounds. Bytes: by
+    `size_of` (the one size source the forecast shares), else the chunk's
+    `estimatedDataSizeBytes` (6.x+ after some operations, §2.3), else half the maximum
+    chunk size, since chunks split when they reach the maximum."""
     total = migrating = size = 0
     for chunk in chunks:
         if not ranges_overlap(chunk["min"], chunk["max"], op.min, op.max):
@@ -65,7 +71,13 @@ def estimate_impact(
         total += 1
         if isinstance(op, AssignZoneRange) and chunk.get("shard") not in zone_shards:
             migrating += 1
-            size += int(chunk.get("estimatedDataSizeBytes") or chunk_bytes // 2)
+            if size_of is None:
+                size += int(chunk.get("estimatedDataSizeBytes") or chunk_bytes // 2)
+                continue
+            cut_lo = compare(chunk["min"], op.min) < 0
+            cut_hi = compare(chunk["max"], op.max) > 0
+            lo, hi = (op.min if cut_lo else chunk["min"]), (op.max if cut_hi else chunk["max"])
+            size += size_of(lo, hi, str(chunk.get("shard")), 1.0 / (1 + cut_lo + cut_hi))
     return Impact(chunks=total, migrating=migrating, bytes=size)
 
 
@@ -74,9 +86,10 @@ def make_impacts(
     actual: ClusterState,
     chunks_by_op: Mapping[int, Iterable[Mapping[str, Any]]],
     chunk_bytes: Mapping[str, int],
+    size_of: Callable[[str], SizeOf] | None = None,
 ) -> dict[int, Impact]:
     """Impact per range op index, from the chunks read for it and each namespace's max
-    chunk size (missing namespaces: the version default)."""
+    chunk size (missing namespaces: the version default), or `size_of(ns)`."""
     zones = zone_shards_after(plan, actual)
     default = default_chunk_bytes(actual.version)
     impacts: dict[int, Impact] = {}
@@ -84,6 +97,10 @@ def make_impacts(
         op = plan.ops[index]
         if isinstance(op, AssignZoneRange | RemoveZoneRange):
             impacts[index] = estimate_impact(
-                op, chunks, zones.get(op.zone, frozenset()), chunk_bytes.get(op.ns, default)
+                op,
+                chunks,
+                zones.get(op.zone, frozenset()),
+                chunk_bytes.get(op.ns, default),
+                size_of(op.ns) if size_of is not None else None,
             )
     return impacts

@@ -180,6 +180,42 @@ class SetCollectionBalancing(Op):
 
 
 @dataclass(frozen=True)
+class SetQueryAnalyzer(Op):
+    """Query sampling of one collection (7.0+): configureQueryAnalyzer with mode "full" and
+    samplesPerSecond, or mode "off" (configure_query_analyzer_cmd.cpp). `rate` None: off;
+    `previous` None: sampling was off (or never configured)."""
+
+    kind: ClassVar[str] = "set_query_analyzer"
+    ns: str
+    rate: float | None
+    previous: float | None = None
+
+    @property
+    def namespace(self) -> str:
+        return self.ns
+
+    def describe(self) -> str:
+        if self.rate is None:
+            return f"turn query sampling off for {self.ns}"
+        return f"sample {format_rate(self.rate)} queries/s of {self.ns}"
+
+    def command(self) -> dict[str, Any]:
+        if self.rate is None:
+            return {"configureQueryAnalyzer": self.ns, "mode": "off"}
+        return {"configureQueryAnalyzer": self.ns, "mode": "full", "samplesPerSecond": self.rate}
+
+    def inverse(self) -> Op:
+        return SetQueryAnalyzer(self.ns, self.previous, self.rate)
+
+
+def format_rate(rate: float | None) -> str:
+    """`5`, `0.5`; "off" for None."""
+    if rate is None:
+        return "off"
+    return f"{rate:g}"
+
+
+@dataclass(frozen=True)
 class SetBalancerEnabled(Op):
     """balancerStart/balancerStop; both write config.settings mode+stopped (reference §3.1)."""
 
@@ -388,6 +424,7 @@ OP_CLASSES: tuple[type[Op], ...] = (
     AssignZoneRange,
     RemoveZoneRange,
     SetCollectionBalancing,
+    SetQueryAnalyzer,
     SetBalancerEnabled,
     SetBalancerWindow,
     SplitChunk,

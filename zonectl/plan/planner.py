@@ -15,8 +15,9 @@ Ordering rules (each tested on its own in tests/plan/test_ordering.py):
 4. Then memberships are removed, sorted by (zone, shard): after every range op, because a
    zone's last shard cannot leave while any namespace has a range of it (ZoneStillInUse,
    §1.3); the planner refuses a plan that would leave a zone with ranges and no shard.
-5. Last, per-collection balancing (by namespace), then the balancer window, then the
-   balancer on/off switch (a balancer being enabled starts inside its new window).
+5. Last, per-collection balancing and query sampling (by namespace), then the balancer
+   window, then the balancer on/off switch (a balancer being enabled starts inside its
+   new window).
 
 Ownership (DESIGN §2): memberships of zones named under `shards` and ranges of namespaces
 named under `collections` are authoritative; everything else is reported as unmanaged.
@@ -48,6 +49,7 @@ from zonectl.plan.ops import (
     SetCollectionBalancing,
 )
 from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
+from zonectl.plan.sampling import sampling_ops, unmanaged_samplers
 from zonectl.plan.unsharded import (
     book_move,
     initial_load,
@@ -120,6 +122,7 @@ def make_plan(
             else:
                 range_ops.extend(diff)
         balancing_ops.extend(_balancing(desired, actual, ns, problems))
+        balancing_ops.extend(sampling_ops(desired, actual, ns, problems))
     plan_notes += stuck_notes(stuck, actual.version)
     for lr in actual.ranges:
         if lr.namespace not in desired.collections:
@@ -303,4 +306,5 @@ def _unmanaged(desired: DesiredState, actual: ClusterState) -> tuple[Unmanaged, 
         n = len(by_ns[ns])
         detail = f"{n} range{'s' if n != 1 else ''} in zone{'s' if len(zones) > 1 else ''} "
         items.append(Unmanaged("namespace", ns, detail + ", ".join(zones)))
+    items.extend(unmanaged_samplers(desired, actual))
     return tuple(items)

@@ -26,6 +26,7 @@ from zonectl.plan.ops import (
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
+    SetQueryAnalyzer,
 )
 
 FORMAT_VERSION = 1
@@ -35,7 +36,7 @@ FORMAT_VERSION = 1
 class Unmanaged:
     """A zone or namespace present on the cluster that no policy names: reported, untouched."""
 
-    kind: str  # "zone" | "namespace"
+    kind: str  # "zone" | "namespace" | "sampling"
     name: str
     detail: str
 
@@ -99,7 +100,13 @@ class Plan:
             to_remove=sum(isinstance(op, RemoveZoneRange) for op in self.ops),
             shards_rezoned=len(shards),
             settings=sum(
-                isinstance(op, SetCollectionBalancing | SetBalancerWindow | SetBalancerEnabled)
+                isinstance(
+                    op,
+                    SetCollectionBalancing
+                    | SetBalancerWindow
+                    | SetBalancerEnabled
+                    | SetQueryAnalyzer,
+                )
                 for op in self.ops
             ),
             chunks=sum(i.migrating for i in known),
@@ -151,5 +158,8 @@ def make_fingerprint(actual: ClusterState, namespaces: frozenset[str]) -> str:
     homes = sorted((ns, u.shard) for ns, u in actual.unsharded.items() if ns in namespaces)
     if homes:  # where managed unsharded collections live (only then, so older plans match)
         data["unsharded"] = [list(pair) for pair in homes]
+    sampled = sorted((ns, r) for ns, r in (actual.samplers or {}).items() if ns in namespaces)
+    if sampled:  # query sampling of managed namespaces (only then, so older plans match)
+        data["sampling"] = [list(pair) for pair in sampled]
     text = json_util.dumps(data, json_options=json_util.CANONICAL_JSON_OPTIONS)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()

@@ -17,11 +17,13 @@ from zonectl.model.desired import (
     CollectionPolicy,
     DesiredState,
     Firehose,
+    Sampling,
     Slices,
     ZoneRange,
 )
 from zonectl.policy.check_misc import is_pattern
 from zonectl.policy.check_ranges import CheckedRange
+from zonectl.policy.fragment import CollectionEntry
 from zonectl.policy.merge import Merged
 
 _DIGEST_JSON = CANONICAL_JSON_OPTIONS.with_options(uuid_representation=UuidRepresentation.STANDARD)
@@ -90,10 +92,19 @@ def _collection(
         pin=model.pin,
         firehose=firehose,
         balancing=model.balancing,
+        sampling=_sampling(entry),
         migrate=model.migrate,
         reshard=bool(model.reshard),
         position=entry.at(key=True),
     )
+
+
+def _sampling(entry: CollectionEntry) -> Sampling | None:
+    wanted = entry.model.sampling
+    if wanted is None:
+        return None
+    rate = None if wanted == "off" else float(wanted.samplesPerSecond)
+    return Sampling(rate, entry.at("sampling", key=True))
 
 
 def _balancer(merged: Merged) -> BalancerPolicy | None:
@@ -144,6 +155,8 @@ def _normal_collection(c: CollectionPolicy) -> dict[str, Any]:
         else [fh.field, fh.type, fh.schedule, fh.timezone, fh.keep, fh.hot, fh.cold],
         "balancing": c.balancing,
         "migrate": c.migrate,
+        # only when set, so digests of policies without sampling stay put
+        **({"sampling": c.sampling.rate} if c.sampling is not None else {}),
         **({"reshard": True} if c.reshard else {}),  # only when set: old digests stay put
         **(
             {"slices": [sl.schedule, sl.timezone, sl.keep, sl.hot, sl.cold]}

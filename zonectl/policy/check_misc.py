@@ -250,3 +250,23 @@ def _minutes(text: str) -> int:
 
 def _error(code: str, where: Position, message: str, hint: str | None = None) -> Diagnostic:
     return Diagnostic(code, Severity.ERROR, where, message, hint)
+
+
+def check_sampling(coll: CollectionEntry) -> list[Diagnostic]:
+    """Query sampling refuses the internal databases (configureQueryAnalyzer's
+    validateNamespace: "Cannot run against an internal collection") and system
+    collections; the (0, 50] range is the schema's."""
+    if coll.model.sampling is None:
+        return []
+    db, _, name = coll.namespace.partition(".")
+    if db in INTERNAL_DATABASES or name.startswith("system."):
+        what = "system collection" if db not in INTERNAL_DATABASES else f"{db} database"
+        return [
+            _error(
+                "ZP601",
+                coll.at("sampling", key=True),
+                f"{coll.namespace}: queries of the {what} cannot be sampled",
+                "remove `sampling` from this collection",
+            )
+        ]
+    return []

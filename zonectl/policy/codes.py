@@ -52,4 +52,5 @@ CODES: dict[str, str] = {
     "ZP501": "activeWindow time is not HH:MM",
     "ZP502": "activeWindow start equals stop",
     "ZP503": "unknown balancer time zone",
+    "ZP601": "sampling on an internal database or system collection",
 }

@@ -255,6 +255,11 @@ def _collection(
         section["balancing"] = not live.no_balance
         if live.no_balance:
             _note(section, "found: noBalance set", "balancing")
+    rate = (state.samplers or {}).get(ns)
+    if rate is not None:
+        number = int(rate) if rate == int(rate) else rate
+        section["sampling"] = _flow({"samplesPerSecond": number})
+        _note(section, "found: config.queryAnalyzers mode full", "sampling")
     return section
 
 

@@ -67,6 +67,7 @@ def check_policy(
         problems += check_misc.check_shard(shard)
     for ns, coll in merged.collections.items():
         problems += check_misc.check_namespace(coll, own_database)
+        problems += check_misc.check_sampling(coll)
         key, key_problems = check_ranges.check_key(coll)
         problems += key_problems
         keys[ns] = key

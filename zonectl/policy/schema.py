@@ -3,9 +3,19 @@ the JSON Schema that `zonectl schema` prints for editors (yaml-language-server).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    Tag,
+)
 
 API_VERSION = "zonectl/v1"
 KIND = "ZonePolicy"
@@ -87,6 +97,28 @@ class SlicesModel(_Model):
     cold: StrictStr | None = Field(None, description="Zone of older slices (unmanaged if unset).")
 
 
+class SamplingModel(_Model):
+    """Query sampling (configureQueryAnalyzer, MongoDB 7.0+), for analyze's read/write
+    distribution."""
+
+    samplesPerSecond: StrictInt | StrictFloat = Field(
+        gt=0,
+        le=50,
+        description="Queries sampled per second across the cluster; the server allows (0, 50].",
+    )
+
+
+def _sampling_tag(value: Any) -> str:
+    return "off" if isinstance(value, str) else "rate"
+
+
+# One branch reports its error: a mapping is checked as {samplesPerSecond}, a string as "off".
+Sampling = Annotated[
+    Annotated[SamplingModel, Tag("rate")] | Annotated[Literal["off"], Tag("off")],
+    Discriminator(_sampling_tag),
+]
+
+
 class CollectionModel(_Model):
     """What zonectl manages for one namespace."""
 
@@ -102,6 +134,10 @@ class CollectionModel(_Model):
         None, description="Collection-per-period window; the namespace is a strftime template."
     )
     balancing: StrictBool | None = Field(None, description="Per-collection balancing switch.")
+    sampling: Sampling | None = Field(
+        None,
+        description='Query sampling: {samplesPerSecond: N} or "off"; absent: not managed.',
+    )
     migrate: Literal["eager", "balancer", "reshard"] | None = Field(
         None,
         description="eager: apply moves out-of-zone chunks itself; balancer: leave it to it; "

@@ -10,6 +10,7 @@ from zonectl.forecast.report import FLAG, LEARNED, CollectionMoveForecast, Forec
 from zonectl.forecast.reshard import recommend
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
 from zonectl.render.inert import markdown_code, markdown_text, terminal
+from zonectl.render.mermaid import burndown_mermaid
 from zonectl.render.summary import plural
 
 TEACH = (
@@ -25,7 +26,7 @@ def _when(seconds: float | None, now: dt.datetime, why: str = "") -> str:
     return f"{format_duration(seconds)} (at {at})"
 
 
-def _assumed(f: Forecast) -> str:
+def assumed_text(f: Forecast) -> str:
     a = f.assumptions
     window = "no window"
     if a.window is not None:
@@ -104,7 +105,7 @@ def render_forecast_text(f: Forecast) -> str:
         return "Forecast: nothing to move; every chunk is in its zone.\n"
     lines = [
         f"Forecast: {plural(f.chunks, 'chunk')}, {format_bytes(f.bytes)} to move"
-        f"{_collections_total(f)} (assumed: {_assumed(f)})",
+        f"{_collections_total(f)} (assumed: {assumed_text(f)})",
         f"  cost: {describe_cost(f)}",
     ]
     for c in f.collections:
@@ -122,6 +123,7 @@ def render_forecast_text(f: Forecast) -> str:
                  f"{_when(f.eager_s, f.now)}")  # fmt: skip
     lines.append(f"  total by the balancer: {_when(f.balancer_s, f.now, 'see above')}")
     lines += reshard_lines(f)
+    lines.extend(f"  {note}" for note in f.notes)
     for b in f.backlog:
         drained = b.balancer_drained.strftime("%Y-%m-%d %H:%M UTC") if b.balancer_drained else "-"
         lines.append(
@@ -153,7 +155,15 @@ def reshard_lines(f: Forecast) -> list[str]:
 
 
 def render_forecast_markdown(f: Forecast) -> str:
-    out = ["", "### Forecast", "", f"Cost: {describe_cost(f)}.", "", f"Assumed: {_assumed(f)}.", ""]
+    out = [
+        "",
+        "### Forecast",
+        "",
+        f"Cost: {describe_cost(f)}.",
+        "",
+        f"Assumed: {assumed_text(f)}.",
+        "",
+    ]
     if not f.namespaces and not f.collections:
         return "\n".join([*out, "Nothing to move: every chunk is in its zone.", ""])
     out += [
@@ -174,7 +184,8 @@ def render_forecast_markdown(f: Forecast) -> str:
         f"{_when(f.balancer_s, f.now, 'see above')} |"
     )
     out += ["", *(markdown_text(line.strip()) for line in reshard_lines(f))] if f.reshard else []
-    return "\n".join([*out, ""])
+    out.extend(f"\n{note[:1].upper()}{note[1:]}." for note in f.notes)
+    return "\n".join([*out, "", *burndown_mermaid(f)])
 
 
 def _iso(t: dt.datetime | None) -> str | None:
@@ -202,6 +213,7 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
         "cost": cost_dict(f),
         "chunks": f.chunks,
         "bytes": f.bytes,
+        "notes": list(f.notes),
         "migrate": {"seconds": f.eager_s, "at": _iso(f.eager_at)},
         "balancer": {"seconds": f.balancer_s, "at": _iso(f.balancer_at)},
         "namespaces": [

@@ -20,6 +20,7 @@ from zonectl.plan.ops import (
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
+    SetQueryAnalyzer,
     SplitChunk,
     format_range,
 )
@@ -73,6 +74,12 @@ CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
     AssignZoneRange: _why_none,
     RemoveZoneRange: _why_range,
     SetCollectionBalancing: lambda op: "" if op.enabled else _why_balancing(op),
+    # Sampling adds a write per sampled query on the cluster: worth a reviewer's glance.
+    SetQueryAnalyzer: lambda op: (
+        f"query sampling of {code(op.ns)}: {markdown_text(op.describe())}"
+        if op.rate is not None
+        else ""
+    ),
     SetBalancerEnabled: lambda op: "" if op.enabled else _why_balancer(op),
     SetBalancerWindow: _why_window,
     SplitChunk: _why_none,

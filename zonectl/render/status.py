@@ -12,6 +12,7 @@ from typing import Any
 from bson import json_util
 
 from zonectl.model.cluster import ReshardProgress
+from zonectl.render.layout import ChunkLayout
 
 FORMAT_VERSION = 1
 
@@ -59,6 +60,8 @@ class CollectionStatus:
     server: Mapping[str, Any] | None = None  # balancerCollectionStatus reply
     server_note: str | None = None  # why there is no server reply
     outside_bytes: int | None = None  # estimated; None where the server reports no bytes
+    owned_bytes: Mapping[str, int] | None = None  # shard -> bytes ($shardedDataDistribution)
+    layout: ChunkLayout | None = None  # each chunk's shard and standing, for --format html
 
     @property
     def compliant(self) -> bool:

@@ -21,8 +21,10 @@ from zonectl.plan.ops import (
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
+    SetQueryAnalyzer,
     SplitChunk,
     format_range,
+    format_rate,
 )
 from zonectl.plan.value import Plan
 from zonectl.render.inert import terminal
@@ -63,6 +65,14 @@ def _remove_range(op: RemoveZoneRange) -> tuple[str, str]:
 
 def _balancing(op: SetCollectionBalancing) -> tuple[str, str]:
     return "~", f"balancing {_on_off(op.previous)} -> {_on_off(op.enabled)}"
+
+
+def _sampling(op: SetQueryAnalyzer) -> tuple[str, str]:
+    return "~", f"query sampling {_samples(op.previous)} -> {_samples(op.rate)}"
+
+
+def _samples(rate: float | None) -> str:
+    return "off" if rate is None else f"{format_rate(rate)} samples/s"
 
 
 def _balancer(op: SetBalancerEnabled) -> tuple[str, str]:
@@ -118,6 +128,7 @@ LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
     AssignZoneRange: _assign,
     RemoveZoneRange: _remove_range,
     SetCollectionBalancing: _balancing,
+    SetQueryAnalyzer: _sampling,
     SetBalancerEnabled: _balancer,
     SetBalancerWindow: _window,
     SplitChunk: _split,

@@ -12,6 +12,8 @@ Its floor plan mirrors MongoDB's own parts, top to bottom; a part imports only p
     state         `Sandbox`: composes the parts below and the lock every command holds
     balancer/     settings, `balancer_policy` (which migrations), rounds, the
                   active-migrations registry, manual moves
+    sampling/     query analysis (7.0+), beside the balancer: the sampler of served
+                  queries, the cluster file's simulated workload, readWriteDistribution
     catalog/      collections of documents, the sharding model over them (`Cluster`), chunk
                   stores, config.* views, zone and shardCollection rules
     auth/ query/  users, SCRAM and built-in roles | filters, projection, pipelines, cursors
@@ -21,5 +23,6 @@ Its floor plan mirrors MongoDB's own parts, top to bottom; a part imports only p
 Where a new thing goes: a MongoDB command is a handler in `commands/` (its privileges in
 `commands/authz.py`, a version gate with `exists_in=`); a balancer rule goes in `balancer/`; a
 config document field is written by `catalog/cluster.py`; a behaviour that differs by release
-is a switch in `versions.py`; a cluster-file field is in `seed/schema.py` and `seed/build.py`.
+is a switch in `versions.py`; a cluster-file field is in `seed/schema.py` and `seed/build.py`
+(the query mix and analyzers: `seed/workload.py`).
 """

@@ -9,6 +9,7 @@ sandbox.balancer   the balancer simulation (rounds, migrations in flight)
 sandbox.failpoints the failCommand fail point state
 sandbox.cursors    open cursors
 sandbox.auth       users and roles when authentication is on, else None
+sandbox.sampler    the query sampler (7.0+ query analysis) and its simulated workload
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from zonectl.sandbox.catalog.unsharded import register_database
 from zonectl.sandbox.clock import Clock
 from zonectl.sandbox.failpoints import FailPoints
 from zonectl.sandbox.query.cursors import CursorManager
+from zonectl.sandbox.sampling.sampler import Sampler
 from zonectl.sandbox.versions import DEFAULT_VERSION, VersionProfile, profile
 
 TOPOLOGIES = ("mongos", "standalone", "replicaSet")
@@ -59,3 +61,4 @@ class Sandbox:
         self.balancer = Balancer(self.cluster, self.lock)
         self.failpoints = FailPoints()
         self.cursors = CursorManager()
+        self.sampler = Sampler(self.cluster)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from zonectl.errors import UsageError
 from zonectl.forecast.units import parse_rate
 from zonectl.sandbox.seed import build as seed
-from zonectl.sandbox.seed import persist
+from zonectl.sandbox.seed import persist, workload
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox
@@ -108,10 +108,13 @@ def build_sandbox(options: SandboxOptions) -> Sandbox:
         sandbox = Sandbox(version, auth=auth, topology=options.topology, clock=clock)
     except ValueError as exc:
         raise UsageError(f"sandbox URI: {exc}") from None
-    if saved_version is not None and options.state is not None:
+    source = str(options.cluster or seed.demo_path())
+    seeded = not (saved_version is not None and options.state is not None)
+    if not seeded and options.state is not None:
         persist.load(sandbox, options.state)
     else:
-        seed.seed(sandbox, spec, str(options.cluster or seed.demo_path()))
+        seed.seed(sandbox, spec, source)
+    workload.attach(sandbox, spec, seeded=seeded, source=source)
     # Migration costs are settings of the simulation, not saved state: the cluster file's
     # (also when the state file was loaded instead of the seed), the URI's copy rate first.
     seed.apply_costs(sandbox, spec, options.copy_rate)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from zonectl.cli.fleet.html_out import ClusterPage, combine_html
 from zonectl.errors import ExitCode, redact
 
 FORMAT_VERSION = 1
@@ -53,6 +54,9 @@ def combine(kind: str, command: str, outcomes: Sequence[Outcome]) -> str:
         return _json(command, outcomes)
     if kind == "markdown":
         return _markdown(command, outcomes)
+    if kind == "html":
+        pages = [ClusterPage(o.cluster, o.result, o.code, o.error, o.stdout) for o in outcomes]
+        return combine_html(command, pages)
     if kind == "yaml":
         return "".join(f"---\n# cluster: {o.cluster}\n{_yaml_note(o)}{o.stdout}" for o in outcomes)
     parts = []

@@ -22,6 +22,8 @@ MONITOR_CLUSTER = frozenset(
         "listDatabases", "connPoolStats", "inprog", "netstat", "top", "getShardMap",
         # 6.0.3+: $shardedDataDistribution's own action, in clusterMonitor (SERVER-95999)
         "shardedDataDistribution",
+        # 7.0+: $listSampledQueries (manual: "requires the clusterMonitor role")
+        "listSampledQueries",
     }
 )  # fmt: skip
 MANAGER_CLUSTER = frozenset(
@@ -37,7 +39,7 @@ MANAGER_ANY_DB = frozenset(
         "commitReshardCollection",
         # 7.0+: clusterManager's database action set has analyzeShardKey (and
         # configureQueryAnalyzer): mongo:src/mongo/db/auth/builtin_roles (clusterManager)
-        "analyzeShardKey",
+        "analyzeShardKey", "configureQueryAnalyzer",
     }
 )  # fmt: skip
 

@@ -88,6 +88,11 @@ class ChunkStore:
         self._counts = array("q")
         self._major = 1
         self._minor = 0
+        # Per shard [chunks, bytes, documents], kept in step with every change: what a
+        # shard's own statistics say without walking its chunks.
+        self._totals: dict[str, list[int]] = {}
+        # Per shard, the encoded mins of its chunks in order: the {uuid, shard, min} index.
+        self._by_shard: dict[str, list[bytes]] = {}
 
     # ----------------------------------------------------------------- building
     def load(
@@ -120,6 +125,7 @@ class ChunkStore:
         self._sizes = array("q", sizes if sizes is not None else [0] * n)
         self._counts = array("q", counts if counts is not None else [0] * n)
         self._major, self._minor = 1, max(n - 1, 0)
+        self._recount()
 
     def load_documents(
         self, docs: Sequence[bytes], sizes: Sequence[int], counts: Sequence[int]
@@ -133,6 +139,7 @@ class ChunkStore:
         self._counts = array("q", counts)
         best = max((d["lastmod"] for d in decoded), default=Timestamp(1, 0), key=_ts_order)
         self._major, self._minor = best.time, best.inc
+        self._recount()
 
     # ----------------------------------------------------------------- reading
     def __len__(self) -> int:
@@ -213,17 +220,34 @@ class ChunkStore:
         """Shard of every chunk, in min order (a copy)."""
         return list(self._shards)
 
+    def count_on(self, shard: str, lo: int, hi: int) -> int:
+        """How many of chunks lo..hi-1 are on `shard`, from the per-shard index."""
+        keys = self._by_shard.get(shard, [])
+        return self._index_pos(keys, hi) - self._index_pos(keys, lo)
+
+    def positions_on(self, shard: str, lo: int, hi: int) -> list[int]:
+        """The indices among lo..hi-1 of the chunks on `shard`, ascending: each found by a
+        seek of the per-shard index, so the cost follows the chunks found."""
+        keys = self._by_shard.get(shard, [])
+        found = keys[self._index_pos(keys, lo) : self._index_pos(keys, hi)]
+        return [bisect.bisect_left(self._keys, key, lo, hi) for key in found]
+
+    def _index_pos(self, keys: list[bytes], i: int) -> int:
+        return len(keys) if i >= len(self._keys) else bisect.bisect_left(keys, self._keys[i])
+
+    def shards_slice(self, lo: int, hi: int) -> list[str]:
+        """Shard of chunks lo..hi-1, in min order (a copy)."""
+        return self._shards[lo:hi]
+
     def chunk_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for s in self._shards:
-            counts[s] = counts.get(s, 0) + 1
-        return counts
+        return {s: t[0] for s, t in self._totals.items() if t[0]}
 
     def data_sizes(self) -> dict[str, int]:
-        sizes: dict[str, int] = {}
-        for s, size in zip(self._shards, self._sizes, strict=True):
-            sizes[s] = sizes.get(s, 0) + size
-        return sizes
+        return {s: t[1] for s, t in self._totals.items() if t[0]}
+
+    def shard_totals(self) -> dict[str, tuple[int, int, int]]:
+        """Per shard owning chunks: (chunks, bytes, documents)."""
+        return {s: (t[0], t[1], t[2]) for s, t in self._totals.items() if t[0]}
 
     def total_size(self) -> int:
         return sum(self._sizes)
@@ -261,9 +285,12 @@ class ChunkStore:
             new_keys.append(encode(edges[p]))
         self._docs[i : i + 1] = new_docs
         self._keys[i : i + 1] = new_keys
+        for key in new_keys[1:]:
+            self._index_add(self._shards[i], key)
         self._shards[i : i + 1] = [self._shards[i]] * pieces
         self._sizes[i : i + 1] = array("q", _share(size, pieces))
         self._counts[i : i + 1] = array("q", _share(count, pieces))
+        self._add(self._shards[i], pieces - 1, 0, 0)
         return list(range(i, i + pieces))
 
     def move(self, i: int, to_shard: str, now: Timestamp) -> None:
@@ -275,7 +302,11 @@ class ChunkStore:
         self._docs[i] = self._encode_doc(
             doc["_id"], doc["min"], doc["max"], to_shard, Timestamp(self._major, 0), False, history
         )
+        self._add(self._shards[i], -1, -self._sizes[i], -self._counts[i])
+        self._index_remove(self._shards[i], self._keys[i])
         self._shards[i] = _intern(to_shard)
+        self._add(self._shards[i], 1, self._sizes[i], self._counts[i])
+        self._index_add(self._shards[i], self._keys[i])
 
     def merge(self, lo: int, hi: int, now: Timestamp) -> None:
         """Merge chunks lo..hi-1 (contiguous, same shard: the caller checks) into one."""
@@ -294,6 +325,9 @@ class ChunkStore:
             [{"validAfter": now, "shard": shard}],
         )
         self._docs[lo:hi] = [merged]
+        self._add(self._shards[lo], -(hi - lo - 1), 0, 0)
+        for key in self._keys[lo + 1 : hi]:
+            self._index_remove(self._shards[lo], key)
         self._keys[lo:hi] = [self._keys[lo]]
         self._shards[lo:hi] = [self._shards[lo]]
         self._sizes[lo:hi] = array("q", [sum(self._sizes[lo:hi])])
@@ -312,8 +346,30 @@ class ChunkStore:
         )
 
     def set_size(self, i: int, size_bytes: int, count: int) -> None:
+        self._add(self._shards[i], 0, size_bytes - self._sizes[i], count - self._counts[i])
         self._sizes[i] = size_bytes
         self._counts[i] = count
+
+    def _add(self, shard: str, chunks: int, size: int, count: int) -> None:
+        t = self._totals.setdefault(shard, [0, 0, 0])
+        t[0] += chunks
+        t[1] += size
+        t[2] += count
+
+    def _recount(self) -> None:
+        self._totals = {}
+        self._by_shard = {}
+        for shard, size, count in zip(self._shards, self._sizes, self._counts, strict=True):
+            self._add(shard, 1, size, count)
+        for key, shard in zip(self._keys, self._shards, strict=True):
+            self._by_shard.setdefault(shard, []).append(key)  # keys ascend: stays sorted
+
+    def _index_add(self, shard: str, key: bytes) -> None:
+        bisect.insort(self._by_shard.setdefault(shard, []), key)
+
+    def _index_remove(self, shard: str, key: bytes) -> None:
+        keys = self._by_shard[shard]
+        del keys[bisect.bisect_left(keys, key)]
 
     def sizes(self) -> tuple[list[int], list[int]]:
         return list(self._sizes), list(self._counts)

@@ -2,15 +2,17 @@
 
 `scan` answers the filters zonectl, mongosh and the jstests use on chunks itself, exactly
 and in min order: `{uuid: X}` (5.0+) or `{ns: X}` (4.4), optionally with `shard` equality
-and `$gt/$gte/$lt/$lte` (or equality) on `min`/`max` with document operands. Any other
-filter gets a superset for the query engine's matcher (`exact=False`).
+(or `$in`/`$nin` of shard names) and `$gt/$gte/$lt/$lte` (or equality) on `min`/`max` with
+document operands; with the number of matches when known without iterating (a count a
+config server answers from its {uuid, shard, min} index). Any other filter gets a superset
+for the query engine's matcher (`exact=False`).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import bson
 from bson.raw_bson import DEFAULT_RAW_BSON_OPTIONS, RawBSONDocument
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from zonectl.sandbox.catalog.cluster import Cluster
 
 _OPS = {"$gt", "$gte", "$lt", "$lte", "$eq"}
+_BACKWARD_BATCH = 1000
 
 
 class ChunksView:
@@ -40,8 +43,8 @@ class ChunksView:
                 return Scan([], exact=True)
             return Scan(self._all_raw(), exact=not rest)
         exact = True
-        shard = rest.pop("shard", None)
-        if shard is not None and not isinstance(shard, str):
+        shard = _shard_set(rest.pop("shard", None))
+        if shard is False:
             exact, shard = False, None
         lo, hi = 0, len(store)
         for field in ("min", "max"):
@@ -55,9 +58,15 @@ class ChunksView:
             lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
         if rest:
             exact = False
-        docs = store.raw_slice(lo, max(lo, hi))
-        shards = store.shards()[lo : max(lo, hi)] if shard is not None else None
-        return Scan(_raw_docs(docs, shards, shard), exact=exact, ordered_by=(("min", 1),))
+        hi = max(lo, hi)
+        size = hi - lo
+        if shard is not None:
+            # A COUNT_SCAN of the {uuid, shard, min} index per named shard.
+            named = sum(store.count_on(s, lo, hi) for s in shard[0])
+            size = named if shard[1] else size - named
+        forward = _walk(store, lo, hi, shard, backward=False)
+        back = _walk(store, lo, hi, shard, backward=True)
+        return Scan(forward, exact, (("min", 1),), size=size, backward=back)
 
     def _pick_store(self, filter: Mapping[str, Any]) -> tuple[ChunkStore | None, Any]:
         """The one store the filter's uuid/ns equality selects, and the other conditions.
@@ -126,12 +135,55 @@ class _RawChunk(RawBSONDocument):
 _RAW_OPTIONS = DEFAULT_RAW_BSON_OPTIONS
 
 
-def _raw_docs(
-    docs: list[bytes], shards: list[str] | None, shard: str | None
-) -> Iterable[RawBSONDocument]:
-    if shards is None:
-        return map(_RawChunk, docs)
-    return (_RawChunk(raw) for raw, s in zip(docs, shards, strict=True) if s == shard)
+def _walk(
+    store: ChunkStore,
+    lo: int,
+    hi: int,
+    shard: tuple[frozenset[str], bool] | None,
+    *,
+    backward: bool,
+) -> Iterator[RawBSONDocument]:
+    """Chunks lo..hi-1 (of the wanted shards) in min order or its reverse: an index walk.
+    What it yields is copied at the first read, under the command's lock (the cursor's
+    snapshot); a count that never reads them copies nothing."""
+    if shard is None and backward:
+        # From the end, a batch at a time, copied as it is read (a server's backward
+        # index scan under a yielding cursor): `sort({min: -1}).limit(1)` copies one batch.
+        top = hi
+        while top > lo:
+            start = max(lo, top - _BACKWARD_BATCH)
+            batch = store.raw_slice(start, top)
+            batch.reverse()
+            yield from map(_RawChunk, batch)
+            top = start
+        return
+    if shard is None:
+        raws = store.raw_slice(lo, hi)
+    else:
+        # As the {uuid, shard, min} index seeks each wanted shard's entries: the cost
+        # follows the chunks found, not the range.
+        wanted, keep = shard
+        names = wanted if keep else set(store.chunk_counts()) - wanted
+        found = sorted(i for name in names for i in store.positions_on(name, lo, hi))
+        raws = [store.raw(i) for i in found]
+    if backward:
+        raws.reverse()
+    yield from map(_RawChunk, raws)
+
+
+def _shard_set(cond: Any) -> tuple[frozenset[str], bool] | Literal[False] | None:
+    """A `shard` condition as (names, keep: True for equality/$in, False for $nin); None
+    when absent; False when it is not one the view evaluates exactly."""
+    if cond is None:
+        return None
+    if isinstance(cond, str):
+        return frozenset((cond,)), True
+    if isinstance(cond, Mapping) and len(cond) == 1:
+        ((op, names),) = cond.items()
+        listed = isinstance(names, list | tuple) and all(isinstance(n, str) for n in names)
+        if op in ("$in", "$nin") and listed:
+            return frozenset(names), op == "$in"
+    return False
 
 
 def _is_operator(value: Any) -> bool:

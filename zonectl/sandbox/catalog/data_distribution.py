@@ -53,12 +53,7 @@ def documents(cluster: Cluster) -> list[dict[str, Any]]:
         doc = cluster.collection_doc(store.ns)
         if doc is None or doc.get("unsplittable") is True:
             continue
-        sizes, counts = store.sizes()
-        owned: dict[str, list[int]] = {}
-        for shard, size, count in zip(store.shards(), sizes, counts, strict=True):
-            acc = owned.setdefault(shard, [0, 0])
-            acc[0] += size
-            acc[1] += count
+        owned = {shard: (size, count) for shard, (_, size, count) in store.shard_totals().items()}
         shards = []
         for shard in sorted(owned):
             size, count = owned[shard]

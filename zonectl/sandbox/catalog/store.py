@@ -26,6 +26,11 @@ class Scan:
     docs: Iterable[Mapping[str, Any] | RawBSONDocument]
     exact: bool = False  # True: every document already satisfies the filter
     ordered_by: tuple[tuple[str, int], ...] = ()  # e.g. (("min", 1),) for chunks
+    # How many documents an exact scan yields, when the source knows without iterating
+    # (a count a real server answers from an index: COUNT_SCAN); None: iterate to count.
+    size: int | None = None
+    # The same documents in the reverse of `ordered_by` (a backward index scan), if cheap.
+    backward: Iterable[Mapping[str, Any] | RawBSONDocument] | None = None
 
 
 class Collection(Protocol):

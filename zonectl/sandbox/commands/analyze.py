@@ -26,9 +26,9 @@ the shard, output fields from src/mongo/s/analyze_shard_key_cmd.idl and the manu
     `note` appear only when there are orphans, and the sandbox has none;
   * numDocsSampled is min(numDocsTotal, sampleSize or analyzeShardKeyCharacteristics
     DefaultSampleSize = 10,000,000), or sampleRate * numDocsTotal;
-  * readDistribution/writeDistribution: no query sampling is configured in the sandbox, so
-    only their zero `sampleSize` counters (the manual: "returns the read and write
-    distribution metrics as 0 values").
+  * readDistribution/writeDistribution from the samples the sandbox's sampler stored
+    (rw_distribution.py); with none, only their zero `sampleSize` counters (the manual:
+    "returns the read and write distribution metrics as 0 values").
 Figures come from the chunk store (counts, sizes) and doc_keys (distinct values, skew,
 insert order); an unsharded collection is analyzed from its stored documents.
 """
@@ -38,12 +38,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bson import Int64
-
 from zonectl.model.bsontypes import type_name
 from zonectl.sandbox.auth.roles import is_allowed
 from zonectl.sandbox.catalog import unsharded
-from zonectl.sandbox.commands import key_characteristics
+from zonectl.sandbox.commands import key_characteristics, rw_distribution
 from zonectl.sandbox.commands.authz import shell_repr
 from zonectl.sandbox.commands.move_rules import typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
@@ -119,13 +117,7 @@ def analyze_shard_key(request: Request) -> dict[str, Any]:
         if metrics is not None:
             reply["keyCharacteristics"] = metrics
     if distribution:
-        zero = Int64(0)
-        reply["readDistribution"] = {
-            "sampleSize": dict.fromkeys(("total", "find", "aggregate", "count", "distinct"), zero)
-        }
-        reply["writeDistribution"] = {
-            "sampleSize": dict.fromkeys(("total", "update", "delete", "findAndModify"), zero)
-        }
+        reply.update(rw_distribution.read_write_distribution(sandbox, ns, key))
     return reply
 
 

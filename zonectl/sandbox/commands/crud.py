@@ -27,6 +27,11 @@ from zonectl.sandbox.commands import current_op
 from zonectl.sandbox.commands.authz import command_namespace
 from zonectl.sandbox.commands.move_collection import CURRENT_OP
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
+from zonectl.sandbox.commands.query_analyzer import (
+    LIST_SAMPLED_QUERIES,
+    list_sampled_queries,
+    sampler_ops,
+)
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.query.aggregate import run_pipeline
@@ -152,7 +157,11 @@ def find(request: Request) -> dict[str, Any]:
         rows = [d for d in (coll or ()) if matches(decoded(d), query)]
         docs = reversed(rows) if sort[0][1] < 0 else iter(rows)
         sort, plain = [], False
-    if sort and tuple(sort) != tuple(scan.ordered_by[: len(sort)]):
+    ordered = tuple(scan.ordered_by[: len(sort)])
+    if sort and tuple(sort) == tuple((f, -d) for f, d in ordered) and scan.backward is not None:
+        # The index walked backwards, as a server does for the reverse of an index order.
+        docs = filtered(Scan(scan.backward, scan.exact), query)
+    elif sort and tuple(sort) != ordered:
         docs = sort_documents((decoded(d) for d in docs), sort)
     if skip:
         docs = itertools.islice(docs, skip, None)
@@ -249,7 +258,10 @@ def count(request: Request) -> dict[str, Any]:
     validate(query)
     skip = _non_negative(request.body, "skip", "Skip") or 0
     limit = request.body.get("limit") or 0
-    n = sum(1 for _ in filtered(scan_docs(request, namespace, query), query))
+    scan = scan_docs(request, namespace, query)
+    # An exact scan's size is what the index says: a real server's COUNT_SCAN decodes nothing.
+    known = scan.size if scan.exact else None
+    n = known if known is not None else sum(1 for _ in filtered(scan, query))
     n = max(0, n - skip)
     if limit:
         n = min(n, abs(int(limit)))
@@ -287,6 +299,8 @@ def _authorize_aggregate(request: Request) -> bool:
         # DocumentSourceCurrentOp::LiteParsed: `inprog` on the cluster with allUsers: true.
         options = first[CURRENT_OP] if isinstance(first[CURRENT_OP], Mapping) else {}
         return not options.get("allUsers") or is_allowed(roles, "cluster", "inprog")
+    if list(first) == [LIST_SAMPLED_QUERIES]:
+        return is_allowed(roles, "cluster", "listSampledQueries")
     return is_allowed(roles, command_namespace(request), "find")
 
 
@@ -333,9 +347,22 @@ def aggregate(request: Request) -> dict[str, Any]:
         # Only chunk migrations and moveCollection in flight (current_op.py).
         rest = pipeline[1:] if isinstance(pipeline, list) else []
         options = first[CURRENT_OP] if isinstance(first[CURRENT_OP], Mapping) else {}
-        ops = list(run_pipeline(current_op.documents(request, options), rest, lambda coll: []))
+        # localOps: the mongos's own operations (its query sampler), else the shards'.
+        if options.get("localOps"):
+            in_progress = sampler_ops(request, options)
+        else:
+            in_progress = current_op.documents(request, options)
+        ops = list(run_pipeline(in_progress, rest, lambda coll: []))
         encoded = (encode(d) for d in ops)
         return cursor_reply(request, "admin.$cmd.aggregate", encoded, batch_size=None)
+    if first_stage == [LIST_SAMPLED_QUERIES]:
+        rest = pipeline[1:] if isinstance(pipeline, list) else []
+        samples = list_sampled_queries(request, first[LIST_SAMPLED_QUERIES])
+        found = list(run_pipeline(samples, rest, lambda coll: []))
+        batch = _non_negative(cursor_opts, "batchSize", "BatchSize")
+        return cursor_reply(
+            request, "admin.$cmd.aggregate", (encode(d) for d in found), batch_size=batch
+        )
     if request.arg == 1:
         raise CommandError.of("InvalidNamespace", "{aggregate: 1} is not supported by the sandbox")
     namespace = namespace_of(request)

@@ -9,7 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
@@ -69,6 +76,33 @@ class DocumentsSpec(_Model):
     prefixDistinct: dict[str, int] = {}  # "country" or "a,b" -> distinct values
 
 
+class QueryShapeSpec(_Model):
+    """One shape of the simulated workload (sampling/workload.py): `key` (equality on the
+    whole shard key), `range` (a range of its first field), `field` (equality on `field`)."""
+
+    match: Literal["key", "range", "field"]
+    field: str | None = None
+    command: Literal[
+        "find", "aggregate", "count", "distinct", "update", "delete", "findAndModify"
+    ] = "find"
+    rate: float = Field(gt=0, le=100_000)  # queries per second of sandbox time
+    changesKey: bool = False  # update/findAndModify: $set the key's first field
+
+    @model_validator(mode="after")
+    def _consistent(self) -> QueryShapeSpec:
+        if (self.match == "field") != (self.field is not None):
+            raise ValueError("'field' is named exactly when match is 'field'")
+        if self.changesKey and self.command not in ("update", "findAndModify"):
+            raise ValueError("changesKey is for update and findAndModify shapes")
+        return self
+
+
+class QueryAnalyzerSpec(_Model):
+    """config.queryAnalyzers as if configureQueryAnalyzer had run (7.0+): mode full."""
+
+    samplesPerSecond: float = Field(gt=0, le=50)  # configure_query_analyzer_cmd.cpp
+
+
 class CollectionSpec(_Model):
     ns: str
     key: dict[str, Any]
@@ -82,6 +116,8 @@ class CollectionSpec(_Model):
     noBalance: bool = False
     jumbo: list[int] = []  # chunk indexes to mark jumbo
     documents: DocumentsSpec | None = None
+    workload: list[QueryShapeSpec] = []
+    queryAnalyzer: QueryAnalyzerSpec | None = None
 
 
 class UnshardedSpec(_Model):
@@ -132,6 +168,13 @@ class UserSpec(_Model):
     roles: list[str | dict[str, str]] = []
 
 
+class WorkloadSpec(_Model):
+    """`warmup`: sandbox time of workload already run when a seeded sandbox starts ("10m"),
+    so the samples of collections with a queryAnalyzer are there from the first command."""
+
+    warmup: str = "0s"
+
+
 class ClusterFile(_Model):
     version: str | None = None
     shards: list[ShardSpec]
@@ -141,6 +184,7 @@ class ClusterFile(_Model):
     zones: list[ZoneRangeSpec] = []
     balancer: BalancerSpec | None = None
     users: list[UserSpec] = []
+    workload: WorkloadSpec = WorkloadSpec()
 
 
 def load_cluster_file(path: str | Path, text: str | None = None) -> ClusterFile:

@@ -21,6 +21,7 @@ from zonectl.sandbox.codec import CODEC
 from zonectl.sandbox.commands import authz, registry
 from zonectl.sandbox.commands.registry import CommandSpec, Request, Session
 from zonectl.sandbox.errors import CODES, CommandError
+from zonectl.sandbox.sampling.served import observe
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox
@@ -82,7 +83,12 @@ class Dispatcher:
             self._apply_trip(trip)
         self.sandbox.balancer.command_arrived()  # a virtual clock waits for quiet to jump
         with self.sandbox.lock:
+            # The sampler sees time pass (and the simulated workload run) before the
+            # command, then the served command itself (sampling/served.py).
+            now = self.sandbox.clock.now()
+            self.sandbox.sampler.advance(now)
             result = spec.handler(request)
+            observe(self.sandbox.sampler, spec.name, db, body, result, now)
         doc = {**result, "ok": 1.0} if "ok" not in result else result
         if spec.supports_write_concern:
             wce = self.sandbox.failpoints.write_concern_error(

@@ -1,0 +1,125 @@
+"""The forecast's chunks of one namespace, read where the change is, never every chunk: per
+zone range (as it will be once the plan ran), a changed range's chunks off the zone's shards
+by one indexed query on config.chunks (`{uuid, shard: {$nin: zone shards}, min in range}`,
+the {uuid, shard, min} index) plus the chunk straddling its min; an unchanged range only by
+indexed counts per shard. Bytes come from ChunkSizes, the one size source."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from pymongo.errors import PyMongoError
+
+from zonectl.errors import ClusterError, redact
+from zonectl.forecast.balancer import NamespaceChunks
+from zonectl.forecast.inputs import Range, make_pieces
+from zonectl.model.keys import SortKey, sort_key
+from zonectl.mongo.chunk_sizes import ChunkSizes
+
+_FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1}
+RangeKey = tuple[SortKey, SortKey]
+
+
+def range_key(lo: Mapping[str, Any], hi: Mapping[str, Any]) -> RangeKey:
+    return sort_key(lo), sort_key(hi)
+
+
+def read_namespace_chunks(
+    sizes: ChunkSizes,
+    ns: str,
+    ranges: Sequence[Range],
+    shard_zones: Mapping[str, frozenset[str]],
+    shards: Sequence[str],
+    changed: Collection[RangeKey],
+) -> NamespaceChunks | None:
+    """The chunks of `ns` outside their zone (None when not sharded), with the whole
+    collection's bytes and chunks per shard. `shards`: every shard (draining ones too);
+    `changed`: the ranges whose chunks are read one by one (and measured)."""
+    base = sizes.chunk_filter(ns)
+    if base is None:
+        return None
+    counts = sizes.shard_counts(ns, shards)
+    out = NamespaceChunks(ns, [], [], [], counts=counts)
+    candidates: dict[SortKey, Mapping[str, Any]] = {}
+    for lo, hi, zone in ranges:
+        holders = sorted(s for s, zones in shard_zones.items() if zone in zones)
+        off_zone = {**base, "shard": {"$nin": holders}, "min": {"$gte": lo, "$lt": hi}}
+        if range_key(lo, hi) in changed:
+            for doc in _find(sizes, off_zone, ns):
+                candidates[sort_key(doc["min"])] = doc
+            before = {**base, "min": {"$lt": lo}, "max": {"$gt": lo}}
+            for doc in _find(sizes, before, ns, reverse=True):
+                if doc["shard"] not in holders:
+                    candidates[sort_key(doc["min"])] = doc
+        elif sizes.count(off_zone):
+            # Unchanged: how many chunks sit off the zone, per shard; each sized by the
+            # estimate (the balancer split them at the range's bounds already).
+            for shard in shards:
+                if shard in holders or not counts.get(shard):
+                    continue
+                n = sizes.count({**off_zone, "shard": shard})
+                size, estimated = sizes.estimate(ns, shard, shards)
+                _tally(sizes, n, measured=False, estimated=estimated)
+                for _ in range(n):
+                    _add(out, shard, size, zone, False)
+    wanted = [range_key(lo, hi) for lo, hi, _ in ranges if range_key(lo, hi) in changed]
+    ordered = [candidates[k] for k in sorted(candidates)]
+    pieces = [
+        p
+        for p in make_pieces(ordered, ranges)
+        if p.zone is not None
+        and p.zone not in shard_zones.get(p.shard, frozenset())
+        and any(lo <= sort_key(p.min) and sort_key(p.max) <= hi for lo, hi in wanted)
+    ]
+    measured = sizes.measure(ns, [(p.min, p.max) for p in pieces])
+    for piece, found in zip(pieces, measured, strict=True):
+        if found is None:
+            whole, estimated = sizes.estimate(ns, piece.shard, shards)
+            _tally(sizes, 1, measured=False, estimated=estimated)
+            found = int(whole * piece.share)
+        else:
+            _tally(sizes, 1, measured=True, estimated=False)
+        _add(out, piece.shard, found, piece.zone, piece.jumbo)
+    out.loads = _loads(sizes, ns, shards, counts)
+    return out
+
+
+def _loads(
+    sizes: ChunkSizes, ns: str, shards: Sequence[str], counts: Mapping[str, int]
+) -> dict[str, int]:
+    """Bytes of `ns` per shard: the statistics, else its chunk count times the estimate."""
+    owned = sizes.shard_bytes(ns)
+    if owned is not None:
+        return {s: owned.get(s, 0) for s in shards}
+    return {s: counts.get(s, 0) * sizes.estimate(ns, s, shards)[0] for s in shards}
+
+
+def _add(out: NamespaceChunks, shard: str, size: int, zone: str | None, jumbo: bool) -> None:
+    if jumbo:
+        out.jumbo.add(len(out.shards))
+    out.shards.append(shard)
+    out.sizes.append(size)
+    out.zones.append(zone)
+
+
+def _tally(sizes: ChunkSizes, n: int, *, measured: bool, estimated: bool) -> None:
+    if measured:
+        sizes.tally.measured += n
+    elif estimated:
+        sizes.tally.estimated += n
+    else:
+        sizes.tally.assumed += n
+
+
+def _find(
+    sizes: ChunkSizes, query: Mapping[str, Any], ns: str, *, reverse: bool = False
+) -> list[Mapping[str, Any]]:
+    chunks = sizes.conn.client.config.chunks
+    try:
+        cursor = chunks.find(dict(query), _FIELDS).sort("min", -1 if reverse else 1)
+        return list(cursor.limit(1) if reverse else cursor)
+    except PyMongoError as exc:
+        raise ClusterError(
+            f"{sizes.conn.uri}: reading chunks of {ns} failed: {redact(str(exc))}"
+        ) from None
