@@ -60,7 +60,7 @@ def test_with_history_the_forecast_says_what_it_learned_and_comes_within_15_perc
     first, nxt, uri = _setup(tmp_path)
     assert run("apply", first, "--uri", uri, "--yes", "--migrate").exit_code == 0
     text = run("plan", nxt, "--uri", uri)
-    assert "cost: learned from 12 migration(s) in config.changelog" in text.stdout
+    assert "cost: learned from 12 migrations in config.changelog" in text.stdout
     doc = json.loads(run("plan", nxt, "--uri", uri, "-f", "json").stdout)["forecast"]
     cost = doc["cost"]
     assert cost["source"] == "learned" and cost["history"]["migrations"] == 12
@@ -121,7 +121,7 @@ def test_bad_changelog_entries_are_ignored_and_counted_in_the_learned_from_line(
             cluster.coll("config.changelog").put({**frm, "_id": f"odd-{n}", "details": details})
         cluster.coll("config.changelog").put({**frm, "_id": "odd-x", "details": "garbage"})
     text = run("plan", nxt, "--uri", uri).stdout
-    assert "learned from 12 migration(s) in config.changelog" in text
+    assert "learned from 12 migrations in config.changelog" in text
     assert "ignored 6 entries (1 aborted, 2 absurd duration or size, 3 missing fields)" in text
 
 
@@ -159,14 +159,14 @@ def test_plan_status_and_the_pr_comment_show_the_same_learned_forecast(tmp_path:
     assert plan["cost"]["history"]["migrations"] == status["cost"]["history"]["migrations"]
     assert plan["migrate"]["seconds"] == status["migrate"]["seconds"] > 0
     comment = run("plan", nxt, "--uri", uri, "-f", "markdown", *at).stdout
-    assert "Cost: learned from 12 migration(s) in config.changelog" in comment
+    assert "Cost: learned from 12 migrations in config.changelog" in comment
 
 
 def test_doctor_says_whether_forecasts_learn_or_assume(tmp_path: Path) -> None:
     first, _, uri = _setup(tmp_path)
     fresh = run("doctor", "--uri", uri)
-    assert "history     0 usable migration(s) in config.changelog, 5 needed" in fresh.stdout
+    assert "history     0 usable migrations in config.changelog, 5 needed" in fresh.stdout
     assert run("apply", first, "--uri", uri, "--yes", "--migrate").exit_code == 0
     taught = run("doctor", "--uri", uri)
-    assert "forecasts learn from 12 migration(s) in config.changelog" in taught.stdout
+    assert "forecasts learn from 12 migrations in config.changelog" in taught.stdout
     assert "slower shards: c2 3.0 MiB/s" in taught.stdout

@@ -107,7 +107,7 @@ def test_aborted_failed_odd_and_absurd_entries_are_ignored_and_counted() -> None
         "no commit counts": 1,
     }
     text = describe_cost(_forecast(learned))
-    assert text.startswith("learned from 10 migration(s) in config.changelog")
+    assert text.startswith("learned from 10 migrations in config.changelog")
     assert "ignored 8 entries (1 aborted, 2 absurd duration or size, 1 failed" in text
 
 
@@ -116,7 +116,7 @@ def test_too_little_history_teaches_nothing_and_the_plan_says_so() -> None:
     assert learned.model is None and learned.samples == MIN_SAMPLES - 1
     text = describe_cost(_forecast(learned))
     assert text.startswith("assumed 1.0 s fixed + bytes at 64.0 MiB/s per migration")
-    assert f"{MIN_SAMPLES - 1} migration(s) in config.changelog" in text
+    assert f"{MIN_SAMPLES - 1} migrations in config.changelog" in text
     assert f"{MIN_SAMPLES} needed" in text and "apply --migrate" in text
 
 

@@ -315,13 +315,13 @@ def _history(facts: DoctorFacts) -> Check:
         return Check("history", Status.WARN, f"{h.error}; {assumed}", fix)
     if h.model is None:
         detail = (
-            f"{h.samples} usable migration(s) in config.changelog, {MIN_SAMPLES} needed: "
-            f"{assumed}; a first small `zonectl apply --migrate` teaches them"
+            f"{h.samples} usable {_migration_word(h.samples)} in config.changelog, "
+            f"{MIN_SAMPLES} needed: {assumed}; a first small `zonectl apply --migrate` teaches them"
         )
         return Check("history", Status.OK, detail)
     m = h.model
     detail = (
-        f"forecasts learn from {h.samples} migration(s) in config.changelog: "
+        f"forecasts learn from {h.samples} {_migration_word(h.samples)} in config.changelog: "
         f"{m.fixed_s:.1f} s + {format_rate(m.rate)} per migration"
     )
     slower = sorted((r, s) for s, r in m.shard_rates.items() if r < 0.8 * m.rate)
@@ -330,3 +330,7 @@ def _history(facts: DoctorFacts) -> Check:
     if h.ignored:
         detail += f"; {h.ignored_total} entries ignored"
     return Check("history", Status.OK, detail)
+
+
+def _migration_word(n: int) -> str:
+    return "migration" if n == 1 else "migrations"

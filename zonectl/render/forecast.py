@@ -41,7 +41,7 @@ def _history(learned: Learned | None) -> str:
     (2 aborted, 1 failed)`, and any clock skew."""
     if learned is None:
         return "no history read"
-    text = f"{learned.samples} migration(s) in config.changelog"
+    text = f"{plural(learned.samples, 'migration')} in config.changelog"
     if learned.oldest is not None and learned.newest is not None:
         text += f", {_utc(learned.oldest)} to {_utc(learned.newest)}"
     if learned.ignored:

@@ -16,6 +16,7 @@ from zonectl.render.html.strip import (
 )
 from zonectl.render.html.zonebytes import zone_bytes_section
 from zonectl.render.status import CollectionStatus, StatusReport
+from zonectl.render.summary import plural
 
 
 def render_status_html(report: StatusReport, forecast: Forecast) -> str:
@@ -73,7 +74,7 @@ def _collection(
         return head + '<p class="note">Not sharded: zone ranges but no chunks to draw.</p>\n'
     key = "{" + ", ".join(f"{k}: {v}" for k, v in (c.key or {}).items()) + "}"
     stand = (
-        f"key {key}; {c.chunks} chunk(s); {c.outside_zone} outside their zone; "
+        f"key {key}; {plural(c.chunks, 'chunk')}; {c.outside_zone} outside their zone; "
         f"{c.straddling} straddling a boundary; balancing {'on' if c.balancing else 'off'}"
     )
     out = [head, f'<p class="meta">{esc(stand)}</p>\n']

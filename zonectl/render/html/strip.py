@@ -14,6 +14,7 @@ from zonectl.model.keys import format_value
 from zonectl.render.html.markup import alternative, esc, legend, table
 from zonectl.render.html.palette import MARK, NO_ZONE, SHARD_COLOURS, ZONE_COLOURS, colours
 from zonectl.render.layout import OUTSIDE, STRADDLING, ChunkLayout
+from zonectl.render.summary import plural
 
 MAX_BINS = 600  # chunk columns drawn at most; more chunks share a column
 MAX_BANDS = 300  # zone runs drawn one by one at most; more are drawn per column
@@ -127,7 +128,7 @@ def strip_svg(
         if c.outside:
             parts.append(
                 f'<rect class="outside" data-chunks="{c.outside}" x="{_f(x0)}" y="76" '
-                f'width="{_f(w)}" height="10" fill="{MARK}"><title>{c.outside} chunk(s) '
+                f'width="{_f(w)}" height="10" fill="{MARK}"><title>{plural(c.outside, "chunk")} '
                 f"outside their zone</title></rect>"
             )
         if c.straddling:
@@ -135,7 +136,7 @@ def strip_svg(
             parts.append(
                 f'<path class="straddling" data-chunks="{c.straddling}" '
                 f'd="M{_f(cx)} 90l5 6-5 6-5-6z" fill="none" stroke="{MARK}" stroke-width="1.5">'
-                f"<title>{c.straddling} chunk(s) straddling a boundary</title></path>"
+                f"<title>{plural(c.straddling, 'chunk')} straddling a boundary</title></path>"
             )
     parts += _boundaries(layout)
     parts.append("</svg>\n")
@@ -168,7 +169,7 @@ def _boundaries(layout: ChunkLayout) -> list[str]:
 def strip_notes(layout: ChunkLayout, key: Mapping[str, Any] | None) -> list[str]:
     """What the reader must know to read the strip: binning, hashed order, bounds."""
     n = layout.chunks
-    notes = [f"{n} chunk(s) from {_bound(layout.runs[0].min)} to {_bound(layout.last_max)}"]
+    notes = [f"{plural(n, 'chunk')} from {_bound(layout.runs[0].min)} to {_bound(layout.last_max)}"]
     if n > MAX_BINS:
         notes.append(f"binned: {n} chunks drawn as {MAX_BINS} columns of about {n // MAX_BINS} "
                      "chunks, each coloured by the shard holding most of them")  # fmt: skip

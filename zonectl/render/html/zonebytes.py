@@ -11,6 +11,7 @@ from zonectl.forecast.units import format_bytes
 from zonectl.render.html.markup import alternative, esc, legend, table
 from zonectl.render.html.palette import NO_ZONE
 from zonectl.render.status import CollectionStatus
+from zonectl.render.summary import plural
 
 Cell = tuple[str, str | None]  # shard, zone
 
@@ -44,7 +45,7 @@ def zone_bytes_section(
     amounts, as_bytes = zone_amounts(collections)
     if not amounts:
         return '<p class="note">No chunks were read: nothing to draw per shard.</p>\n'
-    unit = format_bytes if as_bytes else (lambda v: f"{v:.0f} chunk(s)")
+    unit = format_bytes if as_bytes else (lambda v: plural(round(v), "chunk"))
     zones = [z for z in zone_colour if any(k[1] == z for k in amounts)]
     order: list[str | None] = [*zones, None]
     names = [s for s, _ in shards] + sorted({k[0] for k in amounts} - {s for s, _ in shards})
