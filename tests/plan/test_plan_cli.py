@@ -80,7 +80,7 @@ def test_plan_time_error_exits_1_and_names_the_problems() -> None:
     code, out, err = plan("unplannable")
     assert code == 1 and out == ""
     assert "unknown shard 'shard-nope-7'" in err
-    assert "differs from the live shard key" in err
+    assert "zone archive would have ranges but no shard" in err
 
 
 def test_invalid_policy_exits_3() -> None:

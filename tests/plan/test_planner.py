@@ -14,6 +14,8 @@ from zonectl.model.desired import BalancerPolicy, CollectionPolicy, Firehose
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
+    RefineShardKey,
+    ReshardCollection,
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
@@ -172,10 +174,27 @@ def test_unknown_shard_is_a_plan_error() -> None:
     assert "unknown shard 'shard-nope'" in plan_error(policy({"shard-nope": {"eu"}}), cluster())
 
 
-def test_policy_key_differing_from_live_key_is_a_plan_error_naming_the_file_line() -> None:
+def test_policy_key_that_is_no_refine_plans_a_resharding_blocked_without_the_opt_in() -> None:
     desired = policy(u=users(key={"country": 1}))
-    message = plan_error(desired, cluster())
-    assert "policy.yaml:9:3: app.users: the policy key" in message
+    ops = make_plan(desired, cluster(), boundaries={}, at=AT).ops
+    reshard = [op for op in ops if isinstance(op, ReshardCollection)]
+    assert len(reshard) == 1 and reshard[0].key == {"country": 1}
+    assert "`reshard: true` under app.users (policy.yaml:9:3)" in reshard[0].blocked
+    opted = policy(u=dataclasses.replace(users(key={"country": 1}), reshard=True))
+    ops = make_plan(opted, cluster(), boundaries={}, at=AT).ops
+    assert [op.blocked for op in ops if isinstance(op, ReshardCollection)] == [""]
+
+
+def test_policy_key_extending_the_live_key_plans_a_refine_naming_the_missing_index() -> None:
+    live_key = dict(cluster().collections["app.users"].key)
+    new_key = {**live_key, "_id": 1}
+    desired = policy(u=users(key=new_key))
+    refine = [
+        op
+        for op in make_plan(desired, cluster(), boundaries={}, at=AT).ops
+        if isinstance(op, RefineShardKey)
+    ]
+    assert len(refine) == 1 and "createIndex(" in refine[0].blocked
 
 
 def test_hashed_key_needs_numberlong_bounds() -> None:
@@ -230,5 +249,5 @@ def test_range_not_a_prefix_of_the_key_is_a_plan_error() -> None:
 
 
 def test_every_problem_is_reported_at_once() -> None:
-    desired = policy({"shard-nope": {"eu"}}, u=users(key={"x": 1}))
+    desired = policy({"shard-nope": {"eu"}}, u=users(key={"x": "hashed", "y": "hashed"}))
     assert "(2 problem(s))" in plan_error(desired, cluster())

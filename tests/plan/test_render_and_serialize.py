@@ -18,8 +18,10 @@ from zonectl.plan.ops import (
     MoveCollection,
     MoveRange,
     Op,
+    RefineShardKey,
     RemoveShardFromZone,
     RemoveZoneRange,
+    ReshardCollection,
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
@@ -47,6 +49,14 @@ ONE_OF_EACH: list[Op] = [
     SplitChunk("app.events", {"ts": D, "_id": MIN}),
     MoveRange("app.events", {"ts": D, "_id": MIN}, {"ts": MAX, "_id": MAX}, "shard-fast-1"),
     MoveCollection("shop.orders", "shard-logs-0", "shard-std-0", "logs", Impact(1, 1, 3 << 30)),
+    RefineShardKey("app.s", {"u": 1, "_id": 1}, {"u": 1}, "no index supports the new key"),
+    ReshardCollection(
+        "app.a",
+        {"_id": "hashed"},
+        {"_id": 1},
+        ({"zone": "eu", "min": {"_id": Int64(0)}, "max": {"_id": MAX}},),
+        impact=Impact(4, 4, 2 << 30),
+    ),
 ]
 
 
@@ -87,6 +97,8 @@ def test_every_op_describes_itself_and_gives_its_command(op: Op) -> None:
         "split",
         "moveRange",
         "moveCollection",
+        "refineCollectionShardKey",
+        "reshardCollection",
         "configureQueryAnalyzer",
     }
 
@@ -109,7 +121,8 @@ def test_loading_refuses_another_format_version() -> None:
 def test_summary_line_counts_adds_removes_rezoned_shards_and_migration() -> None:
     assert summary_line(a_plan(ONE_OF_EACH)) == (
         "2 to add, 1 to remove, 2 shards to re-zone, 4 settings to change, "
-        "1 collection to move; migration impact not estimated."
+        "1 collection to move, 2 shard keys to change (1 blocked); "
+        "migration impact not estimated."
     )
     with_impact = a_plan([ONE_OF_EACH[0], ONE_OF_EACH[2]])
     assert summary_line(with_impact).endswith("~5 chunks (~5.0 GiB) will migrate.")

@@ -264,7 +264,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
         [
             'p.yaml:7:5: error ZP110 unknown key "kye" in collections["app.e"]\n'
             '  hint: did you mean "key"? allowed: key, ranges, pin, firehose, slices, '
-            "balancing, sampling, migrate"
+            "balancing, sampling, migrate, reshard"
         ],
     ),
     "missing_required_key": (
@@ -277,8 +277,8 @@ CASES: dict[str, tuple[str, list[str]]] = {
         [
             'p.yaml:7:16: error ZP112 collections["app.e"].balancing: expected true or false, '
             'got "yes"',
-            "p.yaml:8:14: error ZP112 collections[\"app.e\"].migrate: expected 'eager' or "
-            "'balancer', got \"lazy\"",
+            "p.yaml:8:14: error ZP112 collections[\"app.e\"].migrate: expected 'eager', "
+            "'balancer' or 'reshard', got \"lazy\"",
             'p.yaml:9:78: error ZP112 collections["app.e"].firehose.keep: must be at least 1, '
             "got 0",
         ],

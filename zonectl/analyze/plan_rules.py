@@ -62,7 +62,9 @@ def plan_findings(
                         f"{op.describe()}: jumbo chunk {shown} {why}; the balancer will "
                         "never move it, so the range cannot comply",
                         "Split the jumbo chunk (or refine the key) and clearJumboFlag before "
-                        "applying, or move it with moveChunk forceJumbo.",
+                        "applying, or move it with moveChunk forceJumbo; or, on 7.2+, make "
+                        "the change by resharding (`migrate: reshard`), which rewrites "
+                        "every chunk and leaves no jumbo one behind.",
                         "config metadata",
                     ),
                 )
@@ -82,7 +84,9 @@ def plan_findings(
                         f"the plan would migrate {n} of {ns}'s {total} chunks "
                         f"({100 * n / total:.0f}%) at once",
                         "Stage the change: move a few ranges per apply, or apply inside a "
-                        "balancer window sized for the copy.",
+                        "balancer window sized for the copy; or, on 7.2+, make it one "
+                        "resharding with `migrate: reshard` (every shard copies at once; "
+                        "the forecast compares the three routes).",
                         "config metadata",
                     ),
                 )
@@ -93,3 +97,11 @@ def plan_findings(
 def _bound_in(op: AssignZoneRange, chunk: ChunkInfo) -> Mapping[str, object]:
     lo, hi = sort_key(chunk.min), sort_key(chunk.max)
     return op.min if lo < sort_key(op.min) < hi else op.max
+
+
+def route_hint(ns: str, route_s: float, eager_s: float) -> str:
+    """Appended to ZA202 when the forecast says the reshard route is the fastest."""
+    return (
+        f" The reshard route is faster for {ns}: about {route_s / 60:.0f} min as one "
+        f"resharding against {eager_s / 60:.0f} min by --migrate (`migrate: reshard`, 7.2+)."
+    )

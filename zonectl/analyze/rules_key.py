@@ -123,8 +123,10 @@ def frequency_rule(coll: CollectionInput, zoned: bool) -> list[Finding]:
             f"({m.top_frequency} of {m.sampled} sampled documents, {m.distinct} distinct "
             f"values), more than the {_mib(coll.chunk_size)} chunk size: its chunk cannot "
             f"split and becomes jumbo{zone_note}",
-            "Refine the shard key with a high-cardinality suffix (refineCollectionShardKey) "
-            "so the value's documents can be split.",
+            "Refine the shard key with a high-cardinality suffix (refineCollectionShardKey: "
+            "write the longer `key:` in the policy) so the value's documents can be split; "
+            "on 7.2+ a resharding (`migrate: reshard`, or `reshard: true` with a new key) "
+            "rewrites every chunk and leaves no jumbo one.",
             "analyzeShardKey",
         )
     ]

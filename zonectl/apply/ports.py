@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from zonectl.model.cluster import ClusterState, LiveMove, LiveRange
+from zonectl.model.cluster import ClusterState, LiveMove, LiveRange, ReshardProgress
 from zonectl.plan.ops import Op
 
 Doc = Mapping[str, Any]
@@ -59,6 +59,14 @@ class UnshardedReader(Protocol):
     def read_move(self, ns: str) -> LiveMove | None: ...
 
 
+class ReshardControl(Protocol):
+    """A resharding running on the server: its progress ($currentOp) and its abort."""
+
+    def read_progress(self, ns: str) -> ReshardProgress | None: ...
+    def running(self, ns: str) -> bool: ...
+    def abort(self, ns: str) -> None: ...
+
+
 class AuditStore(Protocol):
     def write(self, doc: Doc) -> None: ...
 
@@ -76,6 +84,7 @@ class Ports:
     audit: AuditStore
     version: str = ""
     unsharded: UnshardedReader | None = None  # needed only by MoveCollection ops
+    reshard: ReshardControl | None = None  # needed only by ReshardCollection ops
     # Seconds on the cluster's clock, for --budget and the progress bar: time.monotonic,
     # or an in-process sandbox's (virtual) clock so both run in simulated time.
     clock: Callable[[], float] = time.monotonic

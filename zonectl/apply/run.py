@@ -21,6 +21,8 @@ from zonectl.apply.ports import Ports
 from zonectl.apply.preview import Preview as Preview  # re-exported for callers of run
 from zonectl.apply.preview import preview_migration as preview_migration
 from zonectl.apply.recover import recover_open
+from zonectl.apply.reshard.guard import refuse_blocked
+from zonectl.apply.reshard.step import reshard_step
 from zonectl.apply.safeguards import (
     Lease,
     Recorder,
@@ -40,8 +42,10 @@ from zonectl.plan.ops import (
     AssignZoneRange,
     MoveCollection,
     Op,
+    RefineShardKey,
     RemoveShardFromZone,
     RemoveZoneRange,
+    ReshardCollection,
     SplitChunk,
 )
 from zonectl.plan.value import Plan
@@ -57,6 +61,7 @@ class ApplyOptions:
     force_jumbo: bool = False
     lease_ttl: dt.timedelta = dt.timedelta(minutes=5)
     operation: str = "apply"
+    detach: bool = False  # --detach: leave a resharding running on the server
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,7 @@ def _run_leased(
     previews = [p for p in previews if p.splits or p.moves.violating]
     if not plan.ops and not previews:
         return
+    refuse_blocked(plan, detach=options.detach, budget_s=options.migrate_budget_s)
     if not confirm(prepared, previews):
         raise ZonectlError("apply cancelled; nothing was changed")
     _Runner(ports, options, events, lease, result).run(plan, previews)
@@ -184,8 +190,12 @@ class _Runner:
         rest = [op for op in rest if not isinstance(op, AssignZoneRange | RemoveZoneRange)]
         migrating = {p.ns for p in previews}
         order = list(by_ns) + sorted(migrating - set(by_ns))
+        keys = [op for op in rest if isinstance(op, RefineShardKey | ReshardCollection)]
+        rest = [op for op in rest if op not in keys]
         for op in adds:
             self._step(op)
+        for op in keys:  # before the ranges: a refine rewrites the bounds they remove
+            self._reshard(op) if isinstance(op, ReshardCollection) else self._step(op)
         if order:
             with self._cluster_pause():
                 for ns in order:
@@ -272,6 +282,24 @@ class _Runner:
             return
         self._step(op)
         verify_move(reader, op)
+
+    def _reshard(self, op: ReshardCollection) -> None:
+        """Under the lease and journal; apply/reshard/ watches it meanwhile."""
+        rec = self.rec
+        assert rec is not None
+        self.lease.check()
+        check_stop()
+        self.index += 1
+        index = self.index
+
+        def journal(status: str) -> None:
+            rec.step(index, op.kind, op.describe(), status)
+
+        o = self.options
+        if reshard_step(op, self.ports, self.events, journal, budget_s=o.migrate_budget_s,
+                        detach=o.detach):  # fmt: skip
+            self.result.ops_done += 1
+        self.result.changed = True
 
     def _step(self, op: Op) -> None:
         assert self.rec is not None

@@ -30,6 +30,7 @@ from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_impacts
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.echo import command_line
+from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.serialize import load_plan
@@ -84,6 +85,14 @@ def command(
         list[str] | None,
         typer.Option("--namespace", "-n", help="Apply only these namespaces (repeatable)."),
     ] = None,
+    detach: Annotated[
+        bool,
+        typer.Option(
+            "--detach",
+            help="Start a resharding and leave it running on the server (status shows it; "
+            "the next plan/apply waits for it).",
+        ),
+    ] = False,
     lease_ttl: Annotated[
         str, typer.Option(help="Lease lifetime; renewed while running, so a crash frees it.")
     ] = "5m",
@@ -114,6 +123,11 @@ def command(
 
       zonectl apply policies/ --migrate --parallel 4 --budget 30m --yes
 
+    A key change needs `reshard: true` in the policy when it is a resharding;
+    it is watched from $currentOp, Ctrl-C aborts it (abortReshardCollection),
+    --budget aborts it before its critical section when the server's estimate
+    says it cannot end in time, --detach leaves it running.
+
     With --metrics-file (not with --dry-run), the file gets the cluster's
     metrics after the run and this run's time, exit code and last success.
     """
@@ -128,6 +142,7 @@ def command(
             parallel=check_parallel(parallel),
             force_jumbo=force_jumbo,
             lease_ttl=dt.timedelta(seconds=parse_duration(lease_ttl, "--lease-ttl") or 300),
+            detach=detach,
         )
         saved = _read_plan(plan_file) if plan_file else None
         # A saved plan is re-checked against the policy it came from (digest, managed namespaces).
@@ -183,7 +198,11 @@ def _preparer(
         for note in plan.notes:  # pins this server version cannot honour: say so, every run
             if UNREACHABLE in note:
                 warn(note)
-        impacts = {**read_impacts(conn, actual, plan), **read_move_impacts(conn, plan)}
+        impacts = {
+            **read_impacts(conn, actual, plan),
+            **read_move_impacts(conn, plan),
+            **read_reshard_impacts(conn, plan),
+        }
         return Prepared(plan.with_impacts(impacts), tuple(eager))
 
     return prepare

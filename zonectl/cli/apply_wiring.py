@@ -24,6 +24,7 @@ from zonectl.mongo.echo import CommandEcho
 from zonectl.mongo.executor import bind
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease
+from zonectl.mongo.reshard_read import MongoReshard
 from zonectl.mongo.state import read_cluster_state
 from zonectl.mongo.unsharded_read import MongoUnsharded
 from zonectl.render.summary import plural
@@ -45,6 +46,7 @@ def build_ports(conn: Connection, database: str) -> Ports:
         audit=MongoAudit(client, database),
         version=conn.version,
         unsharded=MongoUnsharded(conn),
+        reshard=MongoReshard(conn),
         clock=conn.clock,
     )
 

@@ -19,6 +19,7 @@ from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range
 from zonectl.forecast.learn import choose_model
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
+from zonectl.forecast.reshard import ReshardRates, routes_for
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
 from zonectl.model.desired import DesiredState
@@ -128,11 +129,14 @@ def read_forecast(
     shards: Sequence[str],
     changed: Mapping[str, Collection[RangeKey]] | None = None,
     no_balance: frozenset[str] = frozenset(),
+    rezoned: frozenset[str] = frozenset(),
 ) -> Forecast:
     """Read each namespace's out-of-zone chunks where the change is (zonectl.mongo.
     forecast_read: the `changed` ranges one by one, the others by indexed counts), sized
     by `sizes` (the one size source the impact line shares), then forecast (pure) from
-    `now`. `shards`: every shard, draining ones too."""
+    `now`. `shards`: every shard, draining ones too. The reshard route is forecast for
+    namespaces with data to move and for `rezoned` ones (a zone of theirs gains or loses a
+    shard: resharding spreads them at once)."""
     colls = []
     for ns, ns_ranges in ranges.items():
         coll = read_namespace_chunks(
@@ -156,5 +160,14 @@ def read_forecast(
         by_data_size=sizes.major >= 6,
     )
     forecast = make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
+    moving = {n.ns for n in forecast.namespaces}
+    parts = [int(p) for p in sizes.conn.version.split(".")[:2] if p.isdigit()]
+    routes = routes_for(
+        [c for c in colls if c.ns in moving or c.ns in rezoned],
+        shard_zones,
+        ReshardRates(model.rate),  # the rate learned from config.changelog (or assumed)
+        available=parts >= [7, 2],  # forceRedistribution (reshard to the same key)
+    )
+    forecast = dataclasses.replace(forecast, reshard=tuple(routes[ns] for ns in sorted(routes)))
     said = sizes.tally.describe()
     return dataclasses.replace(forecast, notes=(*forecast.notes, said)) if said else forecast

@@ -12,7 +12,12 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
 from zonectl.plan.impact import zone_shards_after
-from zonectl.plan.ops import AssignZoneRange, RemoveZoneRange, SetCollectionBalancing
+from zonectl.plan.ops import (
+    AssignZoneRange,
+    RemoveZoneRange,
+    ReshardCollection,
+    SetCollectionBalancing,
+)
 from zonectl.plan.value import Plan
 
 
@@ -41,6 +46,9 @@ def state_after(
             ranges[op.ns] = [r for r in ranges[op.ns] if (sort_key(r[0]), sort_key(r[1])) != gone]
         elif isinstance(op, AssignZoneRange) and op.ns in ranges:
             ranges[op.ns].append((dict(op.min), dict(op.max), op.zone))
+        elif isinstance(op, ReshardCollection) and op.ns in ranges and op.force_redistribution:
+            # The reshard route: the zones it carries are the namespace's ranges after it.
+            ranges[op.ns] = [(dict(z["min"]), dict(z["max"]), str(z["zone"])) for z in op.zones]
         elif isinstance(op, SetCollectionBalancing):
             (no_balance.discard if op.enabled else no_balance.add)(op.ns)
     shard_zones: dict[str, set[str]] = {s.id: set() for s in actual.shards if not s.draining}

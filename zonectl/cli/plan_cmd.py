@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from zonectl.analyze.plan_rules import plan_findings
+from zonectl.analyze.plan_rules import plan_findings, route_hint
 from zonectl.cli.annotations import finding_warning, github_warnings
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import (
@@ -41,14 +41,16 @@ from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.forecast.collection_moves import moves_of, with_collection_moves
 from zonectl.forecast.report import Forecast
+from zonectl.forecast.reshard import recommend
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.forecast_read import range_key
+from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.unsharded_read import read_move_impacts
-from zonectl.plan.ops import AssignZoneRange
+from zonectl.plan.ops import AddShardToZone, AssignZoneRange, RemoveShardFromZone
 from zonectl.plan.value import Plan
 from zonectl.render import render_json, render_markdown, render_text
 from zonectl.render.forecast import (
@@ -190,7 +192,11 @@ def _read_plan(
     moving at once). Also returns the state read and the desired state after expansion."""
     policy = read_policy_plan(conn, desired, at, namespaces=namespaces, boundaries=boundaries)
     plan, resolved, actual = policy.plan, policy.resolved, policy.resolved.actual
-    impacts = {**read_impacts(conn, actual, plan, sizes), **read_move_impacts(conn, plan)}
+    impacts = {
+        **read_impacts(conn, actual, plan, sizes),
+        **read_move_impacts(conn, plan),
+        **read_reshard_impacts(conn, plan),
+    }
     plan = plan.with_impacts(impacts)
     if policy.next_tick:
         plan = _valid_until(plan, policy.next_tick)
@@ -233,8 +239,33 @@ def _plan_and_forecast(
             shards=[s.id for s in actual.shards],
             changed=changed,
             no_balance=after.no_balance,
+            rezoned=_rezoned(plan, after.ranges),
         )
-    return plan, with_collection_moves(forecast, moves_of(plan))
+    forecast = with_collection_moves(forecast, moves_of(plan))
+    return _with_route_hints(plan, forecast), forecast
+
+
+def _rezoned(plan: Plan, ranges: Mapping[str, Any]) -> frozenset[str]:
+    """Namespaces with a range in a zone that gains or loses a shard in this plan."""
+    zones = {op.zone for op in plan.ops if isinstance(op, AddShardToZone | RemoveShardFromZone)}
+    return frozenset(ns for ns, rs in ranges.items() if any(r[2] in zones for r in rs))
+
+
+def _with_route_hints(plan: Plan, forecast: Forecast) -> Plan:
+    """ZA202 names the reshard route, with its forecast, where that route is the fastest."""
+    eager = {n.ns: n for n in forecast.namespaces}
+    hints = {
+        r.ns: route_hint(r.ns, r.seconds, eager[r.ns].eager_s)
+        for r in forecast.reshard
+        if r.ns in eager and recommend(eager[r.ns].eager_s, eager[r.ns].balancer_s, r) == "reshard"
+    }
+    if not hints:
+        return plan
+    warnings = tuple(
+        w + next((h for ns, h in hints.items() if "ZA202" in w and ns in w), "")
+        for w in plan.warnings
+    )
+    return dataclasses.replace(plan, warnings=warnings)
 
 
 def assigned_ranges(plan: Plan) -> dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]:

@@ -19,6 +19,7 @@ from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, uri_origin
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
+from zonectl.cli.recover_reshard import ReshardAction, settle_reshardings
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.mongo import connect
 from zonectl.mongo.lease import describe_holder
@@ -37,6 +38,14 @@ def command(
             help="Take the lease even if another run holds it. Check first that it is dead.",
         ),
     ] = False,
+    resharding: Annotated[
+        ReshardAction,
+        typer.Option(
+            "--resharding",
+            help="A reshardCollection still running on the server: report it (default), "
+            "wait for it to end, or abort it (abortReshardCollection, waited for).",
+        ),
+    ] = ReshardAction.report,
 ) -> int:
     """Finish an interrupted apply: restore balancing, close its journal, free the lease.
 
@@ -47,7 +56,8 @@ def command(
     releases the lease. The next `zonectl apply` does the same by itself
     before it re-plans. A moveCollection still running on the server (8.0)
     is reported, not stopped: it finishes by itself, and zonectl never
-    starts a second one while it runs.
+    starts a second one while it runs. A resharding still running is reported;
+    `--resharding wait` waits for it, `--resharding abort` aborts it.
 
     Exit codes: 0 done (or nothing to do); 1 runtime error or lease held by a
     live run; 5 balancing could not be restored: run the printed command.
@@ -67,6 +77,7 @@ def command(
                     f"zonectl: took over the lease of {describe_holder(before)}", markup=False
                 )
             done = recover_open(ports.journal, ports.balancing)
+            done += settle_reshardings(conn, resharding.value)
             _audit(ports, done)
         running = read_moves(conn)
     for move in running:

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zonectl.doctor.facts import Check, DoctorFacts, Status
+from zonectl.doctor.key_change import key_change_check
 from zonectl.doctor.privileges import COMMANDS, find_missing
 from zonectl.forecast.learn import MIN_SAMPLES
 from zonectl.forecast.timing import ASSUMED_FIXED_S
@@ -255,6 +256,15 @@ def _policy(facts: DoctorFacts, desired: DesiredState) -> list[Check]:
     else:
         out.append(Check("policy:shards", Status.OK, f"{len(desired.shards)} shard(s) exist"))
     for ns, cp in sorted(desired.collections.items()):
+        live = facts.sharded.get(ns)
+        changes = (
+            cp.key is not None and live is not None and list(cp.key.items()) != list(live.items())
+        )
+        if live is not None and (changes or cp.migrate == "reshard"):
+            key = cp.key if cp.key is not None and changes else live
+            at = str(cp.position) if cp.position else None
+            out.append(key_change_check(ns, key, live, facts, route=not changes, where=at))
+            continue
         out.append(_namespace(ns, cp.key, str(cp.position) if cp.position else None, facts))
     return out
 

@@ -14,6 +14,7 @@ from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
 from zonectl.forecast.burndown import BurnDown, make_burndown
 from zonectl.forecast.eager import PendingMove, simulate_eager
 from zonectl.forecast.learn import Learned
+from zonectl.forecast.reshard import ReshardRoute
 from zonectl.forecast.timing import CostModel
 from zonectl.forecast.window import ActiveWindow
 
@@ -80,6 +81,8 @@ class Forecast:
     burndown: tuple[BurnDown, ...] = ()  # bytes left over time, per route that finishes
     # moveCollection ops of the plan (zonectl.forecast.collection_moves), counted in the totals
     collections: tuple[CollectionMoveForecast, ...] = field(default=())
+    # The third route per namespace: one reshardCollection to the same key (forecast/reshard).
+    reshard: tuple[ReshardRoute, ...] = field(default=())
 
     @property
     def chunks(self) -> int:

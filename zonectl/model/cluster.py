@@ -63,6 +63,35 @@ class LiveMove:
 
 
 @dataclass(frozen=True)
+class LiveResharding:
+    """A reshardCollection running on the server (config.reshardingOperations, 5.0+)."""
+
+    namespace: str
+    key: Mapping[str, Any]
+    state: str = ""
+    started: Any = None  # datetime when the server records it
+
+
+@dataclass(frozen=True)
+class ReshardProgress:
+    """A running resharding as $currentOp reports it, summed over its recipients."""
+
+    namespace: str
+    state: str  # the coordinator's state ("" when the server does not say)
+    bytes_copied: int
+    bytes_to_copy: int
+    elapsed_s: int
+    remaining_s: int | None  # the recipients' own estimate (None: not reported yet)
+
+    @property
+    def share(self) -> float:
+        """Copied share; an empty collection has nothing left to copy once past cloning."""
+        if not self.bytes_to_copy:
+            return 0.0 if self.state in ("", "initializing", "cloning") else 1.0
+        return self.bytes_copied / self.bytes_to_copy
+
+
+@dataclass(frozen=True)
 class LiveBalancer:
     mode: str = "full"  # "full" | "off" (| "autoSplitOnly" before 7.0)
     stopped: bool = False
@@ -91,12 +120,19 @@ class ClusterState:
     # analyzer; a namespace absent here is not sampled. None: not read (before 7.0, or
     # the user may not read it).
     samplers: Mapping[str, float] | None = None
+    # Read only for namespaces whose policy key differs from the live one: their indexes
+    # (listIndexes specs), and the reshardings running in the cluster.
+    indexes: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    reshardings: tuple[LiveResharding, ...] = ()
 
     @property
     def major(self) -> int:
         """The server's major version (7 when unknown)."""
         head = self.version.split(".")[0]
         return int(head) if head.isdigit() else 7
+
+    def resharding_of(self, namespace: str) -> LiveResharding | None:
+        return next((r for r in self.reshardings if r.namespace == namespace), None)
 
     def move_of(self, namespace: str) -> LiveMove | None:
         return next((m for m in self.moves if m.namespace == namespace), None)

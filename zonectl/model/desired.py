@@ -72,7 +72,9 @@ class CollectionPolicy:
     pin: str | None = None  # the whole key space belongs to this zone
     firehose: Firehose | None = None
     balancing: bool | None = None  # None: not managed
-    migrate: Literal["eager", "balancer"] | None = None
+    migrate: Literal["eager", "balancer", "reshard"] | None = None
+    # The reviewer-visible opt-in for reshardCollection (a key change that is no refine).
+    reshard: bool = False
     position: Position | None = dataclasses.field(default=None, compare=False)
     pattern: str | None = None  # the `collections:` glob this namespace was expanded from
     slices: Slices | None = None  # only on a template entry (in DesiredState.patterns)

@@ -19,8 +19,10 @@ from zonectl.plan.ops import (
     MoveCollection,
     MoveRange,
     Op,
+    RefineShardKey,
     RemoveShardFromZone,
     RemoveZoneRange,
+    ReshardCollection,
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
@@ -125,6 +127,16 @@ def move_collection(client: Client, op: MoveCollection) -> Reply:
     return _send(client, op)
 
 
+def refine_shard_key(client: Client, op: RefineShardKey) -> Reply:
+    return _send(client, op)
+
+
+def reshard_collection(client: Client, op: ReshardCollection) -> Reply:
+    # Returns when the resharding commits (hours for a big collection; no socket timeout).
+    # apply/reshard/ runs it on a thread and watches it through $currentOp meanwhile.
+    return _send(client, op)
+
+
 HANDLERS: dict[type[Op], Callable[[Client, Any], Reply]] = {
     AddShardToZone: add_shard_to_zone,
     RemoveShardFromZone: remove_shard_from_zone,
@@ -138,6 +150,8 @@ HANDLERS: dict[type[Op], Callable[[Client, Any], Reply]] = {
     MoveRange: move_range,
     MoveChunk: move_chunk,
     MoveCollection: move_collection,
+    RefineShardKey: refine_shard_key,
+    ReshardCollection: reshard_collection,
 }
 
 

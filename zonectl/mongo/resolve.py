@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.reshard_read import read_indexes, read_reshardings
 from zonectl.mongo.state import read_config_documents
 from zonectl.mongo.unsharded_read import needs_listing, read_listing
 from zonectl.plan.patterns import expand_patterns
@@ -32,6 +33,7 @@ def read_resolved(conn: Connection, desired: DesiredState, at: dt.datetime) -> R
     of a collection-per-period window are hot); PlanError when two patterns overlap."""
     wanted = None if desired.patterns else desired.collections
     actual = read_config_documents(conn, wanted).cluster_state(conn)
+    actual = with_key_change_facts(conn, desired, actual)
     if not needs_listing(desired, actual.collections):
         return Resolved(desired, actual, {}, ())
     listing = read_listing(conn, desired)
@@ -49,3 +51,20 @@ def read_resolved(conn: Connection, desired: DesiredState, at: dt.datetime) -> R
         shard_bytes=listing.shard_bytes,
     )
     return Resolved(expanded.desired, actual, expanded.origins, expanded.notes, listing.round_trips)
+
+
+def with_key_change_facts(
+    conn: Connection, desired: DesiredState, actual: ClusterState
+) -> ClusterState:
+    """The reshardings running, and the indexes of collections whose key the policy changes
+    (a refine needs one that starts with the new key); one query when no key changes."""
+    changing = [
+        ns
+        for ns, cp in desired.collections.items()
+        if cp.key is not None
+        and ns in actual.collections
+        and list(cp.key.items()) != list(actual.collections[ns].key.items())
+    ]
+    reshardings = tuple(read_reshardings(conn)) if actual.major >= 5 else ()
+    indexes = read_indexes(conn, changing) if changing else {}
+    return dataclasses.replace(actual, reshardings=reshardings, indexes=indexes)

@@ -10,13 +10,14 @@ from typing import Any
 from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, ZonectlError, redact
-from zonectl.model.cluster import ClusterState
+from zonectl.model.cluster import ClusterState, ReshardProgress
 from zonectl.model.keys import sort_key
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example, read_chunk_compliance
 from zonectl.mongo.chunk_sizes import per_chunk
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
+from zonectl.mongo.reshard_read import read_progress, read_reshardings
 from zonectl.mongo.state import read_config_documents
 from zonectl.render.layout import ChunkLayout
 from zonectl.render.status import (
@@ -99,6 +100,21 @@ def read_status(
         journals=journals,
         notes=tuple(notes),
         own_state_read=own_state_read,
+        reshardings=_reshardings(conn, notes),
+    )
+
+
+def _reshardings(conn: Connection, notes: list[str]) -> tuple[ReshardProgress, ...]:
+    """Reshardings in flight with their progress; a note when they cannot be read."""
+    try:
+        running = read_reshardings(conn)
+        found = [read_progress(conn, r.namespace) for r in running]
+    except ClusterError as exc:
+        notes.append(f"reshardings in flight not read: {exc.message}")
+        return ()
+    return tuple(
+        p or ReshardProgress(r.namespace, r.state, 0, 0, 0, None)
+        for r, p in zip(running, found, strict=True)
     )
 
 

@@ -349,6 +349,75 @@ class MoveCollection(Op):
         return MoveCollection(self.ns, self.from_shard, self.to_shard, "")
 
 
+@dataclass(frozen=True)
+class RefineShardKey(Op):
+    """refineCollectionShardKey (4.4+): suffix fields added to the live key. Moves no data;
+    needs an index that starts with the new key, which zonectl never builds: without one
+    the op is `blocked` and names the index to build."""
+
+    kind: ClassVar[str] = "refine_shard_key"
+    ns: str
+    key: Mapping[str, Any]
+    previous: Mapping[str, Any]
+    blocked: str = ""  # why it cannot run yet (the index to build); "" when it can
+
+    @property
+    def namespace(self) -> str:
+        return self.ns
+
+    def describe(self) -> str:
+        return (
+            f"refine the shard key of {self.ns} from {format_value(self.previous)} "
+            f"to {format_value(self.key)}"
+        )
+
+    def command(self) -> dict[str, Any]:
+        return {"refineCollectionShardKey": self.ns, "key": dict(self.key)}
+
+
+@dataclass(frozen=True)
+class ReshardCollection(Op):
+    """reshardCollection (5.0+): the collection rewritten under `key` with `zones`, copying
+    from every donor to every recipient at once; at least 5 minutes, writes blocked about
+    2 s at the end (manual, reshardCollection). With `force_redistribution` (7.2+) the key
+    stays and only the placement changes: the reshard route for a big zone change. Runs only
+    with the policy's `reshard: true` (or `migrate: reshard`); else `blocked` says how."""
+
+    kind: ClassVar[str] = "reshard_collection"
+    ns: str
+    key: Mapping[str, Any]
+    previous: Mapping[str, Any]
+    zones: tuple[Mapping[str, Any], ...] = ()  # {zone, min, max} in the new key
+    force_redistribution: bool = False
+    blocked: str = ""
+    impact: Impact | None = None  # bytes to copy: the whole collection
+
+    @property
+    def namespace(self) -> str:
+        return self.ns
+
+    def describe(self) -> str:
+        if self.force_redistribution:
+            return (
+                f"reshard {self.ns} to the same key {format_value(self.key)} with "
+                f"{len(self.zones)} zone range(s) (forceRedistribution)"
+            )
+        return (
+            f"reshard {self.ns} from {format_value(self.previous)} to {format_value(self.key)} "
+            f"with {len(self.zones)} zone range(s)"
+        )
+
+    def command(self) -> dict[str, Any]:
+        command: dict[str, Any] = {
+            "reshardCollection": self.ns,
+            "key": dict(self.key),
+            "zones": [dict(z) for z in self.zones],
+        }
+        if self.force_redistribution:
+            command["forceRedistribution"] = True
+        return command
+
+
 OP_CLASSES: tuple[type[Op], ...] = (
     AddShardToZone,
     RemoveShardFromZone,
@@ -361,6 +430,8 @@ OP_CLASSES: tuple[type[Op], ...] = (
     SplitChunk,
     MoveRange,
     MoveCollection,
+    RefineShardKey,
+    ReshardCollection,
 )
 OPS_BY_KIND: dict[str, type[Op]] = {cls.kind: cls for cls in OP_CLASSES}
 RangeOp = AssignZoneRange | RemoveZoneRange

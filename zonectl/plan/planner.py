@@ -5,14 +5,17 @@ Ordering rules (each tested on its own in tests/plan/test_ordering.py):
 
 1. Zone memberships are added first: updateZoneKeyRange refuses a zone no shard carries
    (ZoneNotFound, reference §1.5 (b)). Sorted by (zone, shard).
-2. Then per namespace, namespaces sorted by name: range removals before range additions,
+2. Then key changes (RefineShardKey, ReshardCollection; plan/key_change.py), namespaces
+   sorted by name: a refine rewrites the live ranges the range ops below remove, and a
+   resharding carries its namespace's ranges as `zones` (it has no range ops).
+3. Then per namespace, namespaces sorted by name: range removals before range additions,
    because the server rejects any overlap with a live range, including identical bounds
    with another zone (RangeOverlapConflict, §1.5 (d)). Within each group, ties are broken
    by the BSON order of min (then max), so plans are byte-identical across runs.
-3. Then memberships are removed, sorted by (zone, shard): after every range op, because a
+4. Then memberships are removed, sorted by (zone, shard): after every range op, because a
    zone's last shard cannot leave while any namespace has a range of it (ZoneStillInUse,
    §1.3); the planner refuses a plan that would leave a zone with ranges and no shard.
-4. Last, per-collection balancing and query sampling (by namespace), then the balancer
+5. Last, per-collection balancing and query sampling (by namespace), then the balancer
    window, then the balancer on/off switch (a balancer being enabled starts inside its
    new window).
 
@@ -32,7 +35,8 @@ from typing import Any
 from zonectl.errors import PlanError
 from zonectl.model.cluster import ClusterState, LiveRange
 from zonectl.model.desired import DesiredState
-from zonectl.model.keys import format_value, sort_key
+from zonectl.model.keys import sort_key
+from zonectl.plan import key_change
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
@@ -80,6 +84,7 @@ def make_plan(
     after = _memberships_after(desired, actual, live_holders, problems)
 
     range_ops: list[Op] = []
+    key_ops: list[Op] = []
     balancing_ops: list[Op] = []
     move_ops: list[Op] = []
     plan_notes = list(notes)
@@ -96,10 +101,26 @@ def make_plan(
                 assert isinstance(op, MoveCollection)
                 book_move(op, load, None)
                 move_ops.append(op)
-        wanted = _namespace_ranges(desired, actual, ns, boundaries, problems)
+        change = key_change.classify(cp, actual, problems)
+        key = change.key if change is not None else None
+        wanted = _namespace_ranges(desired, actual, ns, boundaries, problems, key)
         for r in wanted:
             zones_in_use.setdefault(r.zone, problems.where(r.position))
-        range_ops.extend(_diff_ranges(ns, wanted, actual.ranges_of(ns)))
+        live_ranges = actual.ranges_of(ns)
+        if change is not None and change.kind == "running":
+            plan_notes.append(f"{ns}: a resharding to the policy's key is running; left to it")
+        elif change is not None and change.kind == "reshard":
+            key_ops.append(key_change.reshard_op(change, cp, actual, wanted))
+        else:
+            if change is not None:  # a refine: the live ranges as it will rewrite them
+                key_ops.append(key_change.refine_op(change, cp, actual))
+                live_ranges = key_change.refined_ranges(live_ranges, change.key)
+            diff = _diff_ranges(ns, wanted, live_ranges)
+            rezoned = any(after.get(r.zone) != live_holders.get(r.zone) for r in wanted)
+            if (diff or rezoned) and change is None and cp.migrate == "reshard":
+                key_ops.append(key_change.route_op(cp, actual, wanted))  # the reshard route
+            else:
+                range_ops.extend(diff)
         balancing_ops.extend(_balancing(desired, actual, ns, problems))
         balancing_ops.extend(sampling_ops(desired, actual, ns, problems))
     plan_notes += stuck_notes(stuck, actual.version)
@@ -129,7 +150,9 @@ def make_plan(
         for shard in sorted(live_holders.get(zone, set()) - after[zone])
     ]
     settings = _balancer_ops(desired, actual)
-    ops: list[Op] = [*adds, *range_ops, *move_ops, *removes, *balancing_ops, *settings]
+    ops: list[Op] = [
+        *adds, *key_ops, *range_ops, *move_ops, *removes, *balancing_ops, *settings
+    ]  # fmt: skip
     if namespaces is not None:
         ops = _restrict(ops, frozenset(namespaces), desired, problems)
     return Plan(
@@ -180,17 +203,15 @@ def _namespace_ranges(
     ns: str,
     boundaries: Mapping[str, Any],
     problems: Problems,
+    new_key: Mapping[str, Any] | None = None,
 ) -> list[WantedRange]:
+    """The policy's ranges in `new_key` (a planned key change) or else the live key."""
     cp = desired.collections[ns]
     live = actual.collections.get(ns)
-    if live is not None and cp.key is not None and not same_key(cp.key, live.key):
-        problems.error(
-            cp.position,
-            f"{ns}: the policy key {format_value(cp.key)} differs from the live shard key "
-            f"{format_value(live.key)}",
-        )
-        return []
-    key = live.key if live is not None else cp.key
+    known = new_key is None and live is not None and cp.key is not None
+    if known and live is not None and cp.key is not None and not same_key(cp.key, live.key):
+        return []  # a resharding to another key is running: classify() said so
+    key = new_key if new_key is not None else live.key if live is not None else cp.key
     wanted = wanted_ranges(cp, key, boundaries.get(ns), problems)
     if live is None and wanted:
         problems.warn(

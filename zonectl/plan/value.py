@@ -19,8 +19,10 @@ from zonectl.plan.ops import (
     Impact,
     MoveCollection,
     Op,
+    RefineShardKey,
     RemoveShardFromZone,
     RemoveZoneRange,
+    ReshardCollection,
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
@@ -49,6 +51,8 @@ class Summary:
     bytes: int
     impact_known: bool
     collections: int = 0  # moveCollection ops (8.0+ unsharded pins)
+    key_changes: int = 0  # refineCollectionShardKey and reshardCollection ops
+    blocked: int = 0  # of those, ops that cannot run yet (opt-in, index, one at a time)
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,8 @@ class Plan:
 
     def summary(self) -> Summary:
         impacts = [op.impact for op in self.ops if isinstance(op, AssignZoneRange)]
-        moves = [op for op in self.ops if isinstance(op, MoveCollection)]
+        moves = [op for op in self.ops if isinstance(op, MoveCollection | ReshardCollection)]
+        keys = [op for op in self.ops if isinstance(op, RefineShardKey | ReshardCollection)]
         shards = {
             op.shard for op in self.ops if isinstance(op, AddShardToZone | RemoveShardFromZone)
         }
@@ -107,7 +112,9 @@ class Plan:
             chunks=sum(i.migrating for i in known),
             bytes=sum(i.bytes for i in known) + sum(m.impact.bytes for m in moves if m.impact),
             impact_known=len(known) == len(impacts) and all(m.impact for m in moves),
-            collections=len(moves),
+            collections=sum(isinstance(op, MoveCollection) for op in self.ops),
+            key_changes=len(keys),
+            blocked=sum(bool(op.blocked) for op in keys),
         )
 
     def with_impacts(self, impacts: Mapping[int, Impact]) -> Plan:
@@ -115,7 +122,9 @@ class Plan:
         ops = list(self.ops)
         for index, impact in impacts.items():
             op = ops[index]
-            if isinstance(op, AssignZoneRange | RemoveZoneRange | MoveCollection):
+            if isinstance(
+                op, AssignZoneRange | RemoveZoneRange | MoveCollection | ReshardCollection
+            ):
                 ops[index] = replace(op, impact=impact)
         return replace(self, ops=tuple(ops))
 

@@ -94,6 +94,7 @@ def _collection(
         balancing=model.balancing,
         sampling=_sampling(entry),
         migrate=model.migrate,
+        reshard=bool(model.reshard),
         position=entry.at(key=True),
     )
 
@@ -156,6 +157,7 @@ def _normal_collection(c: CollectionPolicy) -> dict[str, Any]:
         "migrate": c.migrate,
         # only when set, so digests of policies without sampling stay put
         **({"sampling": c.sampling.rate} if c.sampling is not None else {}),
+        **({"reshard": True} if c.reshard else {}),  # only when set: old digests stay put
         **(
             {"slices": [sl.schedule, sl.timezone, sl.keep, sl.hot, sl.cold]}
             if (sl := c.slices) is not None

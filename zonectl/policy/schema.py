@@ -138,9 +138,15 @@ class CollectionModel(_Model):
         None,
         description='Query sampling: {samplesPerSecond: N} or "off"; absent: not managed.',
     )
-    migrate: Literal["eager", "balancer"] | None = Field(
+    migrate: Literal["eager", "balancer", "reshard"] | None = Field(
         None,
-        description="eager: apply moves out-of-zone chunks itself; balancer: leave it to it.",
+        description="eager: apply moves out-of-zone chunks itself; balancer: leave it to it; "
+        "reshard (7.2+): make a zone change as one reshardCollection to the same key.",
+    )
+    reshard: StrictBool | None = Field(
+        None,
+        description="Allow reshardCollection on this collection: a key change that is not a "
+        "refine, or `migrate: reshard`. Without it such a change is planned but blocked.",
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from zonectl.forecast.learn import MIN_SAMPLES, Learned
 from zonectl.forecast.report import FLAG, LEARNED, CollectionMoveForecast, Forecast
+from zonectl.forecast.reshard import recommend
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
 from zonectl.render.inert import markdown_code, markdown_text, terminal
 from zonectl.render.mermaid import burndown_mermaid
@@ -121,6 +122,7 @@ def render_forecast_text(f: Forecast) -> str:
     lines.append(f"  total by --migrate --parallel {f.assumptions.parallel}: "
                  f"{_when(f.eager_s, f.now)}")  # fmt: skip
     lines.append(f"  total by the balancer: {_when(f.balancer_s, f.now, 'see above')}")
+    lines += reshard_lines(f)
     lines.extend(f"  {note}" for note in f.notes)
     for b in f.backlog:
         drained = b.balancer_drained.strftime("%Y-%m-%d %H:%M UTC") if b.balancer_drained else "-"
@@ -130,6 +132,26 @@ def render_forecast_text(f: Forecast) -> str:
             f"{format_duration(b.eager_drained_s)}"
         )
     return "".join(f"{terminal(line)}\n" for line in lines)  # names from the cluster: inert
+
+
+def reshard_lines(f: Forecast) -> list[str]:
+    """The reshard route per namespace, and which route is fastest (forecast/reshard.py)."""
+    eager = {n.ns: n for n in f.namespaces}
+    out = []
+    for r in f.reshard:
+        n = eager.get(r.ns)
+        if not r.available:
+            out.append(f"  {r.ns}: reshard route: needs 7.2+ (forceRedistribution)")
+            continue
+        # Nothing out of zone (a zone gained a shard): the balancer's spreading is not
+        # forecast, so the routes are not compared.
+        best = recommend(n.eager_s, n.balancer_s, r) if n is not None else "not compared"
+        out.append(
+            f"  {r.ns}: reshard route (migrate: reshard) {_when(r.seconds, f.now)}, copies "
+            f"{format_bytes(r.bytes)}; fastest: {best}"
+        )
+        out.append("    needs: " + "; ".join(r.needs()))
+    return out
 
 
 def render_forecast_markdown(f: Forecast) -> str:
@@ -161,6 +183,7 @@ def render_forecast_markdown(f: Forecast) -> str:
         f"| **total** | {f.chunks} | {format_bytes(f.bytes)} | {_when(f.eager_s, f.now)} | "
         f"{_when(f.balancer_s, f.now, 'see above')} |"
     )
+    out += ["", *(markdown_text(line.strip()) for line in reshard_lines(f))] if f.reshard else []
     out.extend(f"\n{note[:1].upper()}{note[1:]}." for note in f.notes)
     return "\n".join([*out, "", *burndown_mermaid(f)])
 
@@ -203,6 +226,18 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
                 "balancer_never_because": n.why_not or None,
             }
             for n in f.namespaces
+        ],
+        "reshard": [
+            {
+                "ns": r.ns,
+                "available": r.available,
+                "seconds": r.seconds,
+                "bytes": r.bytes,
+                "busiest_shard": r.busiest_shard,
+                "storage_bytes": dict(r.storage),
+                "needs": list(r.needs()),
+            }
+            for r in f.reshard
         ],
         "collections": [
             {

@@ -13,8 +13,10 @@ from zonectl.plan.ops import (
     MoveCollection,
     MoveRange,
     Op,
+    RefineShardKey,
     RemoveShardFromZone,
     RemoveZoneRange,
+    ReshardCollection,
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
@@ -85,6 +87,15 @@ CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
     MoveCollection: lambda op: (
         f"{code(op.ns)} moves to {code(op.to_shard)} with moveCollection: at least 5 minutes, "
         "writes blocked about 2 s at the end"
+    ),
+    RefineShardKey: lambda op: (
+        f"`{op.ns}` shard key refined to `{format_value(op.key)}`; it cannot be undone"
+        + (f" - **blocked**: {op.blocked}" if op.blocked else "")
+    ),
+    ReshardCollection: lambda op: (
+        f"`{op.ns}` is resharded (every document copied; at least 5 minutes, writes blocked "
+        "about 2 s at the end; one resharding at a time)"
+        + (f" - **blocked**: {op.blocked}" if op.blocked else "")
     ),
 }
 

@@ -85,6 +85,13 @@ HELP: dict[str, str] = {
     "zonectl_namespace_compliance_forecast_timestamp_seconds": (
         "When the namespace is forecast to comply with its zones."
     ),
+    "zonectl_resharding_in_progress": "1 while a reshardCollection of the namespace runs.",
+    "zonectl_resharding_copied_ratio": (
+        "Share of the resharding's bytes copied so far ($currentOp bytesCopied/approxBytesToCopy)."
+    ),
+    "zonectl_resharding_remaining_seconds": (
+        "The server's own estimate of the resharding's remaining time ($currentOp)."
+    ),
     "zonectl_balancer_enabled": "1 when the balancer mode is full and it is not stopped.",
     "zonectl_balancer_in_window": (
         "1 when now is inside the balancer activeWindow (or there is none)."
@@ -159,6 +166,12 @@ def _put_report(put: _Put, m: ClusterMetrics, r: StatusReport) -> None:
         if m.migrations is not None:
             moving = m.migrations.get(c.namespace, 0)
             put("zonectl_namespace_migrations_in_flight", moving, labels)
+    for rs in r.reshardings:
+        labels = make_labels(cluster=m.cluster, namespace=rs.namespace)
+        put("zonectl_resharding_in_progress", 1, labels)
+        put("zonectl_resharding_copied_ratio", rs.share, labels)
+        if rs.remaining_s is not None:
+            put("zonectl_resharding_remaining_seconds", rs.remaining_s, labels)
     put("zonectl_balancer_enabled", int(r.balancer.mode == "full"), cl)
     if m.balancer_in_window is not None:
         put("zonectl_balancer_in_window", int(m.balancer_in_window), cl)

@@ -11,6 +11,7 @@ from typing import Any
 
 from bson import json_util
 
+from zonectl.model.cluster import ReshardProgress
 from zonectl.render.layout import ChunkLayout
 
 FORMAT_VERSION = 1
@@ -119,6 +120,8 @@ class StatusReport:
     # and which pattern each namespace came from (the plan's own notes).
     databases: tuple[DatabaseStatus, ...] = ()
     placements: tuple[str, ...] = ()
+    # Reshardings in flight, as $currentOp reports them (zonectl/mongo/reshard_read.py).
+    reshardings: tuple[ReshardProgress, ...] = ()
 
     @property
     def compliant(self) -> bool:
@@ -189,6 +192,17 @@ def status_document(report: StatusReport) -> dict[str, Any]:
             for j in report.journals
         ],
         "notes": list(report.notes),
+        "reshardings": [
+            {
+                "ns": r.namespace,
+                "state": r.state,
+                "bytesCopied": r.bytes_copied,
+                "bytesToCopy": r.bytes_to_copy,
+                "elapsedSecs": r.elapsed_s,
+                "remainingSecsEstimate": r.remaining_s,
+            }
+            for r in report.reshardings
+        ],
         **(
             {
                 "databases": [

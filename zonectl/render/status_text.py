@@ -12,6 +12,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from zonectl.model.cluster import ReshardProgress
 from zonectl.model.keys import format_value
 from zonectl.render.inert import terminal
 from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, StatusReport
@@ -42,6 +43,7 @@ def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
         _t(_lease_line(report)),
     ]
     parts.extend(_t(_journal_line(j), style="yellow" if color else "") for j in report.journals)
+    parts.extend(_t(_reshard_line(r), style="yellow" if color else "") for r in report.reshardings)
     parts.extend(_t(f"note: {n}", style="dim" if color else "") for n in report.notes)
     shards = Table(title=None, box=style, show_edge=color, pad_edge=False, title_justify="left")
     for name, justify in (("shard", "left"), ("zones", "left"), ("chunks", "right"),
@@ -216,3 +218,12 @@ def _bytes(value: int | None) -> str:
 
 def _s(n: int) -> str:
     return "" if n == 1 else "s"
+
+
+def _reshard_line(r: ReshardProgress) -> str:
+    """A resharding in flight, in the server's own figures ($currentOp)."""
+    left = f", about {r.remaining_s}s left (server estimate)" if r.remaining_s is not None else ""
+    return (
+        f"resharding {r.namespace}: {r.state or 'running'}, {100 * r.share:.0f}% copied "
+        f"({r.bytes_copied} of {r.bytes_to_copy} bytes) after {r.elapsed_s}s{left}"
+    )

@@ -42,9 +42,13 @@ def summary_line(plan: Plan) -> str:
         text += f", {plural(s.settings, 'setting')} to change"
     if s.collections:
         text += f", {plural(s.collections, 'collection')} to move"
+    if s.key_changes:
+        text += f", {plural(s.key_changes, 'shard key')} to change"
+        if s.blocked:
+            text += f" ({s.blocked} blocked)"
     if s.to_add and s.impact_known:
         text += f"; ~{plural(s.chunks, 'chunk')} (~{format_bytes(s.bytes)}) will migrate"
-    elif s.collections and s.impact_known:
+    elif (s.collections or s.key_changes) and s.impact_known and s.bytes:
         text += f"; ~{format_bytes(s.bytes)} will be copied"
     elif s.to_add or s.collections:
         text += "; migration impact not estimated"

@@ -14,8 +14,10 @@ from zonectl.plan.ops import (
     MoveCollection,
     MoveRange,
     Op,
+    RefineShardKey,
     RemoveShardFromZone,
     RemoveZoneRange,
+    ReshardCollection,
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
@@ -97,6 +99,29 @@ def _move_collection(op: MoveCollection) -> tuple[str, str]:
     return "~", f"moveCollection{source} to {op.to_shard} (zone {op.zone}{size}; 5 min at least)"
 
 
+def _blocked(reason: str) -> str:
+    return f"\n      BLOCKED: {reason}" if reason else ""
+
+
+def _refine(op: RefineShardKey) -> tuple[str, str]:
+    text = (
+        f"shard key {format_value(op.previous)} -> {format_value(op.key)} (refine, no data moves)"
+    )
+    return "~", text + _blocked(op.blocked)
+
+
+def _reshard(op: ReshardCollection) -> tuple[str, str]:
+    size = f", ~{format_bytes(op.impact.bytes)} to copy" if op.impact is not None else ""
+    zones = plural(len(op.zones), "zone range")
+    if op.force_redistribution:
+        head = f"reshard to the same key {format_value(op.key)} with {zones}, forceRedistribution"
+    else:
+        head = f"shard key {format_value(op.previous)} -> {format_value(op.key)} by resharding"
+        head += f", {zones}"
+    text = f"{head} (5 min at least, writes blocked ~2 s{size})"
+    return "~", text + _blocked(op.blocked)
+
+
 LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
     AddShardToZone: _add_shard,
     RemoveShardFromZone: _remove_shard,
@@ -109,6 +134,8 @@ LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
     SplitChunk: _split,
     MoveRange: _move,
     MoveCollection: _move_collection,
+    RefineShardKey: _refine,
+    ReshardCollection: _reshard,
 }
 
 

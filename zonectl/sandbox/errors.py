@@ -58,6 +58,11 @@ CODES: dict[str, int] = {
     "ZoneNotFound": 177,
     "RangeOverlapConflict": 178,
     "BalancerInterrupted": 194,
+    "NotImplemented": 238,
+    "ReshardCollectionInProgress": 338,
+    "NoSuchReshardCollection": 339,
+    "ReshardCollectionCommitted": 340,
+    "ReshardCollectionAborted": 341,
     "Location": 0,  # placeholder name for numeric assertions; see `assertion`
     "DuplicateKey": 11000,
     "StaleConfig": 13388,

@@ -35,7 +35,8 @@ MANAGER_CLUSTER = frozenset(
 MANAGER_ANY_DB = frozenset(
     {
         "enableSharding", "moveChunk", "splitChunk", "splitVector", "clearJumboFlag",
-        "refineCollectionShardKey", "reshardCollection",
+        "refineCollectionShardKey", "reshardCollection", "abortReshardCollection",
+        "commitReshardCollection",
         # 7.0+: clusterManager's database action set has analyzeShardKey (and
         # configureQueryAnalyzer): mongo:src/mongo/db/auth/builtin_roles (clusterManager)
         "analyzeShardKey", "configureQueryAnalyzer",

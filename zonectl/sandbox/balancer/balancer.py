@@ -257,6 +257,22 @@ class Balancer:
             finally:
                 self._alarms.remove(instant)
 
+    def sleep_until(self, instant: dt.datetime, stop: Callable[[], bool]) -> None:
+        """Like `block_until` without a deadline, ended early by `stop()` (an abort); a
+        long-running coordinator (resharding) sleeps from one phase instant to the next."""
+        clock = self.cluster.clock
+        with self._cond:
+            self._alarms.append(instant)
+            try:
+                self.wait_for(lambda: stop() or clock.now() >= instant, None)
+            finally:
+                self._alarms.remove(instant)
+
+    def wake(self) -> None:
+        """Wake every waiter now (its condition changed: an abort, a commit request)."""
+        with self._cond:
+            self._cond.notify_all()
+
     def _wait(self, done: Callable[[], bool], deadline: float | None) -> bool:
         clock = self.cluster.clock
         with self._cond:

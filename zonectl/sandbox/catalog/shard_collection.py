@@ -30,7 +30,7 @@ _UNSUPPORTED = (
 def shard_collection(cluster: Cluster, body: Mapping[str, Any], name: str) -> dict[str, Any]:
     """Run `{<name>: ns, key: ..., ...}` (`name` as the client spelled the command)."""
     ns = rules.parse_namespace(body, name)
-    key = _parse_key(body)
+    key = parse_key(body)
     unique = bool(body.get("unique", False))
     hashed = [f for f, v in key.items() if v == "hashed"]
     if unique and hashed:
@@ -69,9 +69,10 @@ def shard_collection(cluster: Cluster, body: Mapping[str, Any], name: str) -> di
     return {"collectionsharded": ns}
 
 
-def _parse_key(body: Mapping[str, Any]) -> dict[str, Any]:
+def parse_key(body: Mapping[str, Any], command: str = "shardCollection") -> dict[str, Any]:
+    """`key` as ShardKeyPattern::isValid accepts it (shardCollection, refine, reshard)."""
     # IDL (shard_collection.idl): `key` is a required object.
-    key = required_object(body, "shardCollection", "key")
+    key = required_object(body, command, "key")
     # ShardKeyPattern::isValid: ascending (== 1) or "hashed", at most one hashed field,
     # no empty or $-prefixed path parts.
     valid = bool(key) and sum(v == "hashed" for v in key.values()) <= 1

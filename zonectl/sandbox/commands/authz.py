@@ -45,6 +45,12 @@ COMMAND_PRIVILEGES: dict[str, Need] = {
     "enableSharding": [[("{ns}", "enableSharding")]],
     "shardCollection": [[("{ns}", "enableSharding")]],
     "moveCollection": [[("{ns}", "enableSharding")]],  # manual: the enableSharding role
+    # Their own action types on the namespace (mongo:src/mongo/db/auth/action_type.idl);
+    # clusterManager grants them on any database.
+    "refineCollectionShardKey": [[("{ns}", "refineCollectionShardKey")]],
+    "reshardCollection": [[("{ns}", "reshardCollection")]],
+    "abortReshardCollection": [[("{ns}", "abortReshardCollection")]],
+    "commitReshardCollection": [[("{ns}", "commitReshardCollection")]],
     "addShard": [[("cluster", "addShard")]],
     "removeShard": [[("cluster", "removeShard")]],
     "listShards": [[("cluster", "listShards")]],

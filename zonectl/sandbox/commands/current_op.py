@@ -1,6 +1,6 @@
-"""`$currentOp` through the mongos: the operations of chunk migrations in flight and of
-moveCollection (move_collection.py), as the shards report them; nothing else runs in a
-sandbox long enough to be seen.
+"""`$currentOp` through the mongos: the operations of chunk migrations in flight, of
+moveCollection (move_collection.py) and of reshardCollection (reshard_current_op.py), as the
+shards report them; nothing else runs in a sandbox long enough to be seen.
 
 A chunk migration shows as (mongo:src/mongo/db/s/shardsvr_move_range_command.cpp,
 migration_destination_manager.cpp, move_timing_helper.cpp, jstests/libs/
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from bson import Int64
 
 from zonectl.sandbox.commands.move_collection import current_ops as move_collection_ops
+from zonectl.sandbox.commands.reshard_current_op import current_ops as reshard_ops
 
 if TYPE_CHECKING:
     from zonectl.sandbox.balancer.migrations import InFlight
@@ -46,7 +47,7 @@ def documents(request: Request, options: Mapping[str, Any]) -> list[dict[str, An
     out: list[dict[str, Any]] = []
     for flight in request.sandbox.balancer.active:
         out += _migration_ops(request, flight, now)
-    return out + move_collection_ops(request)
+    return out + move_collection_ops(request) + reshard_ops(request)
 
 
 def _migration_ops(request: Request, flight: InFlight, now: dt.datetime) -> list[dict[str, Any]]:

@@ -156,6 +156,8 @@ def current_ops(request: Request) -> list[dict[str, Any]]:
     now = cluster.now()
     out = []
     for doc in cluster.coll(unsharded.RESHARDING_OPERATIONS):
+        if doc.get("provenance") != "moveCollection":
+            continue  # a reshardCollection: commands/reshard_current_op.py
         due = _DUE.get(doc["_id"])
         elapsed = int((now - doc["startTime"]).total_seconds()) if doc.get("startTime") else 0
         remaining = int((due - now).total_seconds()) if due is not None else -1

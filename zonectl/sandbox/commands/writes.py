@@ -18,6 +18,7 @@ from zonectl.sandbox.commands.crud import decoded, filtered
 from zonectl.sandbox.commands.indexes import forget_indexes
 from zonectl.sandbox.commands.nsutil import namespace_of
 from zonectl.sandbox.commands.registry import Request, command
+from zonectl.sandbox.commands.reshard import wait_while_writes_blocked
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.query.matcher import validate
 from zonectl.sandbox.query.shape import project, sort_documents, validate_projection, validate_sort
@@ -93,6 +94,7 @@ def _reply(n: int, errors: list[dict[str, Any]], **extra: Any) -> dict[str, Any]
 @command("insert")
 def insert(request: Request) -> dict[str, Any]:
     namespace = namespace_of(request)
+    wait_while_writes_blocked(request, namespace)
     coll = request.sandbox.catalog.ensure(namespace)
 
     def one(doc: Any, _index: int) -> int:
@@ -141,6 +143,7 @@ def _update_docs(
 @command("update")
 def update(request: Request) -> dict[str, Any]:
     namespace = namespace_of(request)
+    wait_while_writes_blocked(request, namespace)
     coll = request.sandbox.catalog.ensure(namespace)
     upserted: list[dict[str, Any]] = []
     modified_total = 0
@@ -168,6 +171,7 @@ def update(request: Request) -> dict[str, Any]:
 @command("delete")
 def delete(request: Request) -> dict[str, Any]:
     namespace = namespace_of(request)
+    wait_while_writes_blocked(request, namespace)
     coll = request.sandbox.catalog.get(namespace)
 
     def one(spec: Any, _index: int) -> int:
@@ -192,6 +196,7 @@ def delete(request: Request) -> dict[str, Any]:
 def find_and_modify(request: Request) -> dict[str, Any]:
     body = request.body
     namespace = namespace_of(request)
+    wait_while_writes_blocked(request, namespace)
     coll = request.sandbox.catalog.ensure(namespace)
     query = body.get("query") or {}
     validate(query)

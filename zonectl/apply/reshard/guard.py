@@ -1,0 +1,25 @@
+"""Before anything is written: a plan whose key changes cannot run is refused whole.
+
+A blocked RefineShardKey (no supporting index) or ReshardCollection (no opt-in, another
+resharding running, an old server) is named with how to unblock it; a --budget shorter
+than resharding's minimum duration is refused too.
+"""
+
+from __future__ import annotations
+
+from zonectl.apply.reshard.runner import check_budget
+from zonectl.errors import PlanError
+from zonectl.plan.ops import RefineShardKey, ReshardCollection
+from zonectl.plan.value import Plan
+
+
+def refuse_blocked(plan: Plan, *, detach: bool, budget_s: float | None) -> None:
+    keys = [op for op in plan.ops if isinstance(op, RefineShardKey | ReshardCollection)]
+    blocked = [f"{op.describe()}: {op.blocked}" for op in keys if op.blocked]
+    if blocked:
+        raise PlanError(
+            "the plan has blocked key changes; nothing was changed:\n  " + "\n  ".join(blocked),
+            hint="make each change runnable as it says, then `zonectl plan` again",
+        )
+    if any(isinstance(op, ReshardCollection) for op in keys) and not detach:
+        check_budget(budget_s)
