@@ -130,3 +130,21 @@ def test_markdown_plan_and_pr_comment_call_out_a_blocked_resharding(
     assert code == 0
     assert "`db.foo` is resharded" in out and "**blocked**: resharding needs the opt-in" in out
     assert "shard key { oldKey: 1 } -> { newKey: 1 } by resharding" in out
+
+
+def test_rotate_leaves_a_key_change_of_a_pattern_namespace_to_apply(
+    foo: Callable[..., Any], tmp_path: Path
+) -> None:
+    # A cron job's rotate places new collections a pattern matches; it must neither start
+    # an hours-long resharding nor stop the rotation over a blocked key change.
+    sb = foo()
+    path = tmp_path / "policy.yaml"
+    path.write_text(
+        "apiVersion: zonectl/v1\nkind: ZonePolicy\nshards:\n  s0: []\n  s1: []\n  s2: [eu]\n"
+        'collections:\n  "db.f*":\n' + RESHARD + "    reshard: true\n"
+    )
+    code, out, err = zonectl("rotate", str(path), "--uri", sb.uri, "--yes")
+    assert code == 0, err
+    assert "reshard" not in out.lower()
+    assert sb.client.config.collections.find_one({"_id": "db.foo"})["key"] == {"oldKey": 1}
+    assert sb.client.config.reshardingOperations.count_documents({}) == 0

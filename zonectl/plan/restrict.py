@@ -21,8 +21,10 @@ from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
     Op,
+    RefineShardKey,
     RemoveShardFromZone,
     RemoveZoneRange,
+    ReshardCollection,
     format_range,
 )
 from zonectl.plan.planner import make_plan
@@ -213,6 +215,10 @@ def _type_hint(value: Any) -> str:
     return "epoch seconds" if abs(value) < _SECONDS_LIMIT else "epoch milliseconds"
 
 
+# Ops a rotate run leaves to `zonectl apply`, even for a pattern-matched namespace.
+_APPLY_ONLY = (AddShardToZone, RemoveShardFromZone, RefineShardKey, ReshardCollection)
+
+
 def with_pattern_ops(
     window: WindowPlan,
     desired: DesiredState,
@@ -225,8 +231,10 @@ def with_pattern_ops(
 ) -> WindowPlan:
     """Add what pattern rules ask of the namespaces they matched (a rotate run places a
     collection created since the last run): their range, moveCollection and balancing ops,
-    never memberships, which stay `zonectl apply`'s. Converged namespaces add nothing, so a
-    run with nothing new and no window due still sends no write."""
+    never memberships or shard-key changes, which stay `zonectl apply`'s (a cron job must
+    not start an hours-long resharding, nor a blocked key change stop the rotation).
+    Converged namespaces add nothing, so a run with nothing new and no window due still
+    sends no write."""
     if not origins:
         return window
     names = sorted(origins)
@@ -237,11 +245,7 @@ def with_pattern_ops(
         cut, actual, boundaries=boundaries, at=at, namespaces=names, origins=origins, notes=notes
     )
     have = set(window.plan.ops)
-    extra = tuple(
-        op
-        for op in full.ops
-        if not isinstance(op, AddShardToZone | RemoveShardFromZone) and op not in have
-    )
+    extra = tuple(op for op in full.ops if not isinstance(op, _APPLY_ONLY) and op not in have)
     plan = dataclasses.replace(
         window.plan,
         ops=window.plan.ops + extra,
