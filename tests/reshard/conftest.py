@@ -33,5 +33,6 @@ def seed(handle: Any, docs: int = 300) -> Any:
 
 @pytest.fixture
 def foo(sandbox_server: Callable[..., Any]) -> Callable[..., Any]:
-    """`foo(version="8.0")`: a seeded, served sandbox."""
-    return lambda version="8.0", **kw: seed(sandbox_server(version), **kw)
+    """`foo(version="8.0", fcv=None)`: a seeded, served sandbox (at a lower feature
+    compatibility version when `fcv` names one)."""
+    return lambda version="8.0", fcv=None, **kw: seed(sandbox_server(version, fcv=fcv), **kw)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from unsharded_kit import PIN_POLICY, home_of, start_move, ticking, zonectl
+from unsharded_kit import CLUSTER, PIN_POLICY, home_of, start_move, ticking, zonectl
 
 
 def _policy(tmp_path: Path, text: str = PIN_POLICY) -> str:
@@ -50,6 +50,20 @@ def test_before_8_0_the_plan_explains_and_nothing_is_written(served: Any, tmp_pa
     assert "no zone can reach an unsharded collection on MongoDB 7.0" in err
     after = list(sb.client.config.databases.find({"_id": {"$ne": "zonectl"}}))
     assert (after, list(sb.client.config.collections.find())) == before
+    assert home_of(sb.client, "shop.orders") == "s0"
+
+
+def test_an_8_0_cluster_at_fcv_7_0_gets_the_same_explanation_and_no_move(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("8.0", "featureCompatibilityVersion: '7.0'\n" + CLUSTER)
+    policy = _policy(tmp_path)
+    code, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--detailed-exitcode")
+    assert code == 0, out
+    assert "no zone can reach an unsharded collection on MongoDB 8.0.4 at FCV 7.0" in out
+    assert "setFeatureCompatibilityVersion 8.0" in out
+    code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
+    assert code == 0, err
     assert home_of(sb.client, "shop.orders") == "s0"
 
 

@@ -22,6 +22,7 @@ from zonectl.forecast.report import Assumptions, Forecast, make_forecast
 from zonectl.forecast.reshard import ReshardRates, routes_for
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
+from zonectl.model.cluster import feature_release
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.chunk_sizes import ChunkSizes
@@ -161,12 +162,12 @@ def read_forecast(
     )
     forecast = make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
     moving = {n.ns for n in forecast.namespaces}
-    parts = [int(p) for p in sizes.conn.version.split(".")[:2] if p.isdigit()]
+    features = feature_release(sizes.conn.version, sizes.conn.fcv) or (7, 0)
     routes = routes_for(
         [c for c in colls if c.ns in moving or c.ns in rezoned],
         shard_zones,
         ReshardRates(model.rate),  # the rate learned from config.changelog (or assumed)
-        available=parts >= [7, 2],  # forceRedistribution (reshard to the same key)
+        available=features >= (7, 2),  # forceRedistribution, also at the cluster's FCV
     )
     forecast = dataclasses.replace(forecast, reshard=tuple(routes[ns] for ns in sorted(routes)))
     said = sizes.tally.describe()

@@ -73,7 +73,7 @@ def _version(facts: DoctorFacts) -> Check:
         if v > (6, 0) or (v == (6, 0) and _patch(facts.version) >= 3)
         else "no $shardedDataDistribution (shard bytes not shown)",
     ]
-    fcv = f", FCV {facts.fcv}" if facts.fcv else ""
+    fcv = f", FCV {facts.fcv}" if facts.fcv else ", FCV unknown (admin.system.version unread)"
     detail = f"MongoDB {facts.version}{fcv}; zonectl will use {', '.join(uses)}"
     if v < (4, 4):
         return Check(

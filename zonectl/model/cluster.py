@@ -131,6 +131,19 @@ class ClusterState:
         head = self.version.split(".")[0]
         return int(head) if head.isdigit() else 7
 
+    @property
+    def features(self) -> tuple[int, int]:
+        """The release whose features the cluster has: the binary's, or its feature
+        compatibility version when that lags (8.0 at FCV 7.0 has no moveCollection)."""
+        return feature_release(self.version, self.fcv) or (self.major, 0)
+
+    @property
+    def features_text(self) -> str:
+        """How `features` reads in a message: "7.0.16", or "8.0.4 at FCV 7.0"."""
+        own, fcv = release(self.version), release(self.fcv or "")
+        lags = own is not None and fcv is not None and fcv < own
+        return f"{self.version} at FCV {self.fcv}" if lags else self.version
+
     def resharding_of(self, namespace: str) -> LiveResharding | None:
         return next((r for r in self.reshardings if r.namespace == namespace), None)
 
@@ -146,3 +159,17 @@ class ClusterState:
     def zones(self) -> frozenset[str]:
         """Zones that exist: a zone exists when some shard carries it (reference §1.1)."""
         return frozenset(z for s in self.shards for z in s.zones)
+
+
+def release(version: str) -> tuple[int, int] | None:
+    """(major, minor) of "7.0.16" or "7.0"; None when it does not read as a version."""
+    parts = version.split(".")
+    if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def feature_release(version: str, fcv: str | None) -> tuple[int, int] | None:
+    """The lower of the binary's release and the FCV (None when neither reads)."""
+    known = [r for r in (release(version), release(fcv or "")) if r is not None]
+    return min(known) if known else None

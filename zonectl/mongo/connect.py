@@ -152,10 +152,12 @@ def _reason(exc: PyMongoError) -> str:
 
 
 def _read_fcv(client: Client) -> str | None:
-    """FCV when the router answers for it; a mongos usually does not, which is fine."""
+    """The cluster's FCV from `admin.system.version`, which a mongos reads from the config
+    server. Not `getParameter`: a mongos answers that with its own binary version, not the
+    cluster's FCV (SERVER-100224, SERVER-118760). None when the user may not read it."""
     try:
-        reply = client.admin.command({"getParameter": 1, "featureCompatibilityVersion": 1})
+        doc = client.admin["system.version"].find_one({"_id": "featureCompatibilityVersion"})
     except PyMongoError:
         return None
-    fcv = reply.get("featureCompatibilityVersion")
-    return str(fcv.get("version")) if isinstance(fcv, dict) else None
+    version = doc.get("version") if doc else None
+    return str(version) if isinstance(version, str) else None

@@ -138,11 +138,12 @@ def route_op(
     forceRedistribution (7.2+) and the new zones, instead of range ops and migrations."""
     live = actual.collections[cp.namespace].key
     op = reshard_op(KeyChange("reshard", live, live), cp, actual, zones, force=True)
-    if _version(actual.version) < (7, 2) and not op.blocked:
+    if actual.features < (7, 2) and not op.blocked:
         op = dataclasses.replace(
             op,
-            blocked=f"the reshard route (forceRedistribution) needs MongoDB 7.2 or later; the "
-            f"cluster runs {actual.version}: drop `migrate: reshard` to move by migrations",
+            blocked=f"the reshard route (forceRedistribution) needs MongoDB 7.2 or later, at "
+            f"that feature compatibility version; the cluster runs {actual.features_text}: "
+            "drop `migrate: reshard` to move by migrations",
         )
     return op
 

@@ -123,7 +123,7 @@ def make_plan(
                 range_ops.extend(diff)
         balancing_ops.extend(_balancing(desired, actual, ns, problems))
         balancing_ops.extend(sampling_ops(desired, actual, ns, problems))
-    plan_notes += stuck_notes(stuck, actual.version)
+    plan_notes += stuck_notes(stuck, actual.features_text)
     for lr in actual.ranges:
         if lr.namespace not in desired.collections:
             zones_in_use.setdefault(lr.zone, f"unmanaged namespace {lr.namespace}")

@@ -82,15 +82,17 @@ def pin_unsharded(
             f"{since}; zonectl starts no second one: rerun when it has finished"
         )
         return []
-    if actual.major < MIN_MOVE_VERSION:
+    if actual.features < (MIN_MOVE_VERSION, 0):
         if cp.pattern and stuck is not None:  # one note per pattern, not one per collection
             stuck.setdefault((cp.pattern, zone), []).append(ns)
             return []
         notes.append(
             f"{ns}{origin}: unsharded, lives on {live.shard} ({where}), outside zone {zone}; "
-            f"{UNREACHABLE} an unsharded collection on MongoDB {actual.version or '< 8.0'}. "
+            f"{UNREACHABLE} an unsharded collection on MongoDB "
+            f"{actual.features_text or '< 8.0'}. "
             f"Fix: shard it, with `key:` in the policy so the {zone} range applies; or upgrade "
-            "to 8.0, where zonectl moves it with moveCollection"
+            "to 8.0 (and setFeatureCompatibilityVersion 8.0), where zonectl moves it with "
+            "moveCollection"
         )
         return []
     if not zone_shards:
@@ -109,7 +111,8 @@ def stuck_notes(stuck: dict[tuple[str, str], list[str]], version: str) -> list[s
             f"{len(names)} unsharded collection(s) from pattern {pattern!r} live outside zone "
             f"{zone} ({shown}); {UNREACHABLE} an unsharded collection on MongoDB "
             f"{version or '< 8.0'}. Fix: shard them, with `key:` in the pattern so the {zone} "
-            "range applies; or upgrade to 8.0, where zonectl moves them with moveCollection"
+            "range applies; or upgrade to 8.0 (and its FCV), where zonectl moves them with "
+            "moveCollection"
         )
     return out
 

@@ -47,6 +47,7 @@ CODES: dict[str, int] = {
     "ShardNotFound": 70,
     "InvalidOptions": 72,
     "InvalidNamespace": 73,
+    "CommandNotSupported": 115,
     "NodeNotFound": 74,
     "CursorNotFound": 43,
     "ImmutableField": 66,

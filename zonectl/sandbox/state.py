@@ -18,6 +18,7 @@ import threading
 
 from zonectl.sandbox.auth.users import AuthConfig
 from zonectl.sandbox.balancer.balancer import Balancer
+from zonectl.sandbox.catalog import fcv as fcv_doc
 from zonectl.sandbox.catalog.cluster import CHUNKS, Cluster
 from zonectl.sandbox.catalog.config_views import ChunksView
 from zonectl.sandbox.catalog.namespaces import Catalog
@@ -39,11 +40,13 @@ class Sandbox:
         clock: Clock | None = None,
         auth: AuthConfig | None = None,
         topology: str = "mongos",
+        fcv: str | None = None,
     ) -> None:
         self.version = profile(version) if isinstance(version, str) else version
         self.clock = clock or Clock.virtual()
         self.lock = threading.RLock()
         self.catalog = Catalog()
+        fcv_doc.install(self.catalog, self.version, fcv)  # ValueError: not this binary's
         self.auth = auth
         if topology not in TOPOLOGIES:
             raise ValueError(

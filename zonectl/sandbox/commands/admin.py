@@ -26,6 +26,8 @@ def _parameters(request: Request) -> dict[str, Any]:
     version = request.sandbox.version
     mechanisms = ["SCRAM-SHA-1", "SCRAM-SHA-256"]
     return {
+        # A 5.0-8.2 mongos answers its binary's release here, not the cluster's FCV
+        # (SERVER-100224, SERVER-118760); the FCV itself is in admin.system.version.
         "featureCompatibilityVersion": {"version": version.major_minor},
         "authenticationMechanisms": mechanisms,
         "logLevel": 0,

@@ -2,6 +2,8 @@
 
 Behaviour from MongoDB (mongo:jstests/sharding/move_collection_basic.js unless noted):
 - absent before 8.0: CommandNotFound (registry `exists_in`; the manual: "New in version 8.0");
+- an 8.0 cluster at FCV 7.0: InvalidOptions, the coordinator's check of the shardDistribution
+  it is sent (commands/fcv_gates.py);
 - `toShard` missing: IDLFailedToParse; a namespace that does not exist and a sharded
   collection: NamespaceNotFound;
 - a time-series collection: IllegalOperation while featureFlagReshardingForTimeseries is off,
@@ -31,6 +33,7 @@ from bson import Binary
 
 from zonectl.model.bsontypes import type_name
 from zonectl.sandbox.catalog import unsharded
+from zonectl.sandbox.commands.fcv_gates import reject_without_improvements
 from zonectl.sandbox.commands.move_rules import typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
@@ -66,6 +69,7 @@ def move_collection(request: Request) -> dict[str, Any]:
     sharded = cluster.chunks(ns) is not None and not unsharded.is_unsplittable(cluster, ns)
     if kind is None or sharded or kind == "view":
         raise CommandError.of("NamespaceNotFound", f"Collection {ns} not found")
+    reject_without_improvements(request, "shardDistribution")  # 8.0 at FCV 7.0
     if kind == "timeseries":
         raise CommandError.of(
             "IllegalOperation", "Can't move a timeseries collection: resharding is not supported"

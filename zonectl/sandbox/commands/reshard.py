@@ -5,6 +5,8 @@ server's mongo:src/mongo/db/s/config/configsvr_reshard_collection_cmd.cpp; the s
 mongo:src/mongo/db/s/reshard_collection_coordinator.cpp), in order:
 - `key` missing: IDLFailedToParse (40414); unknown fields are ignored (the IDL is
   `strict: false`), so before 7.2 `forceRedistribution` is silently dropped;
+- a feature compatibility version below the feature (commands/fcv_gates.py): 5.0 at FCV 4.4
+  CommandNotSupported; 8.0 at FCV 7.0 with `forceRedistribution` InvalidOptions;
 - no such database or collection: NamespaceNotFound; unsharded (or 8.0 unsplittable):
   NamespaceNotSharded; a view: IllegalOperation (the coordinator's comment: views fail
   "with IllegalOperation" for compatibility); a sharded time-series collection:
@@ -34,6 +36,7 @@ from zonectl.model.keys import compare, format_value, sort_key
 from zonectl.sandbox.balancer import resharding
 from zonectl.sandbox.catalog import unsharded
 from zonectl.sandbox.catalog.shard_collection import parse_key
+from zonectl.sandbox.commands.fcv_gates import reject_without_improvements, require_resharding
 from zonectl.sandbox.commands.move_rules import typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
@@ -52,7 +55,10 @@ def reshard_collection(request: Request) -> dict[str, Any]:
             "IDLFailedToParse", "BSON field 'reshardCollection.key' is missing but a required field"
         )
     cluster = request.sandbox.cluster
+    require_resharding(request, "reshardCollection")
     _check_namespace(request, ns)
+    if "forceRedistribution" in body:
+        reject_without_improvements(request, "forceRedistribution")
     key = parse_key(body, "reshardCollection")
     if body.get("unique", False):
         raise CommandError.of("BadValue", "The unique field must be false")
@@ -183,6 +189,7 @@ def _await(request: Request, op: resharding.Resharding) -> dict[str, Any]:
 @command("abortReshardCollection", admin_only=True)
 def abort_reshard_collection(request: Request) -> dict[str, Any]:
     ns = typed_namespace(request)
+    require_resharding(request, "abortReshardCollection")
     cluster = request.sandbox.cluster
     op = resharding.find(cluster, ns)
     if op is not None:
@@ -208,6 +215,7 @@ def abort_reshard_collection(request: Request) -> dict[str, Any]:
 @command("commitReshardCollection", admin_only=True)
 def commit_reshard_collection(request: Request) -> dict[str, Any]:
     ns = typed_namespace(request)
+    require_resharding(request, "commitReshardCollection")
     cluster = request.sandbox.cluster
     op = resharding.find(cluster, ns)
     if op is None:

@@ -22,6 +22,7 @@ from bson.min_key import MinKey
 
 from zonectl.forecast.units import parse_rate
 from zonectl.model.keys import sort_key
+from zonectl.sandbox.catalog import fcv
 from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
 from zonectl.sandbox.catalog.unsharded import create_with_options, set_meta
 from zonectl.sandbox.seed.doc_keys import record_documents
@@ -75,6 +76,11 @@ def auth_config(spec: ClusterFile) -> AuthConfig | None:
 def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") -> None:
     """Populate an empty sandbox from a validated cluster file."""
     cluster = sandbox.cluster
+    if spec.featureCompatibilityVersion is not None:
+        try:
+            fcv.install(sandbox.catalog, sandbox.version, spec.featureCompatibilityVersion)
+        except ValueError as exc:
+            raise SeedError(f"{source}: field 'featureCompatibilityVersion': {exc}") from None
     for i, shard in enumerate(spec.shards):
         host = shard.host or f"{shard.name}/{shard.name}.sandbox:{27018 + i}"
         cluster.add_shard(shard.name, host, shard.zones)

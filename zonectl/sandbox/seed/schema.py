@@ -177,6 +177,8 @@ class WorkloadSpec(_Model):
 
 class ClusterFile(_Model):
     version: str | None = None
+    # The binary's own release (the default) or the last LTS before it: catalog/fcv.py.
+    featureCompatibilityVersion: str | None = None
     shards: list[ShardSpec]
     databases: list[DatabaseSpec] = []
     collections: list[CollectionSpec] = []
