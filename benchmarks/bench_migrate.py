@@ -310,8 +310,10 @@ def main() -> None:
             if r["bound"] / r["balancer"] > 0.5:
                 notes.append(
                     f"{r['case'].name}: no schedule can take half the balancer's time: the "
-                    f"lower bound alone is {r['bound'] / r['balancer']:.3f}x it (every "
-                    "migration pays the fixed steps, which the balancer's rounds overlap)"
+                    f"lower bound alone is {r['bound'] / r['balancer']:.3f}x it (the "
+                    "balancer loses only each round's wait for its slowest migration and "
+                    "the pause between rounds; the fixed steps every migration pays add as "
+                    "much to the bound as to the balancer)"
                 )
     print(
         f"{len(SHARDS)} shards; forecasts learned from config.changelog, no --copy-rate "

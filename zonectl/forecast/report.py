@@ -10,7 +10,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
+from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks, simulate_balancer
 from zonectl.forecast.burndown import BurnDown, make_burndown
 from zonectl.forecast.eager import PendingMove, simulate_eager
 from zonectl.forecast.learn import Learned
@@ -129,6 +129,18 @@ def make_forecast(
     no_balance: frozenset[str] = frozenset(),
 ) -> Forecast:
     a = assumptions
+
+    def simulate(some: Sequence[NamespaceChunks]) -> BalancerOutcome:
+        return simulate_balancer(
+            some,
+            shard_zones,
+            a.copy_rate,
+            now,
+            window=a.window,
+            by_data_size=a.by_data_size,
+            cost=a.cost.seconds,
+        )
+
     per_ns: list[NamespaceForecast] = []
     backlog: dict[str, list[float]] = {}  # shard -> [chunks, bytes, eager drained s]
     eager_total = 0.0
@@ -153,15 +165,7 @@ def make_forecast(
         elif c.ns in no_balance:
             why = "balancing of this collection is off (noBalance)"
         else:
-            alone = simulate_balancer(
-                [c],
-                shard_zones,
-                a.copy_rate,
-                now,
-                window=a.window,
-                by_data_size=a.by_data_size,
-                cost=a.cost.seconds,
-            )
+            alone = simulate([c])
             if alone.finished is None:
                 why = "a zone has no shard that can take its chunks"
             else:
@@ -177,15 +181,7 @@ def make_forecast(
     curves = [make_burndown("migrate", total, eager_commits)] if per_ns else []
     movable = [c for c in colls if c.ns not in no_balance]
     if per_ns and a.balancer_enabled and all(n.balancer_s is not None for n in per_ns):
-        together = simulate_balancer(
-            movable,
-            shard_zones,
-            a.copy_rate,
-            now,
-            window=a.window,
-            by_data_size=a.by_data_size,
-            cost=a.cost.seconds,
-        )
+        together = simulate(movable)
         if together.finished is not None:
             balancer_total = (together.finished - now).total_seconds()
             drained = together.drained
