@@ -53,6 +53,24 @@ def test_before_8_0_the_plan_explains_and_nothing_is_written(served: Any, tmp_pa
     assert home_of(sb.client, "shop.orders") == "s0"
 
 
+def test_status_with_the_policy_forecasts_the_move_collection_as_plan_does(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("8.0")
+    policy = _policy(tmp_path)
+    code, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--format", "json")
+    assert code == 0
+    planned = json.loads(out)["forecast"]["collections"]
+    assert [(c["ns"], c["to_shard"], c["bytes"]) for c in planned] == [
+        ("shop.orders", "s1", 3 * 1024**3)
+    ]
+    code, out, _ = zonectl("status", policy, "--uri", sb.uri, "--format", "json")
+    assert code == 0
+    assert json.loads(out)["forecast"]["collections"] == planned
+    code, out, _ = zonectl("status", policy, "--uri", sb.uri)
+    assert "shop.orders: moveCollection s0 -> s1, 3.0 GiB" in out
+
+
 def test_an_8_0_cluster_at_fcv_7_0_gets_the_same_explanation_and_no_move(
     served: Any, tmp_path: Path
 ) -> None:

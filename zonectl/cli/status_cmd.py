@@ -30,12 +30,14 @@ from zonectl.cli.forecast_wiring import (
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, read_cluster_metrics
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode
+from zonectl.forecast.collection_moves import CollectionMove, moves_of, with_collection_moves
 from zonectl.forecast.report import Forecast
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.status import read_status
+from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.render.exposition import render_openmetrics
 from zonectl.render.forecast import forecast_dict, render_forecast_text
 from zonectl.render.html import render_status_html
@@ -172,7 +174,8 @@ def _status(
             sys.stdout.flush()
             return int(ExitCode.OK)
         if desired is not None:
-            report = _with_policy(conn, report, desired)
+            report, moves = _with_policy(conn, report, desired)
+            forecast = with_collection_moves(forecast, moves)  # as plan counts them
     if namespaces:
         for note in report.notes:
             if note.split(":", 1)[0] in namespaces:
@@ -187,14 +190,17 @@ def _status(
         color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
         width = shutil.get_terminal_size((100, 24)).columns
         sys.stdout.write(render_status_text(report, color=color, width=width))
-        if forecast.namespaces:
+        if forecast.namespaces or forecast.collections:
             sys.stdout.write("\n" + render_forecast_text(forecast))
     sys.stdout.flush()
     return int(ExitCode.OK)
 
 
-def _with_policy(conn: Connection, report: StatusReport, desired: DesiredState) -> StatusReport:
-    """Managed databases with their primary, and the plan's notes on pins and patterns."""
+def _with_policy(
+    conn: Connection, report: StatusReport, desired: DesiredState
+) -> tuple[StatusReport, list[CollectionMove]]:
+    """Managed databases with their primary, the plan's notes on pins and patterns, and
+    the moveCollection ops the plan would run (for the forecast)."""
     policy = read_policy_plan(conn, desired, dt.datetime.now(dt.UTC))
     plan, resolved = policy.plan, policy.resolved
     actual = resolved.actual
@@ -206,7 +212,8 @@ def _with_policy(conn: Connection, report: StatusReport, desired: DesiredState) 
         if db in actual.databases
     )
     origins = [f"{ns}: from pattern {p!r}" for ns, p in sorted(resolved.origins.items())]
-    return dataclasses.replace(report, databases=databases, placements=(*plan.notes, *origins))
+    placed = dataclasses.replace(report, databases=databases, placements=(*plan.notes, *origins))
+    return placed, moves_of(plan.with_impacts(read_move_impacts(conn, plan)))
 
 
 def _forecast(
