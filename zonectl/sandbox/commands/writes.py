@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from zonectl.sandbox.catalog import doc_sizes
 from zonectl.sandbox.catalog.store import Collection
 from zonectl.sandbox.catalog.unsharded import create_with_options
 from zonectl.sandbox.commands.authz import shell_repr
@@ -59,15 +60,16 @@ def _duplicate(namespace: str, _id: Any) -> CommandError:
     )
 
 
-def _insert_one(coll: Collection, namespace: str, doc: Any) -> None:
+def _insert_one(coll: Collection, namespace: str, doc: Any) -> Mapping[str, Any]:
     if not isinstance(doc, Mapping):
         raise CommandError.of("TypeMismatch", "insert documents must be objects")
-    doc = with_id_first(dict(doc))
-    if isinstance(doc["_id"], list):
+    stored: dict[str, Any] = with_id_first(dict(doc))
+    if isinstance(stored["_id"], list):
         raise CommandError.of("BadValue", "can't use an array for _id")
-    if coll.get(doc["_id"]) is not None:
-        raise _duplicate(namespace, doc["_id"])
-    coll.put(doc)
+    if coll.get(stored["_id"]) is not None:
+        raise _duplicate(namespace, stored["_id"])
+    coll.put(stored)
+    return stored
 
 
 def _run_batch(request: Request, field: str, one: Any) -> tuple[int, list[dict[str, Any]]]:
@@ -96,9 +98,10 @@ def insert(request: Request) -> dict[str, Any]:
     namespace = namespace_of(request)
     wait_while_writes_blocked(request, namespace)
     coll = request.sandbox.catalog.ensure(namespace)
+    cluster = request.sandbox.cluster
 
     def one(doc: Any, _index: int) -> int:
-        _insert_one(coll, namespace, doc)
+        doc_sizes.count(cluster, namespace, _insert_one(coll, namespace, doc), 1)
         return 1
 
     return _reply(*_run_batch(request, "documents", one))
@@ -187,7 +190,10 @@ def delete(request: Request) -> dict[str, Any]:
         docs = [decoded(d) for d in filtered(coll.scan(query), query)]
         if limit:
             docs = docs[:1]
-        return sum(1 for d in docs if coll.remove(d["_id"]))
+        removed = [d for d in docs if coll.remove(d["_id"])]
+        for d in removed:
+            doc_sizes.count(request.sandbox.cluster, namespace, d, -1)
+        return len(removed)
 
     return _reply(*_run_batch(request, "deletes", one))
 
