@@ -123,3 +123,40 @@ def test_the_probe_refuses_while_the_balancer_is_in_a_round(sandbox_server: Any)
     assert "--probe refused: the balancer is in a round" in result.line("probe")
     assert result.status("balancer") == "ok"  # the read-only report is still there
     assert snapshot(sb.client) == before
+
+
+def _cost_line(uri: str) -> str:
+    result = zonectl("plan", "policies/demo", "--uri", uri)
+    return next(line for line in result.out.splitlines() if line.strip().startswith("cost:"))
+
+
+def test_teach_rate_gives_the_forecast_migrations_to_learn_from_and_leaves_no_trace(
+    sandbox_server: Any,
+) -> None:
+    sb = sandbox_server(sandbox=demo_sandbox("7.0"))
+    assert "cost: assumed" in _cost_line(sb.uri)
+    before = snapshot(sb.client)
+    result = zonectl("doctor", "--uri", sb.uri, "--probe", "--teach-rate")
+    assert result.code == 0, result.out + result.err
+    assert result.status("probe:teach-rate") == "ok", result.out
+    assert "migrated 6 scratch chunks (64 MiB)" in result.out
+    commits = list(sb.client.config.changelog.find({"what": "moveChunk.commit"}))
+    cloned = sorted(round(c["details"]["counts"]["clonedBytes"] / 1024**2) for c in commits)
+    assert cloned == [2, 4, 8, 12, 16, 22]  # the scratch documents, counted in their chunks
+    assert snapshot(sb.client) == before
+    line = _cost_line(sb.uri)
+    assert "learned from 6 migrations" in line, line
+    # The sandbox's copy rate is 64 MiB/s unless its cluster file says otherwise.
+    rate = float(line.split(" at ")[1].split(" MiB/s")[0])
+    assert 48 <= rate <= 80, line
+
+
+def test_teach_rate_needs_the_probe_and_two_shards(sandbox_server: Any) -> None:
+    sb = sandbox_server(sandbox=demo_sandbox("7.0"))
+    result = zonectl("doctor", "--uri", sb.uri, "--teach-rate")
+    assert result.code == 2 and "--teach-rate needs --probe" in result.err
+    one = sandbox_server("7.0")
+    one.client.admin.command("addShard", "rs0/host0:27018", name="s0")
+    result = zonectl("doctor", "--uri", one.uri, "--probe", "--teach-rate")
+    assert result.status("probe:teach-rate") == "warn", result.out
+    assert "nothing to migrate between" in result.out

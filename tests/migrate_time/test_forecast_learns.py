@@ -78,7 +78,8 @@ def test_with_no_history_the_rate_is_assumed_and_the_plan_says_how_to_teach_it(
     text = run("plan", first, "--uri", uri)
     assert "cost: assumed 1.0 s fixed + bytes at 64.0 MiB/s per migration" in text.stdout
     assert "no migrations in config.changelog" in text.stdout
-    assert "run a first small `zonectl apply --migrate`" in text.stdout
+    assert "run `zonectl doctor --probe --teach-rate`" in text.stdout
+    assert "a first small `zonectl apply --migrate`" in text.stdout
     md = run("plan", first, "--uri", uri, "-f", "markdown")
     assert "Cost: assumed 1.0 s fixed" in md.stdout
     doc = json.loads(run("plan", first, "--uri", uri, "-f", "json").stdout)["forecast"]

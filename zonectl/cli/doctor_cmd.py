@@ -18,7 +18,7 @@ from zonectl.cli.common import load_desired, uri_option, uri_origin
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.doctor.facts import Check
-from zonectl.errors import ExitCode
+from zonectl.errors import ExitCode, UsageError
 from zonectl.mongo.connect import Connection
 from zonectl.settings import Settings
 
@@ -55,6 +55,16 @@ def command(
             "Ctrl-C. Refused while a lease is held or the balancer stays in a round.",
         ),
     ] = False,
+    teach_rate: Annotated[
+        bool,
+        typer.Option(
+            "--teach-rate",
+            help="With --probe: also write 64 MiB of scratch chunks of different sizes "
+            "and migrate them between two shards, so config.changelog has migrations to "
+            "learn the cluster's speed from (plan and status assume it until then). "
+            "The scratch collection is dropped afterwards.",
+        ),
+    ] = False,
     wait_timeout: Annotated[
         str,
         typer.Option(help="How long --probe waits for a balancer round to end before refusing."),
@@ -84,6 +94,8 @@ def command(
       zonectl doctor policies/ --uri "$ZONECTL_URI" --strict --format json
 
       zonectl doctor --uri "$ZONECTL_URI" --probe
+
+      zonectl doctor --uri "$ZONECTL_URI" --probe --teach-rate
     """
     from zonectl.doctor.checks import exit_status, make_checks
     from zonectl.doctor.render import render_json, render_text
@@ -92,6 +104,8 @@ def command(
 
     settings = Settings.from_environ(os.environ)
     round_wait_s = parse_duration(wait_timeout, "--wait-timeout") or 0.0
+    if teach_rate and not probe:
+        raise UsageError("--teach-rate needs --probe: it migrates the probe's scratch chunks")
     desired = load_desired(paths) if paths else None  # bad input before anything is sent
     namespaces = (
         {ns for ns in desired.collections if "*" not in ns and "?" not in ns} if desired else None
@@ -100,7 +114,7 @@ def command(
         facts = read_doctor_facts(conn, database=settings.database, namespaces=namespaces)
         checks = make_checks(facts, desired, dt.datetime.now(dt.UTC))
         if probe and facts.config_error is None:
-            checks.extend(_run_probe(conn, settings.database, round_wait_s))
+            checks.extend(_run_probe(conn, settings.database, round_wait_s, teach_rate))
     passed = exit_status(checks, strict=strict)
     if fmt is Format.json:
         sys.stdout.write(render_json(checks, uri=facts.uri, passed=passed, probe=probe))
@@ -110,7 +124,9 @@ def command(
     return int(ExitCode.OK if passed else ExitCode.FAILURE)
 
 
-def _run_probe(conn: Connection, database: str, round_wait_s: float) -> list[Check]:
+def _run_probe(
+    conn: Connection, database: str, round_wait_s: float, teach: bool = False
+) -> list[Check]:
     """SIGINT/SIGTERM unwind through the probe's cleanup, which runs with them deferred."""
     from zonectl.apply.interrupt import check_stop
     from zonectl.apply.safeguards import SIGNALS, signals_as_interrupts
@@ -124,4 +140,5 @@ def _run_probe(conn: Connection, database: str, round_wait_s: float) -> list[Che
             round_wait_s=round_wait_s,
             shield=SIGNALS.deferred,
             checkpoint=check_stop,  # a fleet run's Ctrl-C (signals reach the main thread only)
+            teach=teach,
         )

@@ -316,7 +316,8 @@ def _history(facts: DoctorFacts) -> Check:
     if h.model is None:
         detail = (
             f"{h.samples} usable {_migration_word(h.samples)} in config.changelog, "
-            f"{MIN_SAMPLES} needed: {assumed}; a first small `zonectl apply --migrate` teaches them"
+            f"{MIN_SAMPLES} needed: {assumed}; `zonectl doctor --probe --teach-rate` or a "
+            "first small `zonectl apply --migrate` teaches them"
         )
         return Check("history", Status.OK, detail)
     m = h.model

@@ -24,6 +24,7 @@ from zonectl.doctor.facts import Check, Status
 from zonectl.errors import ClusterError, redact
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.lease import MongoLease, describe_holder
+from zonectl.mongo.probe_teach import teach_rate
 from zonectl.plan.ops import SetCollectionBalancing
 
 Shield = Callable[[], contextlib.AbstractContextManager[None]]
@@ -42,9 +43,15 @@ class _Failed(Exception):
 
 class Probe:
     def __init__(
-        self, conn: Connection, database: str, checkpoint: Checkpoint = _nothing_yet
+        self,
+        conn: Connection,
+        database: str,
+        checkpoint: Checkpoint = _nothing_yet,
+        *,
+        teach: bool = False,
     ) -> None:
         self.conn = conn
+        self.teach = teach  # --teach-rate: then migrate scratch chunks (probe_teach)
         self.checkpoint = checkpoint  # between steps: a fleet run's Ctrl-C stops here
         self.client = conn.client
         token = uuid.uuid4().hex[:12]
@@ -76,6 +83,8 @@ class Probe:
         """The round trip; cleanup runs under `shield` (signals deferred) in every case."""
         try:
             self._round_trip()
+            if self.teach:
+                self.checks.append(teach_rate(self.client, self.ns, self.checkpoint))
         except _Failed:
             pass
         finally:
@@ -284,10 +293,12 @@ def run_probe(
     round_wait_s: float = 30.0,
     shield: Shield = _nothing,
     checkpoint: Checkpoint | None = None,
+    teach: bool = False,
 ) -> list[Check]:
-    """The round trip's checks, or one failed `probe` check when refused (busy); raises
+    """The round trip's checks (and, with `teach`, the scratch migrations that give
+    config.changelog a history), or one failed `probe` check when refused (busy); raises
     ClusterError when the cleanup could not remove everything."""
-    probe = Probe(conn, database, checkpoint or _nothing_yet)
+    probe = Probe(conn, database, checkpoint or _nothing_yet, teach=teach)
     try:
         probe.refuse_if_busy(now, round_wait_s)
     except PyMongoError as exc:

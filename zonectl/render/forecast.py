@@ -14,8 +14,9 @@ from zonectl.render.mermaid import burndown_mermaid
 from zonectl.render.summary import plural
 
 TEACH = (
-    "run a first small `zonectl apply --migrate` (or let the balancer move a few chunks) "
-    "so config.changelog has migrations to learn from"
+    "run `zonectl doctor --probe --teach-rate` (it migrates 64 MiB of scratch chunks) or a "
+    "first small `zonectl apply --migrate`, or let the balancer move a few chunks, so "
+    "config.changelog has migrations to learn from"
 )
 
 
