@@ -9,14 +9,14 @@ import datetime as dt
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
 
-from zonectl.apply import migrate
 from zonectl.apply.collection_moves import settle_running_move, verify_move
 from zonectl.apply.interrupt import check_stop, stop_requested
-from zonectl.apply.migrate import MigrationProgress, MigrationResult, make_move_op
-from zonectl.apply.parallel import Hooks, run_parallel
+from zonectl.apply.namespace_migration import NamespaceMigration
+from zonectl.apply.outcome import ApplyOptions as ApplyOptions
+from zonectl.apply.outcome import ApplyResult as ApplyResult
+from zonectl.apply.outcome import Events as Events
+from zonectl.apply.outcome import Prepared as Prepared
 from zonectl.apply.ports import Ports
 from zonectl.apply.preview import Preview as Preview  # re-exported for callers of run
 from zonectl.apply.preview import preview_migration as preview_migration
@@ -34,8 +34,6 @@ from zonectl.apply.safeguards import (
     whoami,
 )
 from zonectl.errors import ClusterError, ZonectlError
-from zonectl.forecast.eager import Dispatcher, PendingMove, default_parallel
-from zonectl.forecast.units import format_bytes
 from zonectl.model.keys import sort_key
 from zonectl.plan.ops import (
     AddShardToZone,
@@ -49,46 +47,6 @@ from zonectl.plan.ops import (
     SplitChunk,
 )
 from zonectl.plan.value import Plan
-from zonectl.render.summary import plural
-
-
-@dataclass(frozen=True)
-class ApplyOptions:
-    pause: str = "collection"  # "collection" (noBalance) | "cluster" (balancerStop)
-    wait_timeout_s: float = 60.0
-    migrate_budget_s: float | None = None  # --budget: no new move starts after this long
-    parallel: int | None = None  # --parallel; None: default_parallel(number of shards)
-    force_jumbo: bool = False
-    lease_ttl: dt.timedelta = dt.timedelta(minutes=5)
-    operation: str = "apply"
-    detach: bool = False  # --detach: leave a resharding running on the server
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """The plan to run (already checked for staleness) and the namespaces to migrate."""
-
-    plan: Plan
-    migrate: tuple[str, ...] = ()
-
-
-class Events(MigrationProgress, Protocol):
-    def info(self, text: str) -> None: ...
-    def op(self, op: Op, status: str) -> None: ...
-
-
-@dataclass
-class ApplyResult:
-    apply_id: str = ""
-    plan_id: str = ""
-    ops_total: int = 0
-    ops_done: int = 0
-    recovered: list[str] = field(default_factory=list)
-    migrations: list[MigrationResult] = field(default_factory=list)
-    paused_s: dict[str, float] = field(default_factory=dict)  # per namespace (or "*")
-    range_s: dict[str, float] = field(default_factory=dict)  # time of its range commands
-    warnings: list[str] = field(default_factory=list)
-    changed: bool = False
 
 
 def run_apply(
@@ -135,7 +93,7 @@ def _run_leased(
     _Runner(ports, options, events, lease, result).run(plan, previews)
 
 
-class _Runner:
+class _Runner(NamespaceMigration):
     def __init__(
         self, ports: Ports, options: ApplyOptions, events: Events, lease: Lease, result: ApplyResult
     ) -> None:
@@ -339,70 +297,6 @@ class _Runner:
                     "not show the change (a removal with inexact bounds succeeds silently)",
                     hint="run `zonectl plan` to see the live ranges",
                 )
-
-    def _migrate(self, ns: str) -> None:
-        res = MigrationResult(ns)
-        self.result.migrations.append(res)
-        chunks = self.ports.chunks.read_chunks(ns)
-        ranges = self.ports.chunks.read_ranges(ns)
-        for split in migrate.make_splits(ns, chunks, ranges):
-            self._step(split)
-            res.splits += 1
-        preview = preview_migration(self.ports, ns, self.options.force_jumbo)
-        moveset = preview.moves
-        res.violating, res.runs = moveset.violating, moveset.runs
-        res.skipped.extend(f"{c}: jumbo (use --force-jumbo)" for c in moveset.jumbo)
-        res.skipped.extend(f"zone {z} of {ns}: no shard carries it" for z in moveset.stranded)
-        parallel = self.options.parallel or default_parallel(len(moveset.loads))
-        dispatcher = Dispatcher(moveset.pending, moveset.loads, parallel)
-        self.events.start(ns, len(moveset.pending), moveset.bytes)
-        try:
-            out = run_parallel(dispatcher, self._hooks(ns))
-        finally:
-            self.events.finish()
-        res.commands, res.moved, res.bytes_moved = out.commands, out.moved, out.bytes_moved
-        res.skipped.extend(out.skipped)
-        res.failed.extend(out.failed)
-        res.left = len(out.left)
-        if out.left and self.budget_at is not None and self.ports.clock() >= self.budget_at:
-            self.events.note(
-                f"{ns}: --budget reached: {plural(res.left, 'chunk')} "
-                f"({format_bytes(sum(m.bytes for m in out.left))}) left to the balancer"
-            )
-        if out.moved:
-            self.result.changed = True
-
-    def _hooks(self, ns: str) -> Hooks:
-        major, force = self.ports.major, self.options.force_jumbo
-        steps: dict[int, int] = {}
-
-        def send(move: PendingMove, to: str) -> str:
-            return migrate.send_move(
-                self.ports.send, make_move_op(move, to, major=major, force_jumbo=force)
-            )
-
-        def before_start(move: PendingMove, to: str) -> None:
-            self.lease.check()
-            self.index += 1
-            steps[move.index] = self.index
-
-        def after(move: PendingMove, to: str, outcome: str) -> None:
-            assert self.rec is not None
-            op = make_move_op(move, to, major=major, force_jumbo=force)
-            self.rec.step(steps.pop(move.index), op.kind, op.describe(), outcome)
-            self.events.advance(1, move.bytes if outcome == "moved" else 0)
-
-        def budget_over() -> bool:
-            return self.budget_at is not None and self.ports.clock() >= self.budget_at
-
-        def waiting(running: int) -> None:
-            if running:
-                self.events.note(
-                    f"{ns}: interrupted: no new move starts; waiting for the {running} "
-                    "running move(s) to end (a migration cannot be recalled)"
-                )
-
-        return Hooks(send, before_start, after, budget_over, stop_requested, waiting)
 
     def _audit(self, header: dict[str, object], started: dt.datetime, outcome: str) -> None:
         r = self.result
