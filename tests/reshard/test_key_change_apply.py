@@ -146,5 +146,7 @@ def test_rotate_leaves_a_key_change_of_a_pattern_namespace_to_apply(
     code, out, err = zonectl("rotate", str(path), "--uri", sb.uri, "--yes")
     assert code == 0, err
     assert "reshard" not in out.lower()
+    assert "1 change(s) of pattern-matched namespaces are left for `zonectl apply`" in err
+    assert "~ reshard db.foo" in err, err
     assert sb.client.config.collections.find_one({"_id": "db.foo"})["key"] == {"oldKey": 1}
     assert sb.client.config.reshardingOperations.count_documents({}) == 0

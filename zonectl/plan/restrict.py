@@ -60,6 +60,7 @@ def _show(value: Any) -> str:
 class WindowPlan:
     plan: Plan  # only window range ops; its fingerprint covers the firehose namespaces
     moves: tuple[WindowMove, ...]  # one per namespace whose window changes
+    left: tuple[Op, ...] = ()  # pattern namespaces' ops only `zonectl apply` runs (drift)
 
 
 def window_namespaces(desired: DesiredState) -> list[str]:
@@ -246,6 +247,7 @@ def with_pattern_ops(
     )
     have = set(window.plan.ops)
     extra = tuple(op for op in full.ops if not isinstance(op, _APPLY_ONLY) and op not in have)
+    left = tuple(op for op in full.ops if isinstance(op, _APPLY_ONLY))
     plan = dataclasses.replace(
         window.plan,
         ops=window.plan.ops + extra,
@@ -253,4 +255,4 @@ def with_pattern_ops(
         notes=full.notes,
         warnings=window.plan.warnings + full.warnings,
     )
-    return WindowPlan(plan, window.moves)
+    return WindowPlan(plan, window.moves, left)
