@@ -1,140 +1,22 @@
 """Fixtures for apply: a seeded sandbox served over TCP per test (35 ms to build, so every
-case starts from the same state without a reset protocol), the CLI in-process or in a
-subprocess, and a tap that arms `failCommand` exactly at the k-th matching command."""
+case starts from the same state without a reset protocol); the helpers are in apply_kit."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from zonectl.cli.app import app  # noqa: E402
-from zonectl.cli.commands import register  # noqa: E402
-from zonectl.sandbox.auth.users import AuthConfig  # noqa: E402
-from zonectl.sandbox.seed import build as seed  # noqa: E402
-from zonectl.sandbox.state import Sandbox  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-FIXTURES = HERE / "fixtures"
-CLUSTER = FIXTURES / "cluster.yaml"
-MATRIX = FIXTURES / "matrix"
-MIGRATE = FIXTURES / "migrate"
+from apply_kit import CLUSTER, Cluster, Make, Tap
 
-if not app.registered_commands:
-    register(app)
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-def zonectl(*args: str, env: dict[str, str] | None = None) -> Result:
-    """The CLI in this process (fast); stdin is not a TTY, as in cron."""
-    result = CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
-    return Result(result.exit_code, result.stdout, result.stderr)
-
-
-def spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """The CLI in a subprocess, for cases that kill it."""
-    return subprocess.Popen(
-        [sys.executable, str(HERE / "zonectl_main.py"), *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-
-
-@dataclass
-class Tap:
-    """Sees every command the sandbox dispatches (via its failCommand evaluation) and arms
-    the real `failCommand` point with mode {times: 1} right before the k-th command matching
-    (name, namespace): MongoDB's fail point cannot skip N then fire once, so the test does
-    what a tester would do with configureFailPoint between two commands."""
-
-    sandbox: Sandbox
-    seen: list[tuple[str, str]] = field(default_factory=list)
-    target: tuple[str, str, int] | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-    fired: threading.Event = field(default_factory=threading.Event)
-    mode: str = "times"
-
-    def __post_init__(self) -> None:
-        points = self.sandbox.failpoints
-        original = points.evaluate
-
-        def evaluate(names: tuple[str, ...], namespace: str, app_name: str) -> Any:
-            key = (names[0], namespace)
-            self.seen.append(key)
-            target = self.target
-            if target is not None and key == target[:2] and self.seen.count(key) == target[2]:
-                data = {"failCommands": [names[0]], **self.data}
-                points.configure("failCommand", self.mode, 1, data)
-                self.target = None
-                trip = original(names, namespace, app_name)
-                self.fired.set()
-                return trip
-            return original(names, namespace, app_name)
-
-        points.evaluate = evaluate  # type: ignore[method-assign]
-
-    def arm(self, name: str, namespace: str, nth: int, mode: str = "times", **data: Any) -> None:
-        """Fail the nth (1-based, counted from now) `name` command on `namespace`: that one
-        only, or it and every later `name` command with mode="alwaysOn"."""
-        self.mode = mode
-        self.seen.clear()
-        self.fired.clear()
-        self.target = (name, namespace, nth)
-        self.data = data
-
-
-@dataclass
-class Cluster:
-    sandbox: Sandbox
-    uri: str
-    client: Any
-    tap: Tap
-    handle: Any
-
-    def state(self) -> dict[str, Any]:
-        """What the tests compare: zones, ranges, noBalance, balancer settings."""
-        c = self.client
-        return {
-            "shards": {d["_id"]: sorted(d.get("tags", [])) for d in c.config.shards.find()},
-            "tags": sorted(
-                (d["ns"], str(d["min"]), str(d["max"]), d["tag"]) for d in c.config.tags.find()
-            ),
-            "noBalance": {
-                d["_id"]: bool(d.get("noBalance", False)) for d in c.config.collections.find()
-            },
-            "balancer": {
-                k: v
-                for k, v in (c.config.settings.find_one({"_id": "balancer"}) or {}).items()
-                if k != "_id"
-            },
-        }
-
-    def lease(self) -> Any:
-        return self.client.zonectl.locks.find_one({"_id": "apply"})
-
-    def open_journals(self) -> list[Any]:
-        return list(self.client.zonectl.journal.find({"type": "apply", "state": "open"}))
-
-
-Make = Callable[..., Cluster]
+from zonectl.sandbox.auth.users import AuthConfig
+from zonectl.sandbox.seed import build as seed
+from zonectl.sandbox.state import Sandbox
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ idempotency, confirmation, dry run, stale saved plans."""
 
 from __future__ import annotations
 
-from conftest import MATRIX, Cluster, zonectl
+from apply_kit import MATRIX, Cluster, zonectl
 
 
 def test_apply_converges_and_a_follow_up_plan_is_empty(cluster: Cluster) -> None:

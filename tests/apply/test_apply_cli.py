@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import MATRIX, Cluster, Make, zonectl
+from apply_kit import MATRIX, Cluster, Make, zonectl
 
 
 def test_an_unreachable_host_exits_1_and_says_so() -> None:

@@ -10,7 +10,7 @@ import functools
 from typing import Any
 
 import pytest
-from conftest import CLUSTER, MATRIX, Cluster, Make, Tap, spawn, zonectl
+from apply_kit import CLUSTER, MATRIX, Cluster, Make, Tap, spawn, zonectl
 
 from zonectl.sandbox.launch import serve
 from zonectl.sandbox.seed import build as seed

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import MIGRATE, Cluster, Make, zonectl
+from apply_kit import MIGRATE, Cluster, Make, zonectl
 
 from zonectl.model.keys import compare
 

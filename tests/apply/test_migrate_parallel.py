@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from conftest import MIGRATE, Cluster, spawn, zonectl
+from apply_kit import MIGRATE, Cluster, spawn, zonectl
 from test_migrate import out_of_zone
 
 from tests.migrate_time.six_shards import CLUSTER, POLICY

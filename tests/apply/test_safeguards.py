@@ -8,7 +8,7 @@ import json
 import signal
 import time
 
-from conftest import FIXTURES, MATRIX, Cluster, spawn, zonectl
+from apply_kit import FIXTURES, MATRIX, Cluster, spawn, zonectl
 
 from zonectl.mongo.executor import HANDLERS
 from zonectl.plan.ops import OP_CLASSES
