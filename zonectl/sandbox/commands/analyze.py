@@ -40,15 +40,17 @@ from typing import Any
 
 from zonectl.model.bsontypes import type_name
 from zonectl.sandbox.auth.roles import is_allowed
-from zonectl.sandbox.catalog import unsharded
 from zonectl.sandbox.commands import key_characteristics, rw_distribution
+from zonectl.sandbox.commands.analysis_util import (
+    reject_unknown_fields,
+    validate_collection,
+    validate_namespace,
+)
 from zonectl.sandbox.commands.authz import shell_repr
 from zonectl.sandbox.commands.move_rules import typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError, required_object
 
-_GENERIC = {"$db", "lsid", "$clusterTime", "$readPreference", "readConcern", "comment",
-            "maxTimeMS", "$audit", "apiVersion", "apiStrict", "apiDeprecationErrors"}  # fmt: skip
 _FIELDS = {"analyzeShardKey", "key", "keyCharacteristics", "readWriteDistribution",
            "sampleRate", "sampleSize"}  # fmt: skip
 
@@ -73,11 +75,7 @@ def _ns_for_auth(request: Request) -> str:
 )
 def analyze_shard_key(request: Request) -> dict[str, Any]:
     body = request.body
-    for name in body:
-        if name not in _FIELDS and name not in _GENERIC:
-            raise CommandError.of(
-                "IDLUnknownField", f"BSON field 'analyzeShardKey.{name}' is an unknown field."
-            )
+    reject_unknown_fields(body, "analyzeShardKey", _FIELDS | {"$audit"})
     ns = typed_namespace(request)
     key = required_object(body, "analyzeShardKey", "key")
     characteristics = _flag(body, "keyCharacteristics")
@@ -85,25 +83,13 @@ def analyze_shard_key(request: Request) -> dict[str, Any]:
     rate, size = _sampling(body)
     # The router checks the namespace (validateNamespace), then the shard checks the options
     # and the collection (analyze_shard_key_cmd.cpp typedRun, in this order).
-    db, _, coll = ns.partition(".")
-    if db in ("admin", "config", "local"):
-        raise CommandError.of("IllegalOperation", "Cannot run against an internal collection")
-    if coll.startswith("system."):
-        raise CommandError.of("IllegalOperation", "Cannot run against a system collection")
+    validate_namespace(ns)
     if not characteristics and not distribution:
         raise CommandError.of("InvalidOptions", "Cannot skip analyzing all metrics")
     if rate is not None and size is not None:
         raise CommandError.of("InvalidOptions", "Cannot specify both 'sampleRate' and 'sampleSize'")
     sandbox = request.sandbox
-    kind = unsharded.kind_of(sandbox.cluster, ns)
-    if kind == "timeseries":
-        raise CommandError.of(
-            "IllegalOperation", "Operation not supported for a timeseries collection"
-        )
-    if kind == "view":
-        raise CommandError(166, "Operation not supported for a view", "CommandNotSupportedOnView")
-    if not sandbox.cluster.is_sharded(ns) and sandbox.catalog.get(ns) is None:
-        raise CommandError.of("NamespaceNotFound", "The namespace does not exist")
+    validate_collection(sandbox, ns)
     _validate_pattern(key)
     reply: dict[str, Any] = {}
     if characteristics:

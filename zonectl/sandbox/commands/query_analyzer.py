@@ -23,7 +23,11 @@ from bson.binary import Binary, UuidRepresentation
 
 from zonectl.model.bsontypes import type_name
 from zonectl.sandbox.auth.roles import is_allowed
-from zonectl.sandbox.catalog import unsharded
+from zonectl.sandbox.commands.analysis_util import (
+    reject_unknown_fields,
+    validate_collection,
+    validate_namespace,
+)
 from zonectl.sandbox.commands.move_rules import typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
@@ -35,8 +39,6 @@ if TYPE_CHECKING:
 MAX_SAMPLES_PER_SECOND = 50  # kMaxSamplesPerSecond
 LIST_SAMPLED_QUERIES = "$listSampledQueries"
 _FIELDS = {"configureQueryAnalyzer", "mode", "samplesPerSecond"}
-_GENERIC = {"$db", "lsid", "$clusterTime", "$readPreference", "readConcern", "comment",
-            "maxTimeMS", "apiVersion", "apiStrict", "apiDeprecationErrors"}  # fmt: skip
 
 
 def supported(sandbox: Sandbox) -> bool:
@@ -61,19 +63,6 @@ def collection_uuid(sandbox: Sandbox, ns: str) -> Binary:
     return Binary.from_uuid(uuid.uuid5(uuid.NAMESPACE_URL, ns), UuidRepresentation.STANDARD)
 
 
-def validate_collection(sandbox: Sandbox, ns: str) -> None:
-    """validateCollectionOptions (analyze_shard_key_util.cpp)."""
-    kind = unsharded.kind_of(sandbox.cluster, ns)
-    if kind == "timeseries":
-        raise CommandError.of(
-            "IllegalOperation", "Operation not supported for a timeseries collection"
-        )
-    if kind == "view":
-        raise CommandError(166, "Operation not supported for a view", "CommandNotSupportedOnView")
-    if not sandbox.cluster.is_sharded(ns) and sandbox.catalog.get(ns) is None:
-        raise CommandError.of("NamespaceNotFound", "The namespace does not exist")
-
-
 @command(
     "configureQueryAnalyzer",
     admin_only=True,
@@ -83,17 +72,12 @@ def validate_collection(sandbox: Sandbox, ns: str) -> None:
 )
 def configure_query_analyzer(request: Request) -> dict[str, Any]:
     body = request.body
-    for name in body:
-        if name not in _FIELDS and name not in _GENERIC:
-            raise CommandError.of(
-                "IDLUnknownField",
-                f"BSON field 'configureQueryAnalyzer.{name}' is an unknown field.",
-            )
+    reject_unknown_fields(body, "configureQueryAnalyzer", _FIELDS)
     ns = typed_namespace(request)
     mode = _mode(body)
     rate = _rate(body)
     # typedRun's order: the namespace, the options, then the collection.
-    _check_namespace(ns)
+    validate_namespace(ns)
     if mode == "off" and rate is not None:
         raise CommandError.of(
             "InvalidOptions", "Cannot specify 'samplesPerSecond' when 'mode' is \"off\""
@@ -135,14 +119,6 @@ def configure_query_analyzer(request: Request) -> dict[str, Any]:
         {"_id": coll_uuid, "ns": ns, "mode": mode, "samplesPerSecond": rate, "startTime": start}
     )
     return reply
-
-
-def _check_namespace(ns: str) -> None:
-    db, _, coll = ns.partition(".")
-    if db in ("admin", "config", "local"):
-        raise CommandError.of("IllegalOperation", "Cannot run against an internal collection")
-    if coll.startswith("system."):
-        raise CommandError.of("IllegalOperation", "Cannot run against a system collection")
 
 
 def _old(existing: Mapping[str, Any], coll_uuid: Binary) -> dict[str, Any]:
