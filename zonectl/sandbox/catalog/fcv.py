@@ -23,7 +23,7 @@ from zonectl.sandbox.versions import VersionProfile
 SYSTEM_VERSION = "admin.system.version"
 FCV_ID = "featureCompatibilityVersion"
 # Each profile's last LTS (the releases page: 5.0 follows 4.4, 6.0 follows 5.0, ...).
-LAST_LTS = {"5.0": "4.4", "6.0": "5.0", "7.0": "6.0", "8.0": "7.0"}
+LAST_LTS = {"5.0": "4.4", "6.0": "5.0", "7.0": "6.0", "8.0": "7.0", "8.3": "8.0"}
 
 
 def allowed(version: VersionProfile) -> tuple[str, ...]:
