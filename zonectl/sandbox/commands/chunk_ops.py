@@ -97,7 +97,7 @@ def split_cmd(request: Request) -> dict[str, Any]:
 
 def _median(store: Any, i: int) -> dict[str, Any]:
     """splitVector with `force`: the chunk's median key, or CannotSplit (87)."""
-    point = view.interpolate_key(store.min_at(i), store.max_at(i), 0.5)
+    point = view.interpolate_key(store.min_at(i), store.max_at(i), 0.5, store.extent)
     if point is None or store.count_at(i) == 1:
         raise CommandError(
             87, "Unable to find median in chunk because chunk is indivisible.", "CannotSplit"
