@@ -38,9 +38,7 @@ def _ranges(c: Any, shard: str, ns: str = "db.c") -> set[tuple[Any, Any]]:
         return MinKey if isinstance(v, MinKey) else MaxKey if isinstance(v, MaxKey) else v
 
     return {
-        (value(d["min"]["x"]), value(d["max"]["x"]))
-        for d in c.chunks(ns)
-        if d["shard"] == shard
+        (value(d["min"]["x"]), value(d["max"]["x"])) for d in c.chunks(ns) if d["shard"] == shard
     }
 
 

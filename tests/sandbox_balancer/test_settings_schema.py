@@ -37,7 +37,10 @@ ACCEPTED: list[tuple[str, dict[str, Any]]] = [
     ("chunksize", {"$set": {"value": 5}}),
     ("balancer", {"_id": "balancer", "mode": "full"}),
     ("balancer", {"_id": "balancer", "stopped": True}),
-    ("balancer", {"_id": "balancer", "mode": "full", "activeWindow": {"start": "00.00", "stop": "06.00"}}),  # noqa: E501
+    (
+        "balancer",
+        {"_id": "balancer", "mode": "full", "activeWindow": {"start": "00.00", "stop": "06.00"}},
+    ),
     ("balancer", {"_id": "balancer", "mode": "full", "_secondaryThrottle": True}),
     ("balancer", {"_id": "balancer", "mode": "full", "_secondaryThrottle": {"w": "majority"}}),
     ("balancer", {"_id": "balancer", "_waitForDelete": True, "attemptToBalanceJumboChunks": False}),
@@ -68,7 +71,8 @@ def test_each_write_of_the_jstest_per_version_and_fcv(
         if rejected:
             with pytest.raises(WriteError) as err:
                 coll.update_one({"_id": _id}, update, upsert=True) if "$set" in update else (
-                    coll.replace_one({"_id": _id}, update, upsert=True))
+                    coll.replace_one({"_id": _id}, update, upsert=True)
+                )
             assert err.value.code == 121, (_id, update)
             assert err.value.details["errmsg"] == "Document failed validation"
         elif "$set" in update:
@@ -112,7 +116,9 @@ def test_inserts_and_find_and_modify_are_validated_too(sandbox_server: Any) -> N
 
 @settings(max_examples=25, deadline=None)
 @given(value=st.one_of(st.integers(-5000, 5000), st.floats(-10, 2000, allow_nan=False)))
-def test_chunk_size_values_are_checked_by_range_only(module_sandbox_server: Any, value: Any) -> None:
+def test_chunk_size_values_are_checked_by_range_only(
+    module_sandbox_server: Any, value: Any
+) -> None:
     coll = module_sandbox_server("7.0").client.config.settings
     if 1 <= value <= 1024:
         coll.update_one({"_id": "chunksize"}, {"$set": {"value": value}}, upsert=True)

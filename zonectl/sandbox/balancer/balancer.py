@@ -237,10 +237,23 @@ class Balancer:
         self.costs.copy_rate = rate
 
     def migration_cost(
-        self, donor: str, recipient: str, nbytes: int, docs: int, wait_for_delete: bool = False
+        self,
+        donor: str,
+        recipient: str,
+        nbytes: int,
+        docs: int,
+        wait_for_delete: bool = False,
+        secondary_throttle: bool = False,
     ) -> MigrationCost:
         """The steps and length of migrating `nbytes` (`docs` documents) donor -> recipient."""
-        return self.costs.migration(donor, recipient, nbytes, docs, wait_for_delete=wait_for_delete)
+        return self.costs.migration(
+            donor,
+            recipient,
+            nbytes,
+            docs,
+            wait_for_delete=wait_for_delete,
+            secondary_throttle=secondary_throttle,
+        )
 
     def _end_round(self) -> None:
         result, started = self._round, self._round_started

@@ -63,7 +63,8 @@ def split_chunk(
     return pieces
 
 
-Cost = Callable[[str, str, int, int, bool], MigrationCost]  # donor, to, bytes, docs, wait
+# donor, to, bytes, docs, _waitForDelete, _secondaryThrottle on
+Cost = Callable[[str, str, int, int, bool, bool], MigrationCost]
 
 
 def start_migrations(
@@ -114,7 +115,11 @@ def _start_one(
         return None, error.message
     now = cluster.clock.now()
     donor = store.shard_at(i)
-    steps = cost(donor, mig.to, store.size_at(i), store.count_at(i), settings.wait_for_delete)
+    # kDefault (absent) and false leave the clone unthrottled; true or a write concern wait.
+    throttle = settings.secondary_throttle not in (None, False)
+    steps = cost(
+        donor, mig.to, store.size_at(i), store.count_at(i), settings.wait_for_delete, throttle
+    )
     flight = InFlight(
         ns=mig.ns,
         min=lo,
