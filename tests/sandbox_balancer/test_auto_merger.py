@@ -16,6 +16,9 @@ from bson.max_key import MaxKey
 from bson.min_key import MinKey
 from pymongo.errors import OperationFailure
 
+from zonectl.sandbox.seed import build as seed
+from zonectl.sandbox.state import Sandbox
+
 HISTORY = dt.timedelta(seconds=301)  # past the default 300 s snapshot history window
 SHARD0 = {(MinKey, 0), (0, 1), (3, 4), (4, 5), (5, 6), (6, 7), (10, MaxKey)}
 SHARD1 = {(1, 2), (2, 3), (7, 8), (8, 9), (9, 10)}
@@ -191,3 +194,20 @@ def test_a_merge_round_starts_an_hour_after_the_last(make_cluster: Any) -> None:
     c.sandbox.clock.advance(dt.timedelta(minutes=31))
     c.balancer.run_round()
     assert _ranges(c, "shard0") == {(MinKey, 7), (10, MaxKey)}
+
+
+@pytest.mark.parametrize("auto_merger", [True, False])
+def test_a_cluster_file_sets_the_auto_merger_switch(
+    sandbox_server: Any, tmp_path: Any, auto_merger: bool
+) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(
+        "version: '7.0'\nshards: [{name: s0}, {name: s1}]\n"
+        f"balancer: {{autoMerger: {str(auto_merger).lower()}}}\n",
+        encoding="utf-8",
+    )
+    sandbox = Sandbox("7.0")
+    seed.seed(sandbox, seed.load(path))
+    handle = sandbox_server(sandbox=sandbox)
+    doc = handle.client.config.settings.find_one({"_id": "automerge"})
+    assert doc == {"_id": "automerge", "enabled": auto_merger}
