@@ -12,7 +12,7 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from pymongo.errors import WriteError
+from pymongo.errors import OperationFailure, WriteError
 
 from zonectl.sandbox.state import Sandbox
 
@@ -128,3 +128,16 @@ def test_a_secondary_throttle_makes_each_migration_wait_for_replication(
     assert _migration_length(make_cluster, _secondaryThrottle=False) == plain
     assert _migration_length(make_cluster, _secondaryThrottle=True) > plain
     assert _migration_length(make_cluster, _secondaryThrottle={"w": 2}) > plain
+
+
+def test_an_8_3_mongos_has_no_fcv_parameter(sandbox_server: Any) -> None:
+    client = sandbox_server("8.3").client
+    with pytest.raises(OperationFailure) as err:
+        client.admin.command("getParameter", 1, featureCompatibilityVersion=1)
+    assert err.value.code == 72
+    fcv = client.admin["system.version"].find_one({"_id": "featureCompatibilityVersion"})
+    assert fcv == {"_id": "featureCompatibilityVersion", "version": "8.3"}
+    old = sandbox_server("8.0").client.admin.command(
+        "getParameter", 1, featureCompatibilityVersion=1
+    )
+    assert old["featureCompatibilityVersion"] == {"version": "8.0"}
