@@ -127,3 +127,18 @@ def test_chunk_size_values_are_checked_by_range_only(
         with pytest.raises(WriteError) as err:
             coll.update_one({"_id": "chunksize"}, {"$set": {"value": value}}, upsert=True)
         assert err.value.code == 121
+
+
+def test_balancer_stop_fails_on_a_balancer_document_the_schema_refuses(
+    sandbox_server: Any,
+) -> None:
+    handle = sandbox_server("8.0")
+    # Written before the schema (a raw put): the next update must make it valid.
+    handle.sandbox.cluster.coll("config.settings").put({"_id": "balancer", "legacy": 1})
+    with pytest.raises(OperationFailure) as err:
+        handle.client.admin.command("balancerStop")
+    assert err.value.code == 121
+    assert handle.client.config.settings.find_one({"_id": "balancer"}) == {
+        "_id": "balancer",
+        "legacy": 1,
+    }

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from zonectl.sandbox.catalog import settings_schema
 from zonectl.sandbox.catalog.cluster import SETTINGS
 from zonectl.sandbox.commands import move_rules
 from zonectl.sandbox.commands.registry import Request, command
@@ -19,10 +20,13 @@ from zonectl.sandbox.state import Sandbox
 
 
 def _upsert_setting(sandbox: Sandbox, _id: str, fields: Mapping[str, Any]) -> None:
-    """`updateConfigDocument(..., {$set: fields}, upsert: true)` on config.settings."""
+    """`updateConfigDocument(..., {$set: fields}, upsert: true)` on config.settings: an
+    update like any other, so the validator (7.0+) checks the whole document (a field it
+    refuses, written before the FCV upgrade, makes the command fail; inferred)."""
     coll = sandbox.cluster.coll(SETTINGS)
     doc = dict(coll.get(_id) or {"_id": _id})
     doc.update(fields)
+    settings_schema.check_write(sandbox.catalog, sandbox.version, SETTINGS, doc)
     coll.put(doc)
 
 
