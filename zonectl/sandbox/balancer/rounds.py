@@ -130,6 +130,9 @@ def _start_one(
         started=now,
         due=now + steps.duration,
         cost=steps,
+        wait_for_delete=settings.wait_for_delete,
+        secondary_throttle=settings.secondary_throttle,
+        max_chunk_size_bytes=max_bytes,
     )
     log_move(cluster, "moveChunk.start", flight, {}, by=donor)
     return flight, None

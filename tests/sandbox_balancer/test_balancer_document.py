@@ -1,5 +1,5 @@
-"""Day-of-week windows (8.3, balancer-settings.md §1.4) and the balancer document's other
-fields as a round reads them (`_secondaryThrottle`), written through pymongo.
+"""The balancer document as rounds read it, written through pymongo: day-of-week windows
+(8.3, balancer-settings.md §1.4), `_secondaryThrottle` and `_waitForDelete` (§1.2).
 
 Cases after the C++ unit tests in src/mongo/s/balancer_configuration_test.cpp
 (BalancingWindowDOWSingleDay, ...OvernightWindow, ActiveWindowAndActiveWindowDOWPrecedence,
@@ -141,3 +141,24 @@ def test_an_8_3_mongos_has_no_fcv_parameter(sandbox_server: Any) -> None:
         "getParameter", 1, featureCompatibilityVersion=1
     )
     assert old["featureCompatibilityVersion"] == {"version": "8.0"}
+
+
+@pytest.mark.parametrize("version", ["5.0", "6.0"])
+def test_config_migrations_carries_the_balancer_documents_fields(
+    make_cluster: Any, version: str
+) -> None:
+    c = make_cluster(version, points=[10, 20, 30, 40, 50, 60], chunk_mb=1)
+    _set(c, _waitForDelete=True, _secondaryThrottle={"w": "majority"})
+    c.sandbox.clock.set(MONDAY_NOON)
+    assert c.balancer.run_round().migrations
+    doc = c.client.config.migrations.find_one()
+    assert doc["waitForDelete"] is True
+    if version == "6.0":
+        assert doc["secondaryThrottle"] is True
+        assert doc["writeConcern"] == {"w": "majority"}
+        assert doc["maxChunkSizeBytes"] == 1024 * 1024
+    else:
+        assert "secondaryThrottle" not in doc
+    ops = c.client.admin.aggregate([{"$currentOp": {"allUsers": True}}])
+    commands = [op["command"] for op in ops if op.get("op") == "command"]
+    assert commands and all(cmd["waitForDelete"] is True for cmd in commands)
