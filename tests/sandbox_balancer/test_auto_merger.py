@@ -211,3 +211,20 @@ def test_a_cluster_file_sets_the_auto_merger_switch(
     handle = sandbox_server(sandbox=sandbox)
     doc = handle.client.config.settings.find_one({"_id": "automerge"})
     assert doc == {"_id": "automerge", "enabled": auto_merger}
+
+
+def test_no_auto_merger_on_a_7_0_binary_at_fcv_6_0() -> None:
+    sandbox = Sandbox("7.0", fcv="6.0")
+    sandbox.clock.set(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC))
+    sandbox.cluster.add_shard("shard0", "rs0/localhost:27018")
+    bounds = [{"x": MinKey()}, {"x": 0}, {"x": MaxKey()}]
+    sandbox.cluster.create_collection("db.c", {"x": 1}, bounds=bounds, shards=["shard0"] * 2)
+    sandbox.clock.advance(HISTORY)
+    assert sandbox.balancer.run_round().merged == 0
+    assert len(sandbox.cluster.chunks("db.c")) == 2
+    at_7 = Sandbox("7.0")
+    at_7.clock.set(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC))
+    at_7.cluster.add_shard("shard0", "rs0/localhost:27018")
+    at_7.cluster.create_collection("db.c", {"x": 1}, bounds=bounds, shards=["shard0"] * 2)
+    at_7.clock.advance(HISTORY)
+    assert at_7.balancer.run_round().merged == 2

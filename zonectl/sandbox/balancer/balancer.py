@@ -172,8 +172,12 @@ class Balancer:
             return result
 
     def _auto_merge(self, settings: BalancerSettings) -> int:
-        """balancer-settings.md §3.3: enabled while balancing with automerge on (7.0+)."""
-        if not self.cluster.version.has_auto_merger:
+        """balancer-settings.md §3.3: enabled while balancing with automerge on (7.0+;
+        `gAutoMerger` is FCV-gated, so a 7.0 binary at FCV 6.0 has none)."""
+        cluster = self.cluster
+        if not cluster.version.has_auto_merger:
+            return 0
+        if fcv.below(cluster.catalog, cluster.version, (7, 0)):
             return 0
         if settings.auto_merge:
             self.auto_merger.enable()
