@@ -63,26 +63,33 @@ def test_sixty_fragmented_chunks_end_as_a_handful(make_cluster: Any, version: st
     assert c.client.config.changelog.count_documents({"what": "moveChunk.commit"}) > 0
 
 
-def test_the_phase_and_its_progress_are_reported(make_cluster: Any) -> None:
+def test_the_phases_and_their_progress_are_reported(make_cluster: Any) -> None:
     c = _fragmented(make_cluster, "7.0", n=12)
     c.admin.command("configureCollectionBalancing", "db.c", defragmentCollection=True)
-    c.balancer.run_round()  # phase 1 (nothing to merge), then phase 2 starts moving
+    c.balancer.run_round()  # phase 1 starts: one streaming action (a dataSize) per second
     status = _status(c)
     assert status["balancerCompliant"] is False
-    details = status["details"]
-    assert details["currentPhase"] == "moveAndMergeChunks"
-    assert 0 < details["progress"]["remainingChunksToProcess"] <= 12
+    assert status["details"]["currentPhase"] == "mergeAndMeasureChunks"
+    assert status["details"]["progress"]["remainingChunksToProcess"] == 11
     doc = c.client.config.collections.find_one({"_id": "db.c"})
-    assert doc["defragmentationPhase"] == "moveAndMergeChunks"
-    seen = [details["progress"]["remainingChunksToProcess"]]
-    for _ in range(40):
+    assert doc["defragmentationPhase"] == "mergeAndMeasureChunks"
+    seen: list[tuple[str, int]] = []
+    for _ in range(100):
+        c.sandbox.clock.advance(dt.timedelta(seconds=2))
         c.balancer.complete_migrations()
         c.balancer.run_round()
         if _ended(c):
             break
-        seen.append(_status(c)["details"]["progress"]["remainingChunksToProcess"])
+        details = _status(c)["details"]
+        seen.append((details["currentPhase"], details["progress"]["remainingChunksToProcess"]))
     assert _ended(c)
-    assert seen == sorted(seen, reverse=True)  # progress only goes down
+    phases = [phase for phase, _ in seen]
+    assert phases == sorted(phases, key=["mergeAndMeasureChunks", "moveAndMergeChunks",
+                                         "mergeChunks"].index)  # fmt: skip
+    assert "moveAndMergeChunks" in phases
+    for phase in set(phases):
+        left = [n for p, n in seen if p == phase]
+        assert left == sorted(left, reverse=True)  # progress only goes down within a phase
 
 
 def test_a_stopped_balancer_keeps_the_flag_and_reports_no_phase(make_cluster: Any) -> None:

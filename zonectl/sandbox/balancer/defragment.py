@@ -15,11 +15,10 @@ then finished: `defragmentCollection` and `defragmentationPhase` are removed. Ea
 transition is `$set` on config.collections. `balancerCollectionStatus` reports the phase
 and `remainingChunksToProcess` (`report`). Stopping the balancer (or leaving its window)
 drops the in-memory state ("none"); an abort persists `finished`, which the next round
-carries out. Simplifications (docs/sandbox-fidelity.md): merges and measurements of a
-phase all happen in the round that reaches them (no `chunkDefragmentationThrottlingMS`),
-estimates are the chunks' simulated sizes and are not written to config.chunks, and a 6.0
-collection goes from mergeChunks straight to finished (its splitChunks phase does nothing
-since 6.0.3).
+carries out. Merges and measurements are streaming actions, 1 s apart (`defrag_stream`).
+Simplifications (docs/sandbox-fidelity.md): estimates are the chunks' simulated sizes and
+are not written to config.chunks, and a 6.0 collection goes from mergeChunks straight to
+finished (its splitChunks phase does nothing since 6.0.3).
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from bson import Int64
 
 from zonectl.model.keys import bson_equal
 from zonectl.sandbox.balancer import view
+from zonectl.sandbox.balancer.defrag_stream import ActionStream, Range, runs, span
 from zonectl.sandbox.balancer.merges import commit_merge
 from zonectl.sandbox.balancer.policy import ChunkView, Migration
 
@@ -63,6 +63,8 @@ class _State:
     remaining: int = 0
     moves: list[_Move] = field(default_factory=list)  # phase 2 migrations in flight
     done: set[bytes] = field(default_factory=set)  # small chunks with no sibling left
+    merges: list[Range] | None = None  # phases 1 and 3: ranges still to merge (None: unbuilt)
+    measures: list[Range] = field(default_factory=list)  # phase 1: ranges still to measure
 
 
 class Defragmenter:
@@ -71,6 +73,7 @@ class Defragmenter:
         self.cluster = cluster
         self.in_flight = in_flight
         self.actions = 0  # merges and phase transitions done so far (a round's progress)
+        self.stream = ActionStream()
         self._states: dict[str, _State] = {}  # by namespace
 
     # ------------------------------------------------------------------ control
@@ -103,6 +106,7 @@ class Defragmenter:
         for ns in list(self._states):
             if not cluster.is_sharded(ns):
                 del self._states[ns]
+        self.stream.begin(cluster.now())
         migrations: list[Migration] = []
         for ns in cluster.sharded_namespaces():
             doc = cluster.collection_doc(ns) or {}
@@ -117,6 +121,7 @@ class Defragmenter:
                     cluster.set_collection_field(ns, "defragmentationPhase", phase)
                 state = self._states[ns] = _State(phase)
             migrations.extend(self._advance(ns, state, settings, available))
+        self.stream.end(waiting=bool(self._states))
         return migrations
 
     def _advance(
@@ -124,7 +129,8 @@ class Defragmenter:
     ) -> list[Migration]:
         while True:
             if state.phase in (PHASE1, PHASE3):
-                self._merge_runs(ns)
+                if self._stream(ns, state):
+                    return []
             elif state.phase == PHASE2:
                 moves = self._move_and_merge(ns, state, settings, available)
                 if moves or state.moves or state.remaining:
@@ -135,6 +141,7 @@ class Defragmenter:
             self.actions += 1
             state.phase = _NEXT.get(state.phase, FINISHED)
             state.remaining, state.moves, state.done = 0, [], set()
+            state.merges, state.measures = None, []
             self.cluster.set_collection_field(ns, "defragmentationPhase", state.phase)
 
     def _merge(self, ns: str, first: int, end: int) -> None:
@@ -147,23 +154,25 @@ class Defragmenter:
         self.cluster.set_collection_field(ns, "defragmentCollection", None)
         self.cluster.set_collection_field(ns, "defragmentationPhase", None)
 
-    def _merge_runs(self, ns: str) -> None:
-        """Phases 1 and 3: every run of contiguous chunks on one shard in one zone."""
+    def _stream(self, ns: str, state: _State) -> bool:
+        """Phases 1 and 3: run their merges (and phase 1's measurements) as the stream
+        allows; True while some are left."""
+        if state.merges is None:
+            merges, singles = runs(self.cluster, ns)
+            state.merges, state.measures = merges, singles if state.phase == PHASE1 else []
         store = self.cluster.chunks(ns)
-        key = self.cluster.key_pattern(ns)
-        if store is None or key is None:
-            return
-        zones = view.chunk_zones(store, view.zone_ranges(self.cluster, ns, key))
-        shards = store.shards()
-        end = len(shards)
-        while end > 0:
-            first = end - 1
-            place = (shards[first], zones[first])
-            while first > 0 and (shards[first - 1], zones[first - 1]) == place:
-                first -= 1
-            if end - first > 1:
-                self._merge(ns, first, end)
-            end = first
+        while store is not None and (state.merges or state.measures) and self.stream.take():
+            if len(state.measures) > len(state.merges):
+                state.measures.pop()  # dataSize: the sandbox knows the size already
+                continue
+            lo, hi = state.merges.pop()
+            found = span(store, lo, hi)
+            if found is not None:
+                self._merge(ns, *found)
+                if state.phase == PHASE1:
+                    state.measures.append((lo, hi))  # a merged range is measured next
+        state.remaining = len(state.merges) + len(state.measures)
+        return state.remaining > 0
 
     # ------------------------------------------------------------------ phase 2
     def _move_and_merge(
@@ -223,6 +232,8 @@ class Defragmenter:
                 to = store.shard_at(target)
                 if to == shard:
                     # kNoMoveRequired: nothing to migrate, the merge follows (inferred).
+                    if not self.stream.take():
+                        continue
                     self._merge(ns, min(i, target), max(i, target) + 1)
                     return True
                 available.difference_update({shard, to})
@@ -256,6 +267,10 @@ class Defragmenter:
             if i is None or j is None or abs(i - j) != 1 or store.shard_at(j) != move.to:
                 continue  # the chunks changed under it: forget the pair
             if store.shard_at(i) == move.to:
+                if not self.stream.take():  # committed; its merge waits for the stream
+                    busy |= {i, j}
+                    left.append(move)
+                    continue
                 lo = min(i, j)
                 self._merge(ns, lo, lo + 2)
                 continue
