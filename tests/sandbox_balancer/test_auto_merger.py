@@ -58,8 +58,10 @@ def test_merge_all_chunks_on_shard(make_cluster: Any) -> None:
     assert _ranges(c, "shard0") == {(MinKey, 1), (3, 7), (10, MaxKey)}
     _merge_all(c, "shard1")
     assert _ranges(c, "shard1") == {(1, 3), (7, 10)}
-    merges = list(c.client.config.changelog.find({"what": "merge"}))
-    assert len(merges) == 4
+    merges = [m["details"] for m in c.client.config.changelog.find({"what": "merge"})]
+    assert sorted(m["numChunks"] for m in merges) == [2, 2, 3, 4]  # logMergeToChangelog
+    assert {m["owningShard"] for m in merges} == {"shard0", "shard1"}
+    assert all(m["mergedVersion"]["v"] != m["prevPlacementVersion"]["v"] for m in merges)
 
 
 def test_chunks_moved_within_the_history_window_stay(make_cluster: Any) -> None:

@@ -11,7 +11,7 @@ OnShard`). Each merged range is logged as a `merge` in config.changelog.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bson import Timestamp
 
@@ -28,12 +28,30 @@ INT_MAX = 2**31 - 1
 
 
 def commit_merge(cluster: Cluster, ns: str, first: int, end: int) -> None:
-    """Merge chunks first..end-1 of ns (contiguous, on one shard) and log it."""
+    """Merge chunks first..end-1 of ns (contiguous, on one shard) and log it as
+    `logMergeToChangelog` does: prevPlacementVersion, mergedVersion ({e, t, v}, from
+    memory), owningShard, min, max, numChunks."""
     store = cluster.chunks(ns)
     assert store is not None
     lo, hi, shard = store.min_at(first), store.max_at(end - 1), store.shard_at(first)
+    before = _placement(cluster, ns)
     store.merge(first, end, cluster.now_ts())
-    cluster.log_change("merge", ns, {"min": lo, "max": hi, "shard": shard})
+    details = {
+        "prevPlacementVersion": before,
+        "mergedVersion": _placement(cluster, ns),
+        "owningShard": shard,
+        "min": lo,
+        "max": hi,
+        "numChunks": end - first,
+    }
+    cluster.log_change("merge", ns, details)
+
+
+def _placement(cluster: Cluster, ns: str) -> dict[str, Any]:
+    store = cluster.chunks(ns)
+    doc = cluster.collection_doc(ns) or {}
+    assert store is not None
+    return {"e": store.epoch, "t": doc.get("timestamp"), "v": store.version}
 
 
 def oldest_for_history(cluster: Cluster, window_s: int = HISTORY_WINDOW_SECONDS) -> Timestamp:
