@@ -9,11 +9,14 @@ stopAutoMerger(), enableAutoMerger(ns), disableAutoMerger(ns), isAutoMergerEnabl
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from typing import Any
 
 import pytest
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pymongo.errors import OperationFailure
 
 from zonectl.sandbox.seed import build as seed
@@ -230,3 +233,50 @@ def test_no_auto_merger_on_a_7_0_binary_at_fcv_6_0() -> None:
     at_7.cluster.create_collection("db.c", {"x": 1}, bounds=bounds, shards=["shard0"] * 2)
     at_7.clock.advance(HISTORY)
     assert at_7.balancer.run_round().merged == 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    layout=st.lists(
+        st.tuples(st.sampled_from(["shard0", "shard1"]), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=14,
+    )
+)
+def test_merge_all_chunks_on_shard_leaves_no_mergeable_pair(
+    module_sandbox_server: Any, layout: list[tuple[str, bool, bool]]
+) -> None:
+    """Any placement, jumbo flags and ages: afterwards no two adjacent chunks on shard0
+    are both old enough and not jumbo; shard1 and the key space are untouched."""
+    n = len(layout)
+    sb = Sandbox("7.0")
+    sb.clock.set(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC))
+    for s in range(2):
+        sb.cluster.add_shard(f"shard{s}", f"rs{s}/localhost:{27018 + s}")
+    bounds = [{"x": MinKey()}, *({"x": i} for i in range(1, n)), {"x": MaxKey()}]
+    shards = [shard for shard, _, _ in layout]
+    store = sb.cluster.create_collection(
+        "db.c", {"x": 1}, bounds=bounds, shards=shards, sizes=[1000] * n, counts=[10] * n
+    )
+    for i, (_, jumbo, _) in enumerate(layout):
+        store.set_jumbo(i, jumbo)
+    sb.clock.advance(HISTORY)
+    for i, (shard, _, recent) in enumerate(layout):
+        if recent:  # moved away and back: on its shard since now
+            other = "shard1" if shard == "shard0" else "shard0"
+            store.move(i, other, sb.cluster.now_ts())
+            store.move(i, shard, sb.cluster.now_ts())
+    before_shard1 = [(d.min, d.max) for d in store if d.shard == "shard1"]
+    client = module_sandbox_server(sandbox=sb).client
+    client.admin.command("mergeAllChunksOnShard", "db.c", shard="shard0")
+    docs = list(client.config.chunks.find({"uuid": store.uuid}).sort("min", 1))
+    assert docs[0]["min"] == {"x": MinKey()} and docs[-1]["max"] == {"x": MaxKey()}
+    assert all(a["max"] == b["min"] for a, b in itertools.pairwise(docs))
+    assert [(d["min"], d["max"]) for d in docs if d["shard"] == "shard1"] == before_shard1
+    assert sb.cluster.chunks("db.c").total_size() == 1000 * n
+    old = sb.cluster.now_ts().time - 300
+
+    def mergeable(d: dict[str, Any]) -> bool:
+        return d["shard"] == "shard0" and not d.get("jumbo") and d["onCurrentShardSince"].time < old
+
+    assert not any(mergeable(a) and mergeable(b) for a, b in itertools.pairwise(docs))
