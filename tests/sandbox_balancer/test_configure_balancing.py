@@ -13,6 +13,8 @@ import pytest
 from bson import Int64
 from pymongo.errors import OperationFailure
 
+from zonectl.sandbox.state import Sandbox
+
 MB = 1024 * 1024
 
 
@@ -104,3 +106,11 @@ def test_the_change_is_logged(make_cluster: Any) -> None:
     entry = c.client.config.changelog.find_one({"what": "configureCollectionBalancing"})
     assert entry["ns"] == "db.c"
     assert entry["details"] == {"chunkSize": 8, "enableAutoMerger": True}
+
+
+def test_a_6_0_cluster_at_fcv_5_0_refuses_it(sandbox_server: Any) -> None:
+    client = sandbox_server(sandbox=Sandbox("6.0", fcv="5.0")).client
+    with pytest.raises(OperationFailure) as err:
+        client.admin.command("configureCollectionBalancing", "db.c", chunkSize=10)
+    assert err.value.code == 20
+    assert "greater or equal than 5.3" in str(err.value.details["errmsg"])

@@ -19,6 +19,7 @@ from zonectl.model.bsontypes import type_name
 from zonectl.sandbox.balancer import view
 from zonectl.sandbox.balancer.merges import INT_MAX, merge_all_on_shard
 from zonectl.sandbox.balancer.policy import compliance
+from zonectl.sandbox.catalog import fcv
 from zonectl.sandbox.commands import move_rules
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
@@ -109,6 +110,12 @@ def configure_collection_balancing(request: Request) -> dict[str, Any]:
     sandbox = request.sandbox
     version = sandbox.version
     ns = move_rules.typed_namespace(request)
+    if fcv.below(sandbox.catalog, version, (5, 3)):  # a 6.0 binary at FCV 5.0 (§4.2)
+        raise CommandError.of(
+            "IllegalOperation",
+            "_configsvrConfigureCollectionBalancing can only be run when the cluster is in "
+            "feature compatibility versions greater or equal than 5.3.",
+        )
     body = request.body
     flags = _fields(version)
     given = [name for name in ("chunkSize", *flags) if name in body]
