@@ -48,6 +48,14 @@ def _ranges(c: Any, shard: str, ns: str = "db.c") -> set[tuple[Any, Any]]:
     }
 
 
+def _rounds(balancer: Any, clock: Any) -> int:
+    """A balancer round, then another past two auto-merger throttles (15 s before the
+    first shard's merges and 15 s before the next's): the chunks merged."""
+    merged = int(balancer.run_round().merged)
+    clock.advance(dt.timedelta(seconds=31))
+    return merged + int(balancer.run_round().merged)
+
+
 def _merge_all(c: Any, shard: str, ns: str = "db.c", **extra: Any) -> None:
     c.admin.command("mergeAllChunksOnShard", ns, shard=shard, **extra)
 
@@ -123,11 +131,17 @@ def test_the_auto_merger_merges_on_the_first_round_of_a_started_balancer(
     c = _scenario(make_cluster, version)
     c.sandbox.clock.advance(HISTORY)
     c.admin.command("balancerStop")
-    c.balancer.run_round()
+    _rounds(c.balancer, c.sandbox.clock)
     assert _ranges(c, "shard0") == SHARD0  # balancer off: the auto-merger is disabled
     c.admin.command("balancerStart")
     c.balancer.run_round()
+    assert _ranges(c, "shard0") == SHARD0  # autoMergerThrottlingMS before the first merge
+    c.sandbox.clock.advance(dt.timedelta(seconds=15))
+    c.balancer.run_round()
     assert _ranges(c, "shard0") == {(MinKey, 1), (3, 7), (10, MaxKey)}
+    assert _ranges(c, "shard1") == SHARD1  # the next shard's list: 15 s later
+    c.sandbox.clock.advance(dt.timedelta(seconds=15))
+    c.balancer.run_round()
     assert _ranges(c, "shard1") == {(1, 3), (7, 10)}
 
 
@@ -168,36 +182,36 @@ def test_mongosh_helpers_switch_the_auto_merger_globally_and_per_collection(
     _sh(c, "stopAutoMerger")
     assert _sh(c, "isAutoMergerEnabled") is False
     c.sandbox.clock.advance(HISTORY)
-    c.balancer.run_round()
+    _rounds(c.balancer, c.sandbox.clock)
     assert _ranges(c, "shard0") == SHARD0
     _sh(c, "startAutoMerger")
     _sh(c, "disableAutoMerger", "db.c")
-    c.balancer.run_round()
+    _rounds(c.balancer, c.sandbox.clock)
     assert _ranges(c, "shard0") == SHARD0  # the collection is switched off
     _sh(c, "enableAutoMerger", "db.c")
     c.sandbox.clock.advance(dt.timedelta(minutes=61))
-    c.balancer.run_round()
+    _rounds(c.balancer, c.sandbox.clock)
     # The next round only looks at chunks that arrived since the last round's watermark
     # (auto_merger_policy.cpp $lookup on onCurrentShardSince): these are older.
     assert _ranges(c, "shard0") == SHARD0
     _sh(c, "stopAutoMerger")
-    c.balancer.run_round()  # disabled: the watermarks are reset
+    _rounds(c.balancer, c.sandbox.clock)  # disabled: the watermarks are reset
     _sh(c, "startAutoMerger")
-    c.balancer.run_round()
+    _rounds(c.balancer, c.sandbox.clock)
     assert _ranges(c, "shard0") == {(MinKey, 1), (3, 7), (10, MaxKey)}
 
 
 def test_a_merge_round_starts_an_hour_after_the_last(make_cluster: Any) -> None:
     c = _scenario(make_cluster)
     c.sandbox.clock.advance(HISTORY)
-    c.balancer.run_round()  # first round: merges everything old enough
+    _rounds(c.balancer, c.sandbox.clock)  # first round: merges everything old enough
     assert len(c.chunks()) == 5
     c.admin.command("moveRange", "db.c", min={"x": 1}, max={"x": 3}, toShard="shard0")
     c.sandbox.clock.advance(dt.timedelta(minutes=30))
-    c.balancer.run_round()
+    _rounds(c.balancer, c.sandbox.clock)
     assert len(c.chunks()) == 5  # not yet: autoMergerIntervalSecs is 3600
     c.sandbox.clock.advance(dt.timedelta(minutes=31))
-    c.balancer.run_round()
+    _rounds(c.balancer, c.sandbox.clock)
     assert _ranges(c, "shard0") == {(MinKey, 7), (10, MaxKey)}
 
 
@@ -225,14 +239,14 @@ def test_no_auto_merger_on_a_7_0_binary_at_fcv_6_0() -> None:
     bounds = [{"x": MinKey()}, {"x": 0}, {"x": MaxKey()}]
     sandbox.cluster.create_collection("db.c", {"x": 1}, bounds=bounds, shards=["shard0"] * 2)
     sandbox.clock.advance(HISTORY)
-    assert sandbox.balancer.run_round().merged == 0
+    assert _rounds(sandbox.balancer, sandbox.clock) == 0
     assert len(sandbox.cluster.chunks("db.c")) == 2
     at_7 = Sandbox("7.0")
     at_7.clock.set(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC))
     at_7.cluster.add_shard("shard0", "rs0/localhost:27018")
     at_7.cluster.create_collection("db.c", {"x": 1}, bounds=bounds, shards=["shard0"] * 2)
     at_7.clock.advance(HISTORY)
-    assert at_7.balancer.run_round().merged == 2
+    assert _rounds(at_7.balancer, at_7.clock) == 2
 
 
 @settings(max_examples=25, deadline=None)

@@ -8,9 +8,10 @@ A round asks every shard for the collections (`enableAutoMerge != false`, not
 defragmenting, not unsplittable) with a chunk that arrived on it since the previous
 round's watermark and before now minus the history window, and runs
 `mergeAllChunksOnShard` (at most 1000 chunks each) for each, again while it merges
-something. Disabling resets the watermarks, so the next round looks at every chunk.
-Not modelled: `autoMergerThrottlingMS` (15 s between shards) and the 10 concurrent merges:
-a round's merges all happen at its start.
+something. `autoMergerThrottlingMS` (15 s) passes before a round's first merge and
+before each next shard's; a shard's own collections follow each other at once. Disabling
+resets the watermarks and drops the round, so the next round looks at every chunk. Not
+modelled: the 10 concurrent merges (the sandbox's merges take no time).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 INTERVAL = dt.timedelta(seconds=3600)  # autoMergerIntervalSecs default (DOCS-15977)
 MAX_CHUNKS_TO_MERGE = 1000  # AutoMergerPolicy::MAX_NUMBER_OF_CHUNKS_TO_MERGE (SERVER-74405)
+THROTTLE = dt.timedelta(seconds=15)  # autoMergerThrottlingMS default (DOCS-15977)
 _ZERO = Timestamp(0, 0)
 
 
@@ -43,6 +45,8 @@ class AutoMerger:
         self._cur = _ZERO  # _maxHistoryTimeCurrentRound
         self._timer: dt.datetime | None = None  # _intervalTimer
         self._pending = False  # _firstAction: a round is due
+        self._todo: list[tuple[str, list[str]]] = []  # _collectionsToMergePerShard
+        self._next_at: dt.datetime | None = None  # when the next shard's list may start
 
     def enable(self) -> None:
         if not self.enabled:
@@ -52,6 +56,7 @@ class AutoMerger:
     def disable(self) -> None:
         self.enabled = False
         self._pending = False
+        self._todo = []
         self._prev = self._cur = _ZERO
 
     def _init(self) -> None:
@@ -60,22 +65,29 @@ class AutoMerger:
         self._pending = True
 
     def tick(self) -> int:
-        """Run a round if one is due; the number of chunks merged."""
+        """Run the merges that are due; the number of chunks merged."""
         if not self.enabled:
             return 0
+        now = self.cluster.now()
         timer = self._timer
-        if not self._pending and timer is not None and self.cluster.now() - timer > INTERVAL:
+        idle = not self._pending and not self._todo
+        if idle and timer is not None and now - timer > INTERVAL:
             self._init()
-        if not self._pending:
-            return 0
-        self._pending = False
-        self.rounds += 1
-        self._cur = oldest_for_history(self.cluster)
+        if self._pending:
+            self._pending = False
+            self.rounds += 1
+            self._cur = oldest_for_history(self.cluster)
+            self._todo = list(self._candidates().items())
+            self._next_at = now + THROTTLE  # applyThrottling before the first action
         merged = 0
-        for shard, namespaces in self._candidates().items():
+        while self._todo and self._next_at is not None and self._next_at <= now:
+            shard, namespaces = self._todo.pop(0)
             for ns in namespaces:
+                if not self.cluster.is_sharded(ns):
+                    continue
                 while (n := merge_all_on_shard(self.cluster, ns, shard, MAX_CHUNKS_TO_MERGE)) > 0:
                     merged += n  # a <shard, ns> that merged is rescheduled in the round
+            self._next_at += THROTTLE  # and again before the next shard's list
         return merged
 
     def _candidates(self) -> dict[str, list[str]]:
