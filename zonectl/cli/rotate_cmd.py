@@ -7,6 +7,7 @@ import datetime as dt
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,6 +29,14 @@ from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
+from zonectl.cli.rotate_clock import (
+    DEFAULT_MAX_SKEW,
+    allow_backwards_option,
+    check_backwards,
+    check_skew,
+    max_clock_skew_option,
+    warn_future,
+)
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
@@ -57,7 +66,10 @@ def command(
     uri: Annotated[str | None, uri_option()] = None,
     at: Annotated[
         str | None,
-        typer.Option(help="Rotate as if it were this instant (ISO 8601 with offset)."),
+        typer.Option(
+            help="Rotate as of this instant instead of this host's clock (ISO 8601 with "
+            "offset). It writes, as a plain run does; `zonectl plan --at` only shows."
+        ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     migrate: Annotated[
@@ -73,6 +85,8 @@ def command(
         bool, typer.Option("--verbose", "-v", help="Print every command sent (redacted).")
     ] = False,
     metrics_file: Annotated[Path | None, metrics_file_option()] = None,
+    max_clock_skew: Annotated[str, max_clock_skew_option()] = DEFAULT_MAX_SKEW,
+    allow_backwards: Annotated[bool, allow_backwards_option()] = False,
 ) -> int:
     """Move each window to its boundary now (or at --at) and place new collections.
 
@@ -87,9 +101,19 @@ def command(
     apply`. Safe to run every few minutes: when nothing is new and no window
     is due it prints nothing and sends no write. A missed run catches up.
 
+    Time only goes forward: a window whose live boundary is later than the
+    one computed now (after a `--at` in the future, or a clock that jumped
+    back) is not moved back without --allow-backwards; and rotate does not
+    run when this host's clock and the cluster's (hello.localTime) differ by
+    more than --max-clock-skew. Both refusals name the two clocks. `--at`
+    replaces this host's clock and writes like a plain run; to see a later
+    run's window without writing, use `zonectl plan --at`.
+
     Exit codes: 0 rotated or nothing due; 1 runtime error (including a
     window that cannot be placed on this cluster); 2 bad option; 3 invalid
-    policy; 5 balancing could not be restored: run the printed command.
+    policy; 5 needs a human: balancing could not be restored (run the
+    printed command), or a window would move backwards, or the clocks
+    differ by more than --max-clock-skew (nothing was sent).
 
     Examples:
 
@@ -120,6 +144,7 @@ def command(
             verbose,
             settings,
             run,
+            TimeRules(parse_duration(max_clock_skew, "--max-clock-skew") or 0.0, allow_backwards),
         )
         return run.exit_code
 
@@ -136,15 +161,16 @@ def _rotate(
     verbose: bool,
     settings: Settings,
     run: MetricsRun,
+    rules: TimeRules,
 ) -> int:
-    instant = parse_at(at, dt.datetime.now(dt.UTC))
-    run.now = instant  # the run's time in the metrics file, even when it fails
+    given = parse_at(at, dt.datetime.now(dt.UTC)) if at else None
+    run.now = given or run.now  # the run's time in the metrics file, even when it fails
     desired = load_desired(paths)
     names = window_namespaces(desired)
     if not names and not desired.patterns:
         warn("the policy has no firehose windows or namespace patterns: nothing to rotate")
         return int(ExitCode.OK)
-    boundaries, next_tick = _boundaries(desired, names, instant)
+    _check_windows(desired, names)  # before any connection: an invalid policy is exit 3
     options = ApplyOptions(
         wait_timeout_s=parse_duration(wait_timeout, "--wait-timeout") or 0.0,
         migrate_budget_s=parse_duration(migrate_budget, "--budget"),
@@ -154,6 +180,13 @@ def _rotate(
     database = settings.database
     scanned = named_namespaces(desired)  # the metrics of a cron run cover what it manages
     with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
+        if given is None:
+            check_skew(conn, rules.max_skew_s)  # the boundary follows this host's clock
+        else:
+            warn_future(conn, given, rules.max_skew_s)
+        instant = given or conn.local()
+        run.now = instant
+        boundaries, next_tick = _boundaries(desired, names, instant)
         ports = build_ports(conn, database)
 
         def plan_now() -> tuple[WindowPlan, ClusterState]:
@@ -178,6 +211,7 @@ def _rotate(
             problems = window_problems(window, actual)
             if problems:
                 raise PlanError(_listing("cannot rotate", problems))
+            check_backwards(conn, window.moves, instant, given is not None, rules.allow_backwards)
             return window, actual
 
         first = _preflight(conn, desired, names, boundaries, instant)
@@ -217,13 +251,16 @@ def _rotate(
     return _report(result, ran[-1] if ran else window)
 
 
-def _boundaries(
-    desired: DesiredState, names: Sequence[str], instant: dt.datetime
-) -> tuple[dict[str, Any], dt.datetime | None]:
-    """Each window's boundary value at `instant` and the earliest next tick. A schedule
-    that never fires or an unknown zone is an invalid policy (exit 3), found here even
-    when the policy loader let it through, before any connection is made."""
-    from zonectl.windows import boundary_value, next_tick, validate_schedule
+@dataclass(frozen=True)
+class TimeRules:
+    max_skew_s: float  # --max-clock-skew
+    allow_backwards: bool
+
+
+def _check_windows(desired: DesiredState, names: Sequence[str]) -> None:
+    """A schedule that never fires or a keep below 1 is an invalid policy (exit 3), found
+    here even when the policy loader let it through, before any connection is made."""
+    from zonectl.windows import validate_schedule
 
     problems: list[str] = []
     for ns in names:
@@ -236,6 +273,14 @@ def _boundaries(
             problems.append(f"{where or (desired.sources or ('policy',))[0]}: {ns}: {problem}")
     if problems:
         raise InvalidPolicyError(_listing("invalid firehose window", problems))
+
+
+def _boundaries(
+    desired: DesiredState, names: Sequence[str], instant: dt.datetime
+) -> tuple[dict[str, Any], dt.datetime | None]:
+    """Each window's boundary value at `instant` and the earliest next tick."""
+    from zonectl.windows import boundary_value, next_tick
+
     values = {ns: boundary_value(_firehose(desired, ns), instant) for ns in names}
     ticks = [next_tick(_firehose(desired, ns), instant) for ns in names]
     return values, min(ticks) if ticks else None

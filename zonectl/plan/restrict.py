@@ -16,7 +16,7 @@ from bson.min_key import MinKey
 from zonectl.model.bsontypes import type_name
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
-from zonectl.model.keys import compare, format_value, sort_key
+from zonectl.model.keys import compare, format_value, sort_key, type_rank
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
@@ -46,6 +46,19 @@ class WindowMove:
 
     def describe(self) -> str:
         return f"{self.ns}: window {_show(self.old)} -> {_show(self.new)}"
+
+    @property
+    def backwards(self) -> bool:
+        """The new boundary is earlier than the live one: the newest data would leave the
+        hot zone's range and older data come back into it. Values of different BSON types
+        are not ordered in time (a changed `type` is key_type_problem's to report)."""
+        if self.old is None or self.new is None:
+            return False
+        return type_rank(self.old) == type_rank(self.new) and compare(self.new, self.old) < 0
+
+    def shown(self, which: str) -> str:
+        """`old` or `new` as the operator reads it (an ObjectId with its creation second)."""
+        return _show(self.old if which == "old" else self.new)
 
 
 def _show(value: Any) -> str:
