@@ -22,7 +22,7 @@ from zonectl.apply.run import (
     preview_migration,
     run_apply,
 )
-from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
+from zonectl.cli.apply_wiring import build_ports, echo_listeners, ops_done, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
@@ -369,8 +369,8 @@ def _report(result: ApplyResult, window: WindowPlan) -> int:
     sys.stdout.flush()
     stderr.print(
         f"zonectl: rotated {len(window.moves)} window(s)"
-        f"{_pattern_count(window)}: {result.ops_done}/{result.ops_total} "
-        f"op(s) (plan {result.plan_id}, rotate {result.apply_id}); balancing restored",
+        f"{_pattern_count(window)}: {ops_done(result)} "
+        f"(plan {result.plan_id}, rotate {result.apply_id}); balancing restored",
         markup=False,
     )
     return int(ExitCode.OK)
