@@ -53,7 +53,7 @@ def test_after_a_future_at_a_plain_run_refuses_to_move_the_window_back(
     assert _hot_min(firehose) == FUTURE
     back = firehose.rotate("--yes", "--allow-backwards")
     assert back.code == 0, back.err
-    assert "--allow-backwards: moving 2 window(s) back" in back.err
+    assert "--allow-backwards: moving 2 firehose window(s) back" in back.err
     assert _hot_min(firehose) in {_midnight(before), _midnight(dt.datetime.now(dt.UTC))}
 
 

@@ -69,14 +69,16 @@ def check_skew(conn: Connection, bound_s: float) -> None:
 def check_backwards(
     conn: Connection,
     moves: Sequence[WindowMove],
+    slices: Sequence[str],
     instant: dt.datetime,
     given: bool,
     allow: bool,
 ) -> None:
     """Refuse (exit 5) to move any window's boundary earlier than the live one, naming each
-    window's live and computed boundary and both clocks; with `allow`, warn and go on."""
+    window's live and computed boundary (each slice brought back to its hot zone) and both
+    clocks; with `allow`, warn and go on."""
     back = [m for m in moves if m.backwards]
-    if not back:
+    if not back and not slices:
         return
     source = "--at" if given else "this host's clock"
     lines = [
@@ -84,13 +86,21 @@ def check_backwards(
         f"the boundary at {show(instant)} ({source})"
         for m in back
     ]
+    lines += [f"{line}, at {show(instant)} ({source})" for line in slices]
+    what = " and ".join(
+        text
+        for n, text in (
+            (len(back), f"{len(back)} firehose window(s)"),
+            (len(slices), f"{len(slices)} slice(s)"),
+        )
+        if n
+    )
     listing = "\n  ".join(lines)
     if allow:
-        warn(f"--allow-backwards: moving {len(back)} window(s) back:\n  {listing}")
+        warn(f"--allow-backwards: moving {what} back:\n  {listing}")
         return
     raise NeedsHumanError(
-        f"refusing to move {len(back)} firehose window(s) backwards; nothing was sent:\n"
-        f"  {listing}\n  {clocks(conn)}",
+        f"refusing to move {what} backwards; nothing was sent:\n  {listing}\n  {clocks(conn)}",
         hint="if a clock jumped back, fix it and rerun; if the live boundary is ahead "
         "(a `rotate --at` in the future), wait until the clock passes it, or rerun with "
         "--allow-backwards to move it back now",

@@ -16,13 +16,12 @@ import typer
 from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import (
     ApplyOptions,
-    ApplyResult,
     Prepared,
     Preview,
     preview_migration,
     run_apply,
 )
-from zonectl.cli.apply_wiring import build_ports, echo_listeners, ops_done, parse_duration
+from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
@@ -37,6 +36,7 @@ from zonectl.cli.rotate_clock import (
     max_clock_skew_option,
     warn_future,
 )
+from zonectl.cli.rotate_report import listing, report
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
@@ -54,8 +54,8 @@ from zonectl.plan.restrict import (
     window_problems,
     with_pattern_ops,
 )
+from zonectl.plan.slices_back import slices_back
 from zonectl.render import render_text
-from zonectl.render.summary import plural
 from zonectl.settings import Settings
 
 
@@ -210,8 +210,11 @@ def _rotate(
             )
             problems = window_problems(window, actual)
             if problems:
-                raise PlanError(_listing("cannot rotate", problems))
-            check_backwards(conn, window.moves, instant, given is not None, rules.allow_backwards)
+                raise PlanError(listing("cannot rotate", problems))
+            back = slices_back(window, desired, actual)
+            check_backwards(
+                conn, window.moves, back, instant, given is not None, rules.allow_backwards
+            )
             return window, actual
 
         first = _preflight(conn, desired, names, boundaries, instant)
@@ -248,7 +251,7 @@ def _rotate(
         events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty(), clock=conn.clock)
         result = run_apply(ports, options, prepare, _confirm(yes), events)
         run.observe(conn, now=instant, desired=desired, namespaces=scanned)
-    return _report(result, ran[-1] if ran else window)
+    return report(result, ran[-1] if ran else window)
 
 
 @dataclass(frozen=True)
@@ -272,7 +275,7 @@ def _check_windows(desired: DesiredState, names: Sequence[str]) -> None:
             where = fh.position or desired.collections[ns].position
             problems.append(f"{where or (desired.sources or ('policy',))[0]}: {ns}: {problem}")
     if problems:
-        raise InvalidPolicyError(_listing("invalid firehose window", problems))
+        raise InvalidPolicyError(listing("invalid firehose window", problems))
 
 
 def _boundaries(
@@ -313,7 +316,7 @@ def _preflight(
             where = fh.position or desired.collections[ns].position
             problems.append(f"{where}: {problem}" if where else problem)
     if problems:
-        raise PlanError(_listing("cannot rotate", problems))
+        raise PlanError(listing("cannot rotate", problems))
     try:
         full = make_plan(desired, actual, boundaries=boundaries, at=instant)
     except PlanError as exc:
@@ -338,53 +341,3 @@ def _confirm(yes: bool) -> Callable[[Prepared, Sequence[Preview]], bool]:
         return bool(typer.confirm("Rotate these windows?", default=False, err=True))
 
     return confirm
-
-
-def _report(result: ApplyResult, window: WindowPlan) -> int:
-    """stdout: what moved, per namespace; stderr: the one-line summary."""
-    for message in result.warnings:
-        warn(message)
-    if not result.apply_id:
-        return int(ExitCode.OK)
-    lines = []
-    moved = {m.ns for m in window.moves}
-    for op in window.plan.ops:  # what pattern rules did to namespaces they matched
-        ns = op.namespace
-        if ns is not None and ns not in moved and ns in window.plan.origins:
-            lines.append(f"{ns} (from pattern {window.plan.origins[ns]!r}): {op.describe()}")
-    for move in window.moves:
-        lines.append(move.describe())
-        lines.extend(f"  {op.describe()}" for op in move.ops)
-        held = result.range_s.get(move.ns)
-        if held is not None:
-            lines.append(f"  ranges swapped in {held * 1000:.0f} ms with balancing paused")
-    for m in result.migrations:
-        if m.moved or m.left or m.splits or m.failed:
-            failed = f", {len(m.failed)} failed" if m.failed else ""
-            lines.append(
-                f"{m.ns}: {plural(m.splits, 'split')}, {plural(m.moved, 'chunk')} moved, "
-                f"{m.left} left{failed}"
-            )
-    sys.stdout.write("".join(f"{line}\n" for line in lines))
-    sys.stdout.flush()
-    stderr.print(
-        f"zonectl: rotated {len(window.moves)} window(s)"
-        f"{_pattern_count(window)}: {ops_done(result)} "
-        f"(plan {result.plan_id}, rotate {result.apply_id}); balancing restored",
-        markup=False,
-    )
-    return int(ExitCode.OK)
-
-
-def _listing(title: str, problems: Sequence[str]) -> str:
-    return f"{title} ({len(problems)} problem(s)):\n  " + "\n  ".join(problems)
-
-
-def _pattern_count(window: WindowPlan) -> str:
-    moved = {m.ns for m in window.moves}
-    placed = {
-        op.namespace
-        for op in window.plan.ops
-        if op.namespace in window.plan.origins and op.namespace not in moved
-    }
-    return f" and placed {len(placed)} pattern namespace(s)" if placed else ""
