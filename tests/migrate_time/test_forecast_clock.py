@@ -52,6 +52,9 @@ def test_after_a_sandbox_apply_migrate_the_next_run_sees_no_clock_skew(tmp_path:
     assert history["clock_skew_seconds"] == 0
     text = run("status", "--uri", uri).stdout
     assert "clock skew" not in text
+    # In-process, zonectl and the simulated cluster share one clock: doctor sees no skew.
+    clock = [line for line in run("doctor", "--uri", uri).stdout.splitlines() if "clock" in line]
+    assert clock and clock[0].startswith("ok    clock"), clock
 
 
 def test_a_cluster_clock_ahead_of_this_host_dates_nothing_in_the_future(
