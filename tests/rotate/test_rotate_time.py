@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from rotate_kit import Firehose
+from rotate_kit import POLICY, Firehose, zonectl
 
 FUTURE = dt.datetime(2030, 1, 2, tzinfo=dt.UTC)
 
@@ -51,6 +51,14 @@ def test_after_a_future_at_a_plain_run_refuses_to_move_the_window_back(
     assert "--allow-backwards" in r.err
     assert firehose.writes() == []  # not even the lease
     assert _hot_min(firehose) == FUTURE
+    # plan (and apply) show the same move back as a warning.
+    plan = zonectl("plan", str(POLICY), "--uri", firehose.uri)
+    assert plan.code == 0, plan.err
+    assert (
+        'app.events: the window boundary moves back from ISODate("2030-01-02T00:00:00.000Z")'
+        in plan.err
+    )
+    assert "`zonectl rotate` refuses this without --allow-backwards" in plan.err
     back = firehose.rotate("--yes", "--allow-backwards")
     assert back.code == 0, back.err
     assert "--allow-backwards: moving 2 firehose window(s) back" in back.err

@@ -133,6 +133,26 @@ def live_boundary(actual: ClusterState, ns: str, fh: Firehose) -> Any:
     return None
 
 
+def backward_windows(
+    desired: DesiredState, actual: ClusterState, boundaries: Mapping[str, Any]
+) -> list[str]:
+    """A warning per firehose window the plan would move to an earlier boundary than the
+    live one, for `plan` and `apply` (which show it; `rotate` refuses it)."""
+    out = []
+    for ns in window_namespaces(desired):
+        fh = desired.collections[ns].firehose
+        assert fh is not None
+        move = WindowMove(ns, live_boundary(actual, ns, fh), boundaries.get(ns), ())
+        if move.backwards:
+            out.append(
+                f"{ns}: the window boundary moves back from {move.shown('old')} to "
+                f"{move.shown('new')}: the live window is ahead of this instant (a `rotate "
+                "--at` in the future, or a clock that jumped); `zonectl rotate` refuses this "
+                "without --allow-backwards"
+            )
+    return out
+
+
 def _is_top(bound: Mapping[str, Any]) -> bool:
     return all(isinstance(v, MaxKey) for v in bound.values())
 
