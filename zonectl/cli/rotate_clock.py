@@ -41,11 +41,10 @@ def show(instant: dt.datetime) -> str:
 
 def clocks(conn: Connection) -> str:
     """Both clocks as the operator compares them."""
-    local, cluster = conn.local(), conn.wall()
-    said = f"this host's clock {show(local)}, the cluster's {show(cluster)} (hello.localTime"
-    skew = conn.skew
+    local, cluster, skew = conn.local(), conn.wall(), conn.skew
     if skew is None:
-        return said + " unknown: hello sent none)"
+        return f"this host's clock {show(local)}, the cluster's unknown (hello sent no localTime)"
+    said = f"this host's clock {show(local)}, the cluster's {show(cluster)} (hello.localTime"
     if skew.sure_s == 0:
         return said + ")"
     side = "ahead of" if skew.offset_s > 0 else "behind"
@@ -56,7 +55,10 @@ def check_skew(conn: Connection, bound_s: float) -> None:
     """Refuse (exit 5) when the clocks are surely further apart than `bound_s`: the window
     boundary follows this host's clock, and the lease is judged by each host's own."""
     skew = conn.skew
-    if skew is None or skew.sure_s <= bound_s:
+    if skew is None:
+        warn("hello sent no localTime: this host's clock cannot be checked against the cluster's")
+        return
+    if skew.sure_s <= bound_s:
         return
     raise NeedsHumanError(
         f"refusing to rotate: the clocks differ by {_span(abs(skew.offset_s))}, more than "
