@@ -182,8 +182,6 @@ def _rotate(
     with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
         if given is None:
             check_skew(conn, rules.max_skew_s)  # the boundary follows this host's clock
-        else:
-            warn_future(conn, given, rules.max_skew_s)
         instant = given or conn.local()
         run.now = instant
         boundaries, next_tick = _boundaries(desired, names, instant)
@@ -227,6 +225,8 @@ def _rotate(
         eager = [ns for ns in names if migrate and ns in first.collections]
         previews = [preview_migration(ports, ns, False) for ns in eager]
         due = bool(window.plan.ops) or any(p.splits or p.moves.violating for p in previews)
+        if due and given is not None:
+            warn_future(conn, given, rules.max_skew_s)
         if not due and not ports.journal.find_open():
             if sys.stderr.isatty():
                 stderr.print(f"zonectl: nothing due at {instant:%Y-%m-%dT%H:%M:%SZ}", markup=False)
