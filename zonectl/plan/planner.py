@@ -107,8 +107,9 @@ def make_plan(
         for r in wanted:
             zones_in_use.setdefault(r.zone, problems.where(r.position))
         live_ranges = actual.ranges_of(ns)
-        if change is not None and change.kind == "running":
-            plan_notes.append(f"{ns}: a resharding to the policy's key is running; left to it")
+        running = actual.resharding_of(ns)
+        if running is not None and (change is None or change.kind == "running"):
+            plan_notes.append(key_change.in_progress(running))  # never a second one
         elif change is not None and change.kind == "reshard":
             key_ops.append(key_change.reshard_op(change, cp, actual, wanted))
         else:
