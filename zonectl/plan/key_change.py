@@ -131,6 +131,21 @@ def reshard_op(
     )
 
 
+def takes_route(cp: CollectionPolicy, actual: ClusterState, problems: Problems) -> bool:
+    """Whether `migrate: reshard` applies: only a sharded collection can be resharded. On a
+    namespace not sharded (or not there yet) its ranges are planned as range ops, warned."""
+    if cp.migrate != "reshard":
+        return False
+    if cp.namespace in actual.collections:
+        return True
+    problems.warn(
+        cp.position,
+        f"{cp.namespace} is not sharded: `migrate: reshard` has nothing to reshard; its "
+        "ranges are planned as range ops",
+    )
+    return False
+
+
 def route_op(
     cp: CollectionPolicy, actual: ClusterState, zones: Sequence[WantedRange]
 ) -> ReshardCollection:

@@ -117,7 +117,8 @@ def make_plan(
                 live_ranges = key_change.refined_ranges(live_ranges, change.key)
             diff = _diff_ranges(ns, wanted, live_ranges)
             rezoned = any(after.get(r.zone) != live_holders.get(r.zone) for r in wanted)
-            if (diff or rezoned) and change is None and cp.migrate == "reshard":
+            route = change is None and key_change.takes_route(cp, actual, problems)
+            if (diff or rezoned) and route:
                 key_ops.append(key_change.route_op(cp, actual, wanted))  # the reshard route
             else:
                 range_ops.extend(diff)
