@@ -42,7 +42,9 @@ UNSHARDED = {
 }
 MISSING = ("app.nosuch", "other.gone")
 PATTERNS = ("app.*", "app.u*", "other.*", "app.[hp]*")
-NAMES = (*SHARDED, *UNSHARDED, *MISSING, *PATTERNS)
+TEMPLATE = "app.day_%Y%m%d"  # collection-per-day slices; a 13th month is no date
+SLICES = ("app.day_20200101", "app.day_20261124", "app.day_20991231", "app.day_20261399")
+NAMES = (*SHARDED, *UNSHARDED, *MISSING, *PATTERNS, TEMPLATE)
 # Keys a policy may name: the live ones, a refine of each, and others (a resharding).
 KEYS = (
     {"ts": 1, "_id": 1},
@@ -99,6 +101,7 @@ def clusters(draw: st.DrawFn) -> dict[str, Any]:
     unsharded = [
         {"ns": ns, "type": kind} for ns, kind in sorted(UNSHARDED.items()) if draw(st.booleans())
     ]
+    unsharded += [{"ns": ns} for ns in draw(st.lists(st.sampled_from(SLICES), unique=True))]
     return {
         "version": version,
         "shards": shards,
@@ -113,6 +116,11 @@ def clusters(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def entries(draw: st.DrawFn, ns: str, zones: list[str]) -> dict[str, Any]:
     """One `collections:` entry naming a random subset of what an entry can say."""
+    if ns == TEMPLATE:
+        cold = {"cold": draw(st.sampled_from(zones))} if zones and draw(st.booleans()) else {}
+        hot = draw(st.sampled_from(zones)) if zones else "hot"
+        keep = draw(st.integers(1, 3))
+        return {"slices": {"schedule": "0 0 * * *", "keep": keep, "hot": hot, **cold}}
     entry: dict[str, Any] = {}
     live = SHARDED.get(ns)
     key = draw(st.sampled_from(KEYS)) if draw(st.booleans()) else None

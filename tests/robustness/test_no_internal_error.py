@@ -24,11 +24,14 @@ def run_all(cluster: dict[str, Any], policy: dict[str, Any]) -> list[Run]:
         cluster_file.write_text(json.dumps(cluster))
         policy_file.write_text(json.dumps(policy))
         uri = ("--uri", f"sandbox:{cluster_file}")
-        return [
-            zonectl("plan", str(policy_file), *uri),
-            zonectl("status", str(policy_file), *uri),
-            zonectl("rotate", str(policy_file), "--yes", *uri),
-        ]
+        plan = zonectl("plan", str(policy_file), *uri, "--format", "json")
+        runs = [plan, zonectl("status", str(policy_file), *uri)]
+        # A moveCollection (8.0 pins of unsharded collections) never ends on the virtual
+        # clock of a `sandbox:` run nobody steps (the sandbox registers no alarm for it):
+        # rotate would wait forever, so it runs only on plans without one.
+        if '"move_collection"' not in plan.out:
+            runs.append(zonectl("rotate", str(policy_file), "--yes", *uri))
+        return runs
 
 
 @settings(
