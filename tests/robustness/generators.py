@@ -92,6 +92,8 @@ def clusters(draw: st.DrawFn) -> dict[str, Any]:
             coll["keys"] = spec["keys"]
         if draw(st.booleans()):
             coll["noBalance"] = True
+        if coll["chunks"] > 1 and draw(st.booleans()):
+            coll["jumbo"] = [0]
         if version >= "7.0" and draw(st.booleans()):
             coll["queryAnalyzer"] = {"samplesPerSecond": 2}
         collections.append(coll)
@@ -102,7 +104,9 @@ def clusters(draw: st.DrawFn) -> dict[str, Any]:
         {"ns": ns, "type": kind} for ns, kind in sorted(UNSHARDED.items()) if draw(st.booleans())
     ]
     unsharded += [{"ns": ns} for ns in draw(st.lists(st.sampled_from(SLICES), unique=True))]
+    fcv = {"featureCompatibilityVersion": "7.0"} if version == "8.0" and draw(st.booleans()) else {}
     return {
+        **fcv,
         "version": version,
         "shards": shards,
         "databases": [{"name": "app", "primary": SHARDS[0]}],
@@ -142,7 +146,7 @@ def entries(draw: st.DrawFn, ns: str, zones: list[str]) -> dict[str, Any]:
     elif aspect == "firehose" and zones:
         entry["firehose"] = {
             "field": "ts",
-            "type": "date",
+            "type": draw(st.sampled_from(("date", "date", "objectId", "epochSeconds"))),
             "schedule": "0 0 * * *",
             "hot": draw(st.sampled_from(zones)),
             **({"cold": draw(st.sampled_from(zones))} if len(zones) > 1 else {}),
@@ -171,7 +175,8 @@ def policies(draw: st.DrawFn, cluster: dict[str, Any]) -> dict[str, Any]:
     doc: dict[str, Any] = {"apiVersion": "zonectl/v1", "kind": "ZonePolicy", "shards": shards}
     doc["collections"] = {ns: draw(entries(ns, zones)) for ns in names}
     if draw(st.booleans()):
-        doc["balancer"] = {"enabled": draw(st.booleans())}
+        window = {"start": "23:00", "stop": "06:00"} if draw(st.booleans()) else None
+        doc["balancer"] = {"enabled": draw(st.booleans()), "activeWindow": window}
     return doc
 
 

@@ -1,5 +1,6 @@
-"""Each internal error found (issue 29), as the command that crashed: now a plan, a warning
-or a clear error with a documented exit code."""
+"""Each failure found (issue 29 and the property test beside this file), as the command that
+failed: an internal error, or an op the server refuses. Now a plan, a warning or a clear
+error with a documented exit code."""
 
 from __future__ import annotations
 
@@ -97,3 +98,18 @@ def test_rotate_leaves_a_pattern_range_in_a_zone_no_shard_carries_yet_to_apply(
     assert run.code == 0 and "ZoneNotFound" not in run.err, run.show()
     assert "of pattern-matched namespaces are left for `zonectl apply`" in run.err
     assert "assign [{ _id: MinKey }, { _id: MaxKey }) of app.h to zone cold" in run.err
+
+
+def test_sampling_of_a_collection_that_does_not_exist_is_warned_not_sent(tmp_path: Path) -> None:
+    """configureQueryAnalyzer answers NamespaceNotFound for a missing collection: the plan
+    had the op and apply failed on it. Now: a warning, no op, apply converges."""
+    uri = cluster_file(tmp_path, unsharded=[{"ns": "app.plain"}])
+    sampled = {"sampling": {"samplesPerSecond": 1}}
+    policy = write_policy(tmp_path, {"app.nosuch": sampled, "app.plain": sampled})
+    plan = zonectl("plan", policy, "--uri", uri, "--format", "json")
+    assert plan.code == 0, plan.show()
+    ops = [(op["kind"], op["namespace"]) for op in json.loads(plan.out)["ops"]]
+    assert ops == [("set_query_analyzer", "app.plain")]
+    assert "app.nosuch does not exist yet: `sampling` is planned once it is created" in plan.err
+    applied = zonectl("apply", policy, "--yes", "--uri", uri)
+    assert applied.crashed() is None and applied.code == 0, applied.show()
