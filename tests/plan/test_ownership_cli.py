@@ -96,3 +96,13 @@ def test_an_exported_policy_plans_empty(tmp_path: Path) -> None:
     code, out, err = zonectl("plan", str(exported), "--uri", uri, "--detailed-exitcode")
     assert code == 0, out + err
     assert "No changes" in out
+
+
+def test_empty_ranges_and_no_ranges_are_different_policies(tmp_path: Path) -> None:
+    """The policy digest (in every plan, and checked by apply) tells `ranges: []` from no
+    `ranges`, as their plans differ."""
+    sampling = "    sampling: {samplesPerSecond: 5}\n"
+    alone = plan_json(tmp_path, sampling)["policy_digest"]
+    empty = plan_json(tmp_path, sampling + "    ranges: []\n")["policy_digest"]
+    assert alone != empty
+    assert plan_json(tmp_path, sampling)["policy_digest"] == alone
