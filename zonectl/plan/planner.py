@@ -124,8 +124,8 @@ def make_plan(
                 live_ranges = key_change.refined_ranges(live_ranges, change.key)
             diff = _diff_ranges(ns, wanted, live_ranges) if cp.manages_ranges else []
             rezoned = any(after.get(r.zone) != live_holders.get(r.zone) for r in wanted)
-            route = change is None and key_change.takes_route(cp, actual, problems)
-            if (diff or rezoned) and route:
+            changed = (diff or rezoned) and change is None
+            if changed and key_change.takes_route(cp, actual, problems):
                 key_ops.append(key_change.route_op(cp, actual, wanted))  # the reshard route
             else:
                 range_ops.extend(diff)
