@@ -106,3 +106,15 @@ def test_empty_ranges_and_no_ranges_are_different_policies(tmp_path: Path) -> No
     empty = plan_json(tmp_path, sampling + "    ranges: []\n")["policy_digest"]
     assert alone != empty
     assert plan_json(tmp_path, sampling)["policy_digest"] == alone
+
+
+def test_a_balancing_switch_the_entry_does_not_name_is_listed_and_kept(tmp_path: Path) -> None:
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        '{"version": "7.0", "shards": [{"name": "s0"}], "collections": '
+        '[{"ns": "app.events", "key": {"ts": 1}, "noBalance": true}]}'
+    )
+    doc = plan_json(tmp_path, "    key: {ts: 1}\n", uri=f"sandbox:{cluster}")
+    assert kinds(doc) == []
+    detail = "balancing off (noBalance); its entry names no `balancing`"
+    assert {"kind": "balancing", "name": "app.events", "detail": detail} in doc["unmanaged"]
