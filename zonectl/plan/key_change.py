@@ -145,6 +145,21 @@ def reshard_op(
     )
 
 
+def takes_route(cp: CollectionPolicy, actual: ClusterState, problems: Problems) -> bool:
+    """Whether `migrate: reshard` applies: only a sharded collection can be resharded. On a
+    namespace not sharded (or not there yet) its ranges are planned as range ops, warned."""
+    if cp.migrate != "reshard":
+        return False
+    if cp.namespace in actual.collections:
+        return True
+    problems.warn(
+        cp.position,
+        f"{cp.namespace} is not sharded: `migrate: reshard` has nothing to reshard; its "
+        "ranges are planned as range ops",
+    )
+    return False
+
+
 def route_op(
     cp: CollectionPolicy, actual: ClusterState, zones: Sequence[WantedRange]
 ) -> ReshardCollection:
@@ -171,6 +186,14 @@ def reshard_blocked(cp: CollectionPolicy, actual: ClusterState) -> str:
     others = [r.namespace for r in actual.reshardings if r.namespace != cp.namespace]
     if others:
         return f"a resharding of {others[0]} is running: one resharding at a time in a cluster"
+    if not cp.manages_ranges and actual.ranges_of(cp.namespace):
+        # The server refuses a resharding of a zoned collection without `zones` (BadValue
+        # "Must specify value for zones field"), and zonectl would send none: the entry
+        # leaves the ranges alone, but they cannot outlive the old key.
+        return (
+            f"{cp.namespace} has live zone ranges, written in the old key, that a resharding "
+            "replaces: list them in the new key under `ranges:` (or `ranges: []` for none)"
+        )
     if not cp.reshard and cp.migrate != "reshard":
         where = f" ({cp.position})" if cp.position is not None else ""
         return (

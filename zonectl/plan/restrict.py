@@ -265,7 +265,8 @@ def with_pattern_ops(
 ) -> WindowPlan:
     """Add what pattern rules ask of the namespaces they matched (a rotate run places a
     collection created since the last run): their range, moveCollection and balancing ops,
-    never memberships or shard-key changes, which stay `zonectl apply`'s (a cron job must
+    never memberships or shard-key changes, which stay `zonectl apply`'s (and so do the
+    range ops of a namespace with a range in a zone no shard carries yet) (a cron job must
     not start an hours-long resharding, nor a blocked key change stop the rotation).
     Converged namespaces add nothing, so a run with nothing new and no window due still
     sends no write."""
@@ -278,9 +279,20 @@ def with_pattern_ops(
     full = make_plan(
         cut, actual, boundaries=boundaries, at=at, namespaces=names, origins=origins, notes=notes
     )
-    have = set(window.plan.ops)
-    extra = tuple(op for op in full.ops if not isinstance(op, _APPLY_ONLY) and op not in have)
-    left = tuple(op for op in full.ops if isinstance(op, _APPLY_ONLY))
+    # A range in a zone no shard carries yet waits for the membership apply adds (the server
+    # answers ZoneNotFound), and so do the other range ops of its namespace.
+    live_zones = actual.zones()
+    waiting = {
+        op.ns for op in full.ops if isinstance(op, AssignZoneRange) and op.zone not in live_zones
+    }
+
+    def apply_only(op: Op) -> bool:
+        ranged = isinstance(op, AssignZoneRange | RemoveZoneRange) and op.ns in waiting
+        return ranged or isinstance(op, _APPLY_ONLY)
+
+    have = window.plan.ops  # compared by value: range ops hold dict bounds, not hashable
+    extra = tuple(op for op in full.ops if not apply_only(op) and op not in have)
+    left = tuple(op for op in full.ops if apply_only(op))
     plan = dataclasses.replace(
         window.plan,
         ops=window.plan.ops + extra,

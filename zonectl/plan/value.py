@@ -34,9 +34,9 @@ FORMAT_VERSION = 1
 
 @dataclass(frozen=True)
 class Unmanaged:
-    """A zone or namespace present on the cluster that no policy names: reported, untouched."""
+    """A zone, namespace or setting on the cluster that no policy manages: reported, untouched."""
 
-    kind: str  # "zone" | "namespace" | "sampling"
+    kind: str  # "zone" | "namespace" | "balancing" | "sampling"
     name: str
     detail: str
 
