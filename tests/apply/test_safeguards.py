@@ -11,7 +11,7 @@ import time
 from apply_kit import FIXTURES, MATRIX, Cluster, spawn, zonectl
 
 from zonectl.mongo.executor import HANDLERS
-from zonectl.plan.ops import OP_CLASSES
+from zonectl.plan.kinds import OP_CLASSES
 
 EVENTS_ONLY = FIXTURES / "events-only"
 CLUSTER_COMMANDS = {

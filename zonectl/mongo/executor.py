@@ -29,6 +29,7 @@ from zonectl.plan.ops import (
     SetQueryAnalyzer,
     SplitChunk,
 )
+from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
 
 Client = MongoClient[dict[str, Any]]
 Reply = Mapping[str, Any]
@@ -108,6 +109,32 @@ def set_balancer_window(client: Client, op: SetBalancerWindow) -> Reply:
     return _write(client, op, must_match=False)
 
 
+def set_cluster_setting(client: Client, op: SetClusterSetting) -> Reply:
+    return _setting(lambda: _write(client, op, must_match=False), op.key, op)
+
+
+def set_collection_setting(client: Client, op: SetCollectionSetting) -> Reply:
+    return _setting(lambda: _send(client, op), f"{op.ns} {op.key}", op)
+
+
+def _setting(write: Callable[[], Reply], name: str, op: Op) -> Reply:
+    """A validator rejection (121, the 7.0+ $jsonSchema on config.settings, reference
+    balancer-settings §2.3) names the setting; it is reported, never retried."""
+    try:
+        return write()
+    except OpFailedError as exc:
+        if exc.code != 121:
+            raise
+        raise OpFailedError(
+            op,
+            exc.code,
+            exc.code_name,
+            f"the server's config.settings validator refused balancer setting {name} "
+            f"({exc.errmsg}); this server does not accept it: check the version it needs in "
+            "docs/balancer-settings.md",
+        ) from None
+
+
 def split_chunk(client: Client, op: SplitChunk) -> Reply:
     return _send(client, op)
 
@@ -146,6 +173,8 @@ HANDLERS: dict[type[Op], Callable[[Client, Any], Reply]] = {
     SetQueryAnalyzer: set_query_analyzer,
     SetBalancerEnabled: set_balancer_enabled,
     SetBalancerWindow: set_balancer_window,
+    SetClusterSetting: set_cluster_setting,
+    SetCollectionSetting: set_collection_setting,
     SplitChunk: split_chunk,
     MoveRange: move_range,
     MoveChunk: move_chunk,

@@ -36,6 +36,7 @@ class Op:
     kind: ClassVar[str] = ""
     database: ClassVar[str] = "admin"
     destructive: ClassVar[bool] = False  # removes something the cluster had
+    setting: ClassVar[bool] = False  # changes a setting (counted as such in summaries)
 
     @property
     def namespace(self) -> str | None:
@@ -49,6 +50,11 @@ class Op:
 
     def inverse(self) -> Op | None:
         """The op that undoes this one, for rollback notes; None when there is none."""
+        return None
+
+    def memo(self) -> dict[str, Any] | None:
+        """A record zonectl keeps in its own database once this op has succeeded (a one-shot
+        setting it must not start again); None for most ops."""
         return None
 
 
@@ -154,6 +160,7 @@ class SetCollectionBalancing(Op):
     shell helpers sh.enableBalancing/sh.disableBalancing do (reference §3.5)."""
 
     kind: ClassVar[str] = "set_collection_balancing"
+    setting: ClassVar[bool] = True
     database: ClassVar[str] = "config"
     ns: str
     enabled: bool
@@ -186,6 +193,7 @@ class SetQueryAnalyzer(Op):
     `previous` None: sampling was off (or never configured)."""
 
     kind: ClassVar[str] = "set_query_analyzer"
+    setting: ClassVar[bool] = True
     ns: str
     rate: float | None
     previous: float | None = None
@@ -220,6 +228,7 @@ class SetBalancerEnabled(Op):
     """balancerStart/balancerStop; both write config.settings mode+stopped (reference §3.1)."""
 
     kind: ClassVar[str] = "set_balancer_enabled"
+    setting: ClassVar[bool] = True
     enabled: bool
     previous: bool | None = None
 
@@ -242,6 +251,7 @@ class SetBalancerWindow(Op):
     shell writes the document (reference §2.5). `start`/`stop` None removes the window."""
 
     kind: ClassVar[str] = "set_balancer_window"
+    setting: ClassVar[bool] = True
     database: ClassVar[str] = "config"
     start: str | None
     stop: str | None

@@ -23,10 +23,6 @@ from zonectl.plan.ops import (
     RemoveShardFromZone,
     RemoveZoneRange,
     ReshardCollection,
-    SetBalancerEnabled,
-    SetBalancerWindow,
-    SetCollectionBalancing,
-    SetQueryAnalyzer,
 )
 
 FORMAT_VERSION = 1
@@ -99,16 +95,7 @@ class Plan:
             to_add=sum(isinstance(op, AssignZoneRange) for op in self.ops),
             to_remove=sum(isinstance(op, RemoveZoneRange) for op in self.ops),
             shards_rezoned=len(shards),
-            settings=sum(
-                isinstance(
-                    op,
-                    SetCollectionBalancing
-                    | SetBalancerWindow
-                    | SetBalancerEnabled
-                    | SetQueryAnalyzer,
-                )
-                for op in self.ops
-            ),
+            settings=sum(op.setting for op in self.ops),
             chunks=sum(i.migrating for i in known),
             bytes=sum(i.bytes for i in known) + sum(m.impact.bytes for m in moves if m.impact),
             impact_known=len(known) == len(impacts) and all(m.impact for m in moves),
