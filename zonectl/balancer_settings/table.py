@@ -63,6 +63,13 @@ def _mb(stored: Any) -> Any:
     return value // MB if value % MB == 0 else round(value / MB, 2)
 
 
+def _whole(stored: Any) -> Any:
+    """A stored number (int32, NumberLong or a whole double) as a plain int."""
+    if isinstance(stored, int | float) and not isinstance(stored, bool) and stored == int(stored):
+        return int(stored)
+    return stored
+
+
 def _throttle_from_stored(stored: Any) -> Any:
     if isinstance(stored, Mapping):
         return {str(k): int(v) if isinstance(v, int) and not isinstance(v, bool) else v
@@ -105,6 +112,7 @@ CLUSTER: tuple[Setting, ...] = (
         field="value",
         since=None,
         example=128,
+        from_stored=_whole,
         show=lambda v: f"{v} MB",
         notes="Absent: 128 MB (64 MB before 5.2). 1-1024 (§2.1); the 7.0+ validator refuses "
         "anything else with code 121.",
