@@ -33,7 +33,7 @@ def schema_diagnostics(doc: Document, errors: Sequence[ErrorDetails]) -> list[Di
 
 
 def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
-    loc = tuple(error["loc"])
+    loc = _untagged(tuple(error["loc"]))
     kind = error["type"]
     where = display_path(loc[:-1]) if loc else "the document"
     if kind == "extra_forbidden":
@@ -72,8 +72,18 @@ def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
     return _error("ZP112", doc.position(loc), message, _setting_hint(loc))
 
 
-# Union branch tags pydantic puts in an error's location (schema.py, balancer_settings).
-_TAGS = frozenset({"bool", "writeConcern", "rate", "off"})
+# Union branch tags pydantic puts in an error's location after these fields (schema.py,
+# balancer_settings): not keys of the document.
+_TAGGED = {"secondaryThrottle": {"bool", "writeConcern"}, "sampling": {"rate", "off"}}
+
+
+def _untagged(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    out: list[str | int] = []
+    for step in loc:
+        if out and step in _TAGGED.get(str(out[-1]), ()):
+            continue
+        out.append(step)
+    return tuple(out)
 
 
 def _setting_hint(loc: Sequence[str | int]) -> str | None:
@@ -94,8 +104,6 @@ def display_path(loc: Sequence[str | int]) -> str:
     """balancer.activeWindow, collections["app.events"].ranges[3].min"""
     text = ""
     for step in loc:
-        if step in _TAGS and text:
-            continue
         if isinstance(step, int):
             text += f"[{step}]"
         elif "." in step or not step.isidentifier():
