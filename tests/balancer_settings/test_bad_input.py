@@ -25,7 +25,11 @@ def _validate(tmp_path: Path, body: str) -> tuple[int, str]:
         ("balancer:\n  chunkSizeMB: 2000\n", "4:16", "must be at most 1024, got 2000"),
         ('balancer:\n  chunkSizeMB: "64MB"\n', "4:16", 'expected an integer, got "64MB"'),
         ('balancer:\n  secondaryThrottle: "yes"\n', "4:22", 'expected true or false, got "yes"'),
-        ("balancer:\n  secondaryThrottle: {w: majority, wtimeout: -1}\n", "4:46", "wtimeout: must be at least 0"),
+        (
+            "balancer:\n  secondaryThrottle: {w: majority, wtimeout: -1}\n",
+            "4:46",
+            "wtimeout: must be at least 0",
+        ),
         (
             "balancer:\n  activeWindowDOW:\n    - {day: Funday, start: '1:00', stop: '2:00'}\n",
             "5:13",
@@ -56,7 +60,9 @@ def test_a_bad_setting_is_an_error_at_its_line(
 
 
 @given(size=st.integers(min_value=-(2**40), max_value=2**40))
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 def test_a_chunk_size_validates_exactly_when_mongodb_accepts_it(tmp_path: Path, size: int) -> None:
     """checkMaxChunkSizeValid: 1 MiB..1 GiB, i.e. 1..1024 MB (reference §2.1)."""
     code, err = _validate(tmp_path, f"balancer:\n  chunkSizeMB: {size}\n")
