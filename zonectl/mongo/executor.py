@@ -94,6 +94,8 @@ def remove_zone_range(client: Client, op: RemoveZoneRange) -> Reply:
 
 
 def set_collection_balancing(client: Client, op: SetCollectionBalancing) -> Reply:
+    if op.by_command:  # configureCollectionBalancing: NamespaceNotSharded when no entry
+        return _send(client, op)
     return _write(client, op, must_match=True)
 
 

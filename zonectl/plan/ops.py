@@ -157,23 +157,31 @@ class RemoveZoneRange(Op):
 @dataclass(frozen=True)
 class SetCollectionBalancing(Op):
     """The noBalance switch: a plain update of config.collections through mongos, as the
-    shell helpers sh.enableBalancing/sh.disableBalancing do (reference §3.5)."""
+    shell helpers sh.enableBalancing/sh.disableBalancing do (reference §3.5); with
+    `by_command` (8.1+), configureCollectionBalancing enableBalancing, as mongosh does from FCV
+    8.1 (balancer-settings §4.1; the manual says 8.0.10, mongosh gates on FCV 8.1)."""
 
     kind: ClassVar[str] = "set_collection_balancing"
     setting: ClassVar[bool] = True
-    database: ClassVar[str] = "config"
     ns: str
     enabled: bool
     previous: bool | None = None
+    by_command: bool = False
 
     @property
     def namespace(self) -> str:
         return self.ns
 
+    @property
+    def database(self) -> str:  # type: ignore[override]
+        return "admin" if self.by_command else "config"
+
     def describe(self) -> str:
         return f"{'enable' if self.enabled else 'disable'} balancing of {self.ns}"
 
     def command(self) -> dict[str, Any]:
+        if self.by_command:
+            return {"configureCollectionBalancing": self.ns, "enableBalancing": self.enabled}
         return {
             "update": "collections",
             "updates": [{"q": {"_id": self.ns}, "u": {"$set": {"noBalance": not self.enabled}}}],
@@ -183,7 +191,7 @@ class SetCollectionBalancing(Op):
     def inverse(self) -> Op | None:
         if self.previous is None:
             return None
-        return SetCollectionBalancing(self.ns, self.previous, self.enabled)
+        return SetCollectionBalancing(self.ns, self.previous, self.enabled, self.by_command)
 
 
 @dataclass(frozen=True)

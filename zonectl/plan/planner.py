@@ -262,7 +262,8 @@ def _balancing(
         return []
     if live.no_balance == (not cp.balancing):
         return []
-    return [SetCollectionBalancing(ns, cp.balancing, not live.no_balance)]
+    by_command = actual.features >= (8, 1)  # configureCollectionBalancing enableBalancing
+    return [SetCollectionBalancing(ns, cp.balancing, not live.no_balance, by_command)]
 
 
 def _balancer_ops(desired: DesiredState, actual: ClusterState, problems: Problems) -> list[Op]:
