@@ -52,6 +52,11 @@ class Op:
         """The op that undoes this one, for rollback notes; None when there is none."""
         return None
 
+    def setting_change(self) -> tuple[str | None, str, Any] | None:
+        """(namespace or None for the cluster, policy key, new value) of a balancer setting
+        this op writes (plan/setting_ops.py); None for other ops."""
+        return None
+
     def memo(self) -> dict[str, Any] | None:
         """A record zonectl keeps in its own database once this op has succeeded (a one-shot
         setting it must not start again); None for most ops."""

@@ -66,6 +66,9 @@ class SetClusterSetting(Op):
             return None
         return SetClusterSetting(self.key, self.previous, self.value)
 
+    def setting_change(self) -> tuple[str | None, str, Any]:
+        return None, self.key, _thawed(self.value)
+
 
 @dataclass(frozen=True)
 class SetCollectionSetting(Op):
@@ -106,6 +109,9 @@ class SetCollectionSetting(Op):
         if self.previous is None or self.row.once:
             return None
         return SetCollectionSetting(self.ns, self.key, self.previous, self.value)
+
+    def setting_change(self) -> tuple[str | None, str, Any]:
+        return self.ns, self.key, self.value
 
     def memo(self) -> dict[str, Any] | None:
         """What zonectl remembers once a one-shot setting has started (it must not start it
