@@ -38,3 +38,16 @@ def test_status_lists_stored_settings_and_with_a_policy_their_drift(
     }
     assert lines["app.events chunkSizeMB"]["state"] == "drift"
     assert lines["app.events chunkSizeMB"]["live"] == "16 MB"
+
+
+def test_the_metrics_count_a_drifting_setting(sandbox_server: Any, tmp_path: Path) -> None:
+    handle = serve(sandbox_server, "7.0")
+    body = "balancer:\n  autoMerger: false\ncollections:\n  app.events:\n    autoMerger: true\n"
+    code, out, err = cli(
+        "status", policy(tmp_path, body), "--uri", handle.uri, "--format", "openmetrics"
+    )
+    assert code == 0, err
+    drift = [x for x in out.splitlines() if x.startswith("zonectl_balancer_setting_drift{")]
+    assert len(drift) == 2, out
+    assert any('setting="autoMerger"} 1' in x and "namespace" not in x for x in drift)
+    assert any('namespace="app.events",setting="autoMerger"} 0' in x for x in drift)

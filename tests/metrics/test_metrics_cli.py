@@ -24,6 +24,8 @@ FORECAST = "zonectl_namespace_compliance_forecast_timestamp_seconds"
 RUN = {n for n in HELP if n.startswith("zonectl_run_")}
 # Only while a reshardCollection runs (tests/reshard/test_status_and_recover.py).
 RESHARDING = {n for n in HELP if n.startswith("zonectl_resharding_")}
+# Only when the policy names a balancer setting (tests/balancer_settings/test_status.py).
+RESHARDING |= {"zonectl_balancer_setting_drift"}
 
 
 def _hold_lease_and_leave_a_journal(fh: Firehose, acquired: dt.datetime) -> None:

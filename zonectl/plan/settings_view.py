@@ -22,6 +22,12 @@ class SettingLine:
     state: str  # "set" (no policy given) | "unmanaged" | "managed" | "drift" | "needs 7.0+"
     wanted: str | None = None  # the policy's value, when it names the setting
     stored: str = ""  # where MongoDB keeps it
+    namespace: str | None = None  # None: the cluster's setting
+    key: str = ""  # the policy key
+
+    @property
+    def drifts(self) -> bool:
+        return self.state == "drift"
 
 
 def setting_lines(actual: ClusterState, desired: DesiredState | None) -> tuple[SettingLine, ...]:
@@ -42,9 +48,8 @@ def setting_lines(actual: ClusterState, desired: DesiredState | None) -> tuple[S
         for r in COLLECTION:
             if r.once and live.settings.get(r.field):
                 shown = f"running, {progress(live.settings, live.balancer_status)}"
-                lines.append(
-                    SettingLine(f"{ns} {r.key}", shown, "managed" if r.key in wanted else "set")
-                )
+                state = "managed" if r.key in wanted else "set"
+                lines.append(SettingLine(f"{ns} {r.key}", shown, state, None, "", ns, r.key))
             elif not r.once and (
                 line := _line(r, f"{ns} {r.key}", live.settings, wanted, actual, desired)
             ):
@@ -63,14 +68,14 @@ def _line(
     wanted = named.get(r.key)
     if wanted is None and not r.is_stored(stored):
         return None
+    ns = None if r.scope == "cluster" else name.rsplit(" ", 1)[0]
     live = r.live_value(stored)
     shown = r.shown(live)
     if wanted is None:
-        return SettingLine(
-            name, shown, "set" if desired is None else "unmanaged", None, r.stored_text
-        )
+        state = "set" if desired is None else "unmanaged"
+        return SettingLine(name, shown, state, None, r.stored_text, ns, r.key)
     if not has_gate(r, actual):
         state = f"needs MongoDB {r.since_text}"
     else:
         state = "managed" if live == wanted.value else "drift"
-    return SettingLine(name, shown, state, r.shown(wanted.value), r.stored_text)
+    return SettingLine(name, shown, state, r.shown(wanted.value), r.stored_text, ns, r.key)
