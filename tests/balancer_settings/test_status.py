@@ -51,3 +51,16 @@ def test_the_metrics_count_a_drifting_setting(sandbox_server: Any, tmp_path: Pat
     assert len(drift) == 2, out
     assert any('setting="autoMerger"} 1' in x and "namespace" not in x for x in drift)
     assert any('namespace="app.events",setting="autoMerger"} 0' in x for x in drift)
+
+
+def test_doctor_names_drifting_settings_and_those_the_release_lacks(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    seven = serve(sandbox_server, "7.0")
+    body = "balancer:\n  chunkSizeMB: 32\n  autoMerger: false\n"
+    code, out, err = cli("doctor", "--uri", seven.uri, policy(tmp_path, body))
+    assert "policy:settings" in out + err
+    assert "2 to change: balancer.chunkSizeMB unset (MongoDB's default) -> 32 MB" in out + err
+    six = serve(sandbox_server, "6.0")
+    code, out, err = cli("doctor", "--uri", six.uri, policy(tmp_path, body))
+    assert "balancer.autoMerger needs MongoDB 7.0+" in out + err
