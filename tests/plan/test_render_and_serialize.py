@@ -109,6 +109,13 @@ def test_every_op_describes_itself_and_gives_its_command(op: Op) -> None:
     }
 
 
+@pytest.mark.parametrize("op", ONE_OF_EACH, ids=lambda op: type(op).__name__)
+def test_every_op_says_how_the_executor_reads_its_answer(op: Op) -> None:
+    """An `update` answers ok with writeErrors inside (the executor reads them); every
+    other command answers with its error (zonectl/mongo/executor.py, one path for all)."""
+    assert (op.reply != "command") == (next(iter(op.command())) == "update")
+
+
 def test_a_saved_plan_round_trips_into_equal_ops() -> None:
     plan = a_plan(ONE_OF_EACH)
     loaded = load_plan(dump_plan(plan))

@@ -1,15 +1,18 @@
-"""One frozen op class per admin action; the planner emits them, renderers and the executor
-dispatch on their type. Each op describes itself, names the database and gives the exact
-command document it maps to (reference §1-§4), and its inverse for rollback notes.
+"""One frozen op class per admin action; the planner emits them, the renderers dispatch on
+their type. Each op describes itself, names the database, gives the exact command document
+it maps to (reference §1-§4) and how the executor reads the answer, and its inverse for
+rollback notes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from zonectl.model.keys import format_value
+
+Reply = Literal["command", "write", "matched"]
 
 # mongosh's sh.startBalancer/stopBalancer and sh.disableBalancing use these (reference §3.1, §3.5).
 BALANCER_MAX_TIME_MS = 60_000
@@ -56,6 +59,13 @@ class Op:
         """(namespace or None for the cluster, policy key, new value) of a balancer setting
         this op writes (plan/setting_ops.py); None for other ops."""
         return None
+
+    @property
+    def reply(self) -> Reply:
+        """How the executor reads the server's answer: "command" (ok or an error), "write"
+        (an `update` answers ok with writeErrors inside), "matched" (a write that must
+        match a document: config.collections of a collection that may have gone)."""
+        return "command"
 
     def memo(self) -> dict[str, Any] | None:
         """A record zonectl keeps in its own database once this op has succeeded (a one-shot
@@ -181,6 +191,11 @@ class SetCollectionBalancing(Op):
     def database(self) -> str:  # type: ignore[override]
         return "admin" if self.by_command else "config"
 
+    @property
+    def reply(self) -> Reply:
+        # configureCollectionBalancing answers NamespaceNotSharded itself when no entry
+        return "command" if self.by_command else "matched"
+
     def describe(self) -> str:
         return f"{'enable' if self.enabled else 'disable'} balancing of {self.ns}"
 
@@ -269,6 +284,10 @@ class SetBalancerWindow(Op):
     start: str | None
     stop: str | None
     previous: tuple[str, str] | None = None
+
+    @property
+    def reply(self) -> Reply:
+        return "write"
 
     def describe(self) -> str:
         if self.start is None:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from zonectl.balancer_settings.row import Setting
 from zonectl.balancer_settings.table import row
-from zonectl.plan.ops import Op
+from zonectl.plan.ops import Op, Reply
 
 
 def _frozen(value: Any) -> Any:
@@ -50,6 +50,10 @@ class SetClusterSetting(Op):
     @property
     def row(self) -> Setting:
         return row("cluster", self.key)
+
+    @property
+    def reply(self) -> Reply:
+        return "write"
 
     def describe(self) -> str:
         return f"set balancer {self.key} to {self.row.shown(_thawed(self.value))}"
