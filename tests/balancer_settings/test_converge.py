@@ -137,3 +137,18 @@ def test_the_auto_merger_stays_off_after_apply_restores_the_balancer_it_paused(
     assert (settings_doc(handle, "balancer") or {})["mode"] == "full"
     assert (settings_doc(handle, "automerge") or {})["enabled"] is False
     assert cli("plan", path, "--uri", handle.uri, "--detailed-exitcode")[0] == 0
+
+
+def test_a_saved_plan_is_stale_once_a_setting_changed_by_hand(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    handle = serve(sandbox_server, "7.0")
+    path = policy(tmp_path, "balancer:\n  chunkSizeMB: 64\n")
+    saved = str(tmp_path / "plan.json")
+    assert cli("plan", path, "--uri", handle.uri, "-o", saved)[0] == 0
+    handle.client.config.settings.update_one(
+        {"_id": "chunksize"}, {"$set": {"value": 32}}, upsert=True
+    )
+    code, out, err = cli("apply", "--plan", saved, "--uri", handle.uri, "--yes")
+    assert code != 0 and "stale" in err, out + err
+    assert (settings_doc(handle, "chunksize") or {})["value"] == 32
