@@ -42,7 +42,7 @@ from zonectl.errors import ExitCode, ZonectlError
 from zonectl.forecast.collection_moves import moves_of, with_collection_moves
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.reshard import recommend
-from zonectl.forecast.settings import planned_chunk_sizes, setting_notes
+from zonectl.forecast.settings import planned_chunk_sizes, throttle_notes
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
@@ -243,9 +243,7 @@ def _plan_and_forecast(
             no_balance=after.no_balance,
             rezoned=_rezoned(plan, after.ranges),
         )
-        caps = {ns: sizes.move_cap(ns) if sizes.by_data_size else None for ns in after.ranges}
-        planned = sizes.planned_mb is not None or bool(sizes.planned_ns_mb)
-        said = setting_notes(caps, planned, actual, plan.ops) if forecast.namespaces else []
+        said = throttle_notes(actual, plan.ops) if forecast.namespaces else []
         forecast = dataclasses.replace(forecast, notes=(*forecast.notes, *said))
     forecast = with_collection_moves(forecast, moves_of(plan))
     return _with_route_hints(plan, forecast), forecast

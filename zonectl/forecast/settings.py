@@ -5,10 +5,11 @@ each copy by a replication wait that only the cluster's own migration history sh
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from zonectl.balancer_settings.table import row
+from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.model.cluster import ClusterState
 from zonectl.plan.ops import Op
 
@@ -31,19 +32,29 @@ def planned_chunk_sizes(ops: Iterable[Op]) -> tuple[int | None, dict[str, int]]:
     return cluster, per_ns
 
 
-def setting_notes(
-    caps: Mapping[str, int | None], planned: bool, actual: ClusterState, ops: Iterable[Op]
-) -> list[str]:
-    """How the forecast used the chunk size, and what it assumes of secondaryThrottle."""
+def chunk_size_notes(colls: Iterable[NamespaceChunks], planned: bool) -> list[str]:
+    """How the forecast used the chunk size: said when the plan changes it or when some
+    chunk to move is larger than it (then cut into several migrations)."""
+    caps = sorted(
+        {
+            c.max_chunk_bytes
+            for c in colls
+            if c.max_chunk_bytes and (planned or any(s > c.max_chunk_bytes for s in c.sizes))
+        }
+    )
+    if not caps:
+        return []
+    shown = ", ".join(f"{c // MB} MB" for c in caps)
+    source = "the chunk size after this plan" if planned else "the chunk size"
+    return [
+        f"each balancer migration moves at most {source} ({shown}): a larger chunk "
+        "takes one migration per chunk size (moveRange without max, 6.0.3+)"
+    ]
+
+
+def throttle_notes(actual: ClusterState, ops: Iterable[Op]) -> list[str]:
+    """What the forecast assumes of secondaryThrottle, when it is stored or planned."""
     notes: list[str] = []
-    sizes = sorted({c for c in caps.values() if c})
-    if sizes:
-        shown = ", ".join(f"{c // MB} MB" for c in sizes)
-        source = "the chunk size after this plan" if planned else "the chunk size"
-        notes.append(
-            f"each balancer migration moves at most {source} ({shown}): a larger chunk "
-            "takes one migration per chunk size (moveRange without max, 6.0.3+)"
-        )
     throttle = row("cluster", "secondaryThrottle")
     live: Any = throttle.live_value(actual.settings.get(throttle.doc))
     wanted = next(
