@@ -17,11 +17,14 @@ EVERY_KEY = """balancer:
   waitForDelete: true
   attemptToBalanceJumboChunks: true
   autoMerger: false
+  activeWindowDOW:
+    - {day: Saturday, start: "01:00", stop: "23:00"}
 collections:
   app.events:
     chunkSizeMB: 32
     autoMerger: false
     balancing: true
+    defragment: true
 """
 
 
@@ -36,10 +39,12 @@ def test_every_key_plans_applies_and_converges_on_7_0(sandbox_server: Any, tmp_p
     handle = serve(sandbox_server, "7.0")
     path = policy(tmp_path, EVERY_KEY)
     plan = _plan_json(path, handle.uri)
+    assert any("`balancer.activeWindowDOW` needs MongoDB 8.3+" in w for w in plan["warnings"])
     described = [o["description"] for o in plan["ops"]]
     assert described == [
         "set chunkSizeMB of app.events to 32 MB",
         "set autoMerger of app.events to off",
+        "start defragment of app.events",
         "set balancer chunkSizeMB to 64 MB",
         "set balancer secondaryThrottle to write concern {w: majority, wtimeout: 60000}",
         "set balancer waitForDelete to on",
@@ -57,6 +62,8 @@ def test_every_key_plans_applies_and_converges_on_7_0(sandbox_server: Any, tmp_p
     events = collection_doc(handle, "app.events")
     assert events["maxChunkSizeBytes"] == 32 * 1024 * 1024
     assert events["enableAutoMerge"] is False
+    assert "activeWindowDOW" not in balancer
+    handle.sandbox.balancer.run_until_stable(200)  # the balancer runs the defragmentation
     code, out, err = cli("plan", path, "--uri", handle.uri, "--detailed-exitcode")
     assert code == 0, out + err
 
