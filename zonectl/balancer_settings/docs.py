@@ -37,6 +37,12 @@ planned and applied like zones:
 * Bad values are policy errors at `file:line:col` (exit 3): a chunk size outside 1-1024 or
   not an integer, `secondaryThrottle: "yes"`, a day-of-week window with an unknown day, a
   time that is not `HH:MM`, or the same start and stop.
+* **Where they show.** `plan` (and the pull-request comment) lists each change as
+  `~ key before -> after`; `status` lists every stored setting, and with a policy whether
+  it is managed, drifts or waits for a release; the metric `zonectl_balancer_setting_drift`
+  and `doctor`'s `policy:settings` line say the same. The forecast cuts each balancer
+  migration at the chunk size the plan leaves (since 6.0.3 a balancer `moveRange` without
+  `max` moves about one chunk size), and says what it assumes of `secondaryThrottle`.
 
 The balancer's `enabled`, `activeWindow` and `timezone`, and a collection's `balancing`, are
 described in [policy.md](policy.md). MongoDB's behaviour, version by version, is in
