@@ -12,7 +12,7 @@ def test_samples_per_second_beyond_the_servers_limit_is_an_error_at_its_line(
 ) -> None:
     found = diagnose("  app.e:\n    sampling: {samplesPerSecond: 51}\n")
     assert len(found) == 1 and found[0].startswith("p.yaml:7:")
-    assert "less than or equal to 50" in found[0]
+    assert "must be at most 50, got 51" in found[0]
 
 
 def test_zero_samples_per_second_is_an_error(diagnose: Diagnose) -> None:

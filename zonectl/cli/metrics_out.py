@@ -26,6 +26,7 @@ from zonectl.mongo import Connection
 from zonectl.mongo.metrics_read import read_last_rotations, read_migrations_in_flight
 from zonectl.mongo.status import read_status
 from zonectl.plan.restrict import is_window_op, window_namespaces
+from zonectl.plan.settings_view import setting_lines
 from zonectl.render.exposition import find_sample, render_textfile
 from zonectl.render.metrics import (
     ClusterMetrics,
@@ -130,7 +131,8 @@ def _with_policy(
         fh = desired.collections[ns].firehose
         assert fh is not None
         windows.append(WindowMetrics(ns, next_tick(fh, now), pending.get(ns, 0), last.get(ns)))
-    return replace(metrics, drift=drift, plan_error=False, windows=tuple(windows))
+    lines = setting_lines(actual, desired)
+    return replace(metrics, drift=drift, plan_error=False, windows=tuple(windows), settings=lines)
 
 
 def named_namespaces(desired: DesiredState) -> list[str]:

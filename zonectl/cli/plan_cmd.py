@@ -42,6 +42,7 @@ from zonectl.errors import ExitCode, ZonectlError
 from zonectl.forecast.collection_moves import moves_of, with_collection_moves
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.reshard import recommend
+from zonectl.forecast.settings import planned_chunk_sizes, throttle_notes
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
@@ -223,6 +224,7 @@ def _plan_and_forecast(
     with connect(uri, origin=uri_origin(uri)) as conn:
         sizes = ChunkSizes(conn)  # one size for the impact lines and the forecast
         plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces, sizes)
+        sizes.planned_mb, sizes.planned_ns_mb = planned_chunk_sizes(plan.ops)
         after = state_after(plan, actual, expanded, namespaces)
         changed = {
             ns: {range_key(lo, hi) for lo, hi in ranges}
@@ -241,6 +243,8 @@ def _plan_and_forecast(
             no_balance=after.no_balance,
             rezoned=_rezoned(plan, after.ranges),
         )
+        said = throttle_notes(actual, plan.ops) if forecast.namespaces else []
+        forecast = dataclasses.replace(forecast, notes=(*forecast.notes, *said))
     forecast = with_collection_moves(forecast, moves_of(plan))
     return _with_route_hints(plan, forecast), forecast
 

@@ -38,6 +38,7 @@ from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.status import read_status
 from zonectl.mongo.unsharded_read import read_move_impacts
+from zonectl.plan.settings_view import setting_lines
 from zonectl.render.exposition import render_openmetrics
 from zonectl.render.forecast import forecast_dict, render_forecast_text
 from zonectl.render.html import render_status_html
@@ -212,7 +213,12 @@ def _with_policy(
         if db in actual.databases
     )
     origins = [f"{ns}: from pattern {p!r}" for ns, p in sorted(resolved.origins.items())]
-    placed = dataclasses.replace(report, databases=databases, placements=(*plan.notes, *origins))
+    placed = dataclasses.replace(
+        report,
+        databases=databases,
+        placements=(*plan.notes, *origins),
+        settings=setting_lines(actual, resolved.desired),
+    )
     return placed, moves_of(plan.with_impacts(read_move_impacts(conn, plan)))
 
 

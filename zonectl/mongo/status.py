@@ -3,6 +3,7 @@ compliance (one chunk pass each), balancerCollectionStatus, and zonectl's lease/
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
@@ -19,6 +20,7 @@ from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.mongo.reshard_read import read_progress, read_reshardings
 from zonectl.mongo.state import read_config_documents
+from zonectl.plan.settings_view import setting_lines
 from zonectl.render.layout import ChunkLayout
 from zonectl.render.status import (
     BalancerState,
@@ -73,6 +75,14 @@ def read_status(
     noted = len(notes)
     lease, journals = _zonectl_state(conn, database, now, notes)
     own_state_read = len(notes) == noted
+    servers = {c.namespace: c.server for c in collections}
+    state = dataclasses.replace(
+        state,
+        collections={
+            ns: dataclasses.replace(live, balancer_status=servers.get(ns))
+            for ns, live in state.collections.items()
+        },
+    )
     b = state.balancer
     return StatusReport(
         uri=conn.uri,
@@ -101,6 +111,7 @@ def read_status(
         notes=tuple(notes),
         own_state_read=own_state_read,
         reshardings=_reshardings(conn, notes),
+        settings=setting_lines(state, None),
     )
 
 

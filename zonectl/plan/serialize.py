@@ -16,7 +16,8 @@ from typing import Any
 from bson import json_util
 
 from zonectl.errors import ZonectlError
-from zonectl.plan.ops import OPS_BY_KIND, Impact, Op
+from zonectl.plan.kinds import OPS_BY_KIND
+from zonectl.plan.ops import Impact, Op
 from zonectl.plan.value import FORMAT_VERSION, Plan, Unmanaged
 
 # Dates decode timezone-aware (UTC), as the mongo layer reads them.

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
+from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.policy.schema import API_VERSION, KIND, PolicyFileModel
 from zonectl.policy.tree import Document
@@ -32,7 +33,7 @@ def schema_diagnostics(doc: Document, errors: Sequence[ErrorDetails]) -> list[Di
 
 
 def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
-    loc = tuple(error["loc"])
+    loc = _untagged(tuple(error["loc"]))
     kind = error["type"]
     where = display_path(loc[:-1]) if loc else "the document"
     if kind == "extra_forbidden":
@@ -63,9 +64,40 @@ def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
         expected = f"expected {error.get('ctx', {}).get('expected', '?')}"
     elif kind == "greater_than_equal":
         expected = f"must be at least {error.get('ctx', {}).get('ge')}"
+    elif kind == "less_than_equal":
+        expected = f"must be at most {error.get('ctx', {}).get('le')}"
     else:
         expected = _EXPECTED.get(kind) or error["msg"][0].lower() + error["msg"][1:]
-    return _error("ZP112", doc.position(loc), f"{display_path(loc)}: {expected}, got {got}")
+    message = f"{display_path(loc)}: {expected.replace('True', 'true')}, got {got}"
+    return _error("ZP112", doc.position(loc), message, _setting_hint(loc))
+
+
+# Union branch tags pydantic puts in an error's location after these fields (schema.py,
+# balancer_settings): not keys of the document.
+_TAGGED = {"secondaryThrottle": {"bool", "writeConcern"}, "sampling": {"rate", "off"}}
+
+
+def _untagged(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    out: list[str | int] = []
+    for step in loc:
+        if out and step in _TAGGED.get(str(out[-1]), ()):
+            continue
+        out.append(step)
+    return tuple(out)
+
+
+def _setting_hint(loc: Sequence[str | int]) -> str | None:
+    """For a key of the balancer settings table: what MongoDB accepts, and an example."""
+    if len(loc) >= 2 and loc[0] == "balancer":
+        rows, key = CLUSTER, loc[1]
+    elif len(loc) >= 3 and loc[0] == "collections":
+        rows, key = COLLECTION, loc[2]
+    else:
+        return None
+    for r in rows:
+        if r.key == key:
+            return f"{r.summary} e.g. {key}: {json.dumps(r.example)}"
+    return None
 
 
 def display_path(loc: Sequence[str | int]) -> str:

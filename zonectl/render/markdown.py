@@ -24,6 +24,7 @@ from zonectl.plan.ops import (
     SplitChunk,
     format_range,
 )
+from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
 from zonectl.plan.value import Plan
 from zonectl.render.inert import markdown_code as code
 from zonectl.render.inert import markdown_text, terminal
@@ -82,6 +83,9 @@ CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
     ),
     SetBalancerEnabled: lambda op: "" if op.enabled else _why_balancer(op),
     SetBalancerWindow: _why_window,
+    # A balancer setting changes how every later migration runs: worth a reviewer's glance.
+    SetClusterSetting: lambda op: f"balancer setting: {markdown_text(op.describe())}",
+    SetCollectionSetting: lambda op: f"{code(op.ns)}: {markdown_text(op.describe())}",
     SplitChunk: _why_none,
     MoveRange: lambda op: f"{code(op.ns)} range moves to {code(op.to_shard)} now",
     MoveCollection: lambda op: (

@@ -26,6 +26,7 @@ from zonectl.plan.ops import (
     format_range,
     format_rate,
 )
+from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
 from zonectl.plan.value import Plan
 from zonectl.render.inert import terminal
 from zonectl.render.summary import format_bytes, grouped, plural, summary_line
@@ -131,6 +132,8 @@ LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
     SetQueryAnalyzer: _sampling,
     SetBalancerEnabled: _balancer,
     SetBalancerWindow: _window,
+    SetClusterSetting: lambda op: ("~", op.line()),
+    SetCollectionSetting: lambda op: ("~", op.line()),
     SplitChunk: _split,
     MoveRange: _move,
     MoveCollection: _move_collection,
