@@ -1,18 +1,17 @@
-"""Behaviour that needs the sandbox work of issue 30 part 4 (branch w30sand): an 8.3 profile
-and defragmentation through its phases. Each test skips, naming what is missing, while the
-sandbox lacks it; nothing here imitates the server."""
+"""Behaviour that stands on the sandbox's 8.3 profile and its defragmentation phases
+(issue 30 part 4): day-of-week windows converge on 8.3, and a fragmented collection ends
+with a handful of chunks and an empty plan."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.analyze.kit import SHARDS, serve_cluster
 from tests.balancer_settings.kit import cli, policy, settings_doc
-from zonectl.sandbox.versions import PROFILES
+from zonectl.sandbox.balancer.main_loop import run_rounds_until
 
 DOW = [
     {"day": "Monday", "start": "9:00", "stop": "17:00"},
@@ -28,7 +27,6 @@ collections:
 )
 
 
-@pytest.mark.skipif("8.3" not in PROFILES, reason="needs w30sand: a sandbox 8.3 profile")
 def test_day_of_week_windows_apply_and_converge_on_8_3(sandbox_server: Any, tmp_path: Path) -> None:
     handle = serve_cluster(sandbox_server, SHARDS, "8.3")
     body = "balancer:\n  activeWindowDOW:\n" + "".join(
@@ -48,11 +46,15 @@ def test_defragmenting_sixty_small_chunks_leaves_a_handful_and_an_empty_plan(
     handle = serve_cluster(sandbox_server, FRAGMENTED, "7.0")
     path = policy(tmp_path, "collections:\n  app.frag:\n    defragment: true\n")
     assert cli("apply", path, "--uri", handle.uri, "--yes")[0] == 0
-    handle.sandbox.balancer.run_until_stable(500)
-    uuid = handle.client.config.collections.find_one({"_id": "app.frag"})["uuid"]
-    chunks = handle.client.config.chunks.count_documents({"uuid": uuid})
-    if chunks > 6:
-        pytest.skip(f"needs w30sand: defragmentation phases ({chunks} chunks left)")
+    coll = handle.client.config.collections
+    ended = run_rounds_until(
+        handle.sandbox.balancer,
+        lambda: "defragmentCollection" not in coll.find_one({"_id": "app.frag"}),
+        limit=dt.timedelta(hours=2),
+    )
+    assert ended is not None
+    uuid = coll.find_one({"_id": "app.frag"})["uuid"]
+    assert handle.client.config.chunks.count_documents({"uuid": uuid}) <= 6
     code, out, err = cli("plan", path, "--uri", handle.uri, "--format", "json")
     assert code == 0, err
     assert json.loads(out)["ops"] == []
