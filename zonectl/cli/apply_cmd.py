@@ -55,7 +55,11 @@ def command(
     uri: Annotated[str | None, uri_option()] = None,
     plan_file: Annotated[
         Path | None,
-        typer.Option("--plan", help="Apply a plan saved by `zonectl plan -o`; refused if stale."),
+        typer.Option(
+            "--plan",
+            metavar="FILE",
+            help="Apply a plan saved by `zonectl plan --save-plan FILE`; refused if stale.",
+        ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     dry_run: Annotated[
@@ -119,7 +123,7 @@ def command(
 
       zonectl apply policies/ --uri sandbox:
 
-      zonectl plan policies/ -o plan.json && zonectl apply --plan plan.json --yes
+      zonectl plan policies/ --save-plan plan.json && zonectl apply --plan plan.json --yes
 
       zonectl apply policies/ --migrate --parallel 4 --budget 30m --yes
 
@@ -165,6 +169,13 @@ def _read_plan(path: Path) -> Plan:
         return load_plan(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ZonectlError(f"cannot read plan {path}: {exc.strerror or exc}") from None
+    except ZonectlError as exc:
+        exc.message = f"{path}: {exc.message}"
+        exc.hint = exc.hint or (
+            "save a plan with `zonectl plan POLICY --save-plan FILE` (or --format json -o "
+            "FILE); `plan -o` writes what --format names"
+        )
+        raise
 
 
 def _preparer(
