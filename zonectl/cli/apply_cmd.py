@@ -136,7 +136,9 @@ def command(
     metrics after the run and this run's time, exit code and last success.
     """
     if not paths and plan_file is None:
-        raise UsageError("give policy PATHs, or --plan FILE saved by `zonectl plan -o`")
+        raise UsageError(
+            "give policy PATHs, or --plan FILE saved by `zonectl plan --save-plan FILE`"
+        )
     settings = Settings.from_environ(os.environ)
     with MetricsRun(None if dry_run else metrics_file, "apply", uri, settings) as run:
         options = ApplyOptions(
@@ -224,19 +226,19 @@ def _check_fresh(saved: Plan, desired: DesiredState, *, actual_fp: str, now: dt.
     if saved.policy_digest and desired.digest and saved.policy_digest != desired.digest:
         raise StalePlanError(
             f"saved plan {saved.plan_id} is stale: the policy files changed since it was made",
-            hint="run `zonectl plan -o` again and review the new plan",
+            hint="run `zonectl plan --save-plan FILE` again and review the new plan",
         )
     if actual_fp != saved.fingerprint:
         raise StalePlanError(
             f"saved plan {saved.plan_id} is stale: the cluster's zone metadata changed since "
             f"it was made at {saved.at.isoformat()}",
-            hint="run `zonectl plan -o` again and review the new plan",
+            hint="run `zonectl plan --save-plan FILE` again and review the new plan",
         )
     if saved.valid_until is not None and now >= saved.valid_until:
         raise StalePlanError(
             f"saved plan {saved.plan_id} is stale: its firehose window moved at "
             f"{saved.valid_until.isoformat()}",
-            hint="run `zonectl plan -o` again (or `zonectl rotate` from cron)",
+            hint="run `zonectl plan --save-plan FILE` again (or `zonectl rotate` from cron)",
         )
 
 
