@@ -7,7 +7,7 @@ import functools
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec
 
 import typer
@@ -34,9 +34,12 @@ class InertConsole(Console):
 stderr = InertConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
-def report_error(message: str, hint: str | None = None) -> None:
-    """One line (names with line breaks in the message are shown escaped), then the hint."""
+def report_error(message: str, hint: str | None = None, details: Sequence[str] = ()) -> None:
+    """The message, its detail lines, then the hint: each line made inert whole (a name
+    with a line break in it is shown escaped and starts no line of its own)."""
     stderr.print(terminal(f"zonectl: error: {redact(message)}"))
+    for line in details:
+        stderr.print(terminal(f"  {redact(line)}"))
     if hint:
         stderr.print(terminal(f"  hint: {redact(hint)}"))
 
@@ -47,8 +50,9 @@ def run_guarded(fn: Callable[[], int]) -> int:
         return fn()
     except ZonectlError as exc:
         for diagnostic in getattr(exc, "diagnostics", ()):  # InvalidPolicyError: say where
-            stderr.print(redact(str(diagnostic)), markup=False)
-        report_error(exc.message, exc.hint)
+            for line in diagnostic.lines():
+                stderr.print(terminal(redact(line)))
+        report_error(exc.message, exc.hint, exc.details)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         stderr.print("zonectl: interrupted", markup=False)

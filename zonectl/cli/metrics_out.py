@@ -105,7 +105,10 @@ def _with_policy(
     try:
         policy = read_policy_plan(conn, desired, now)
     except PlanError as exc:
-        warn(f"metrics: the policy cannot be planned, so no drift figures: {exc.message}")
+        warn(
+            f"metrics: the policy cannot be planned, so no drift figures: {exc.message}",
+            exc.details,
+        )
         return replace(metrics, plan_error=True)
     plan, actual, desired = policy.plan, policy.resolved.actual, policy.resolved.desired
     drift: dict[str | None, int] = {None: 0}

@@ -177,7 +177,7 @@ def _rotate(
             )
             problems = window_problems(window, actual)
             if problems:
-                raise PlanError(_listing("cannot rotate", problems))
+                raise PlanError(_listing("cannot rotate", problems), details=problems)
             return window, actual
 
         first = _preflight(conn, desired, names, boundaries, instant)
@@ -235,7 +235,7 @@ def _boundaries(
             where = fh.position or desired.collections[ns].position
             problems.append(f"{where or (desired.sources or ('policy',))[0]}: {ns}: {problem}")
     if problems:
-        raise InvalidPolicyError(_listing("invalid firehose window", problems))
+        raise InvalidPolicyError(_listing("invalid firehose window", problems), details=problems)
     values = {ns: boundary_value(_firehose(desired, ns), instant) for ns in names}
     ticks = [next_tick(_firehose(desired, ns), instant) for ns in names]
     return values, min(ticks) if ticks else None
@@ -268,17 +268,17 @@ def _preflight(
             where = fh.position or desired.collections[ns].position
             problems.append(f"{where}: {problem}" if where else problem)
     if problems:
-        raise PlanError(_listing("cannot rotate", problems))
+        raise PlanError(_listing("cannot rotate", problems), details=problems)
     try:
         full = make_plan(desired, actual, boundaries=boundaries, at=instant)
     except PlanError as exc:
-        warn(f"outside firehose windows the policy cannot be planned: {exc.message}")
+        warn(f"outside firehose windows the policy cannot be planned: {exc.message}", exc.details)
         return actual
     drift = drift_ops(full, desired)
     if drift:
         warn(
-            f"{len(drift)} change(s) outside firehose windows are left for `zonectl apply`:\n"
-            + "\n".join(f"  ~ {op.describe()}" for op in drift)
+            f"{len(drift)} change(s) outside firehose windows are left for `zonectl apply`:",
+            [f"~ {op.describe()}" for op in drift],
         )
     return actual
 
@@ -332,7 +332,7 @@ def _report(result: ApplyResult, window: WindowPlan) -> int:
 
 
 def _listing(title: str, problems: Sequence[str]) -> str:
-    return f"{title} ({len(problems)} problem(s)):\n  " + "\n  ".join(problems)
+    return f"{title} ({len(problems)} problem(s)):"  # the problems follow as details
 
 
 def _pattern_count(window: WindowPlan) -> str:

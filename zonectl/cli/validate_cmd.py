@@ -15,7 +15,7 @@ from zonectl.cli.boundary import guarded
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.errors import ExitCode, InvalidPolicyError
 from zonectl.model.desired import DesiredState
-from zonectl.render.inert import workflow_data, workflow_property
+from zonectl.render.inert import terminal, workflow_data, workflow_property
 from zonectl.render.summary import plural
 
 FORMAT_VERSION = 1
@@ -65,11 +65,17 @@ def _emit(
     elif fmt is Format.github:
         emit("".join(f"{github_annotation(d)}\n" for d in diagnostics), out)
     elif out is not None:
-        emit("".join(f"{d}\n" for d in diagnostics), out)
+        emit("".join(f"{line}\n" for d in diagnostics for line in _inert_lines(d)), out)
     else:
         for diagnostic in diagnostics:
-            typer.echo(str(diagnostic), err=True)
+            for line in _inert_lines(diagnostic):
+                typer.echo(line, err=True)
     typer.echo(f"zonectl: {summary(diagnostics, desired)}", err=True)
+
+
+def _inert_lines(d: Diagnostic) -> list[str]:
+    # A key or value quoted from the policy is shown escaped, each line on its own.
+    return [terminal(line) for line in d.lines()]
 
 
 def summary(diagnostics: list[Diagnostic], desired: DesiredState | None) -> str:

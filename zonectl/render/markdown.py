@@ -89,13 +89,13 @@ CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
         "writes blocked about 2 s at the end"
     ),
     RefineShardKey: lambda op: (
-        f"`{op.ns}` shard key refined to `{format_value(op.key)}`; it cannot be undone"
-        + (f" - **blocked**: {op.blocked}" if op.blocked else "")
+        f"{code(op.ns)} shard key refined to {code(format_value(op.key))}; it cannot be undone"
+        + (f" - **blocked**: {markdown_text(op.blocked)}" if op.blocked else "")
     ),
     ReshardCollection: lambda op: (
-        f"`{op.ns}` is resharded (every document copied; at least 5 minutes, writes blocked "
-        "about 2 s at the end; one resharding at a time)"
-        + (f" - **blocked**: {op.blocked}" if op.blocked else "")
+        f"{code(op.ns)} is resharded (every document copied; at least 5 minutes, writes "
+        "blocked about 2 s at the end; one resharding at a time)"
+        + (f" - **blocked**: {markdown_text(op.blocked)}" if op.blocked else "")
     ),
 }
 
