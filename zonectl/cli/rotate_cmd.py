@@ -185,7 +185,8 @@ def _rotate(
         if window.left:  # the preflight's drift covers named namespaces; these matched
             warn(
                 f"{len(window.left)} change(s) of pattern-matched namespaces are left for "
-                "`zonectl apply`:\n" + "\n".join(f"  ~ {op.describe()}" for op in window.left)
+                "`zonectl apply`:",
+                [f"~ {op.describe()}" for op in window.left],
             )
         eager = [ns for ns in names if migrate and ns in first.collections]
         previews = [preview_migration(ports, ns, False) for ns in eager]
