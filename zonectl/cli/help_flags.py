@@ -3,13 +3,14 @@ every option a type column, so a boolean flag read `--yes <bool>` as if it took 
 
 from __future__ import annotations
 
-import click
+from typing import Any
+
 from typer.core import TyperOption
 
 _typed = TyperOption.display_type_rich
 
 
-def _display_type(self: TyperOption, ctx: click.Context) -> str | None:
+def _display_type(self: TyperOption, ctx: Any) -> str | None:  # typer's own click Context
     # A flag takes no value (`--yes`, `--no-color`): nothing to show after it.
     return None if self.is_flag and self.metavar is None else _typed(self, ctx)
 
