@@ -74,12 +74,9 @@ CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
     AssignZoneRange: _why_none,
     RemoveZoneRange: _why_range,
     SetCollectionBalancing: lambda op: "" if op.enabled else _why_balancing(op),
-    # Sampling adds a write per sampled query on the cluster: worth a reviewer's glance.
-    SetQueryAnalyzer: lambda op: (
-        f"query sampling of {code(op.ns)}: {markdown_text(op.describe())}"
-        if op.rate is not None
-        else ""
-    ),
+    # Query sampling on or off moves no data and enforces no zone: a setting, listed with
+    # the changes, not a destructive change (docs/review.md counts these).
+    SetQueryAnalyzer: _why_none,
     SetBalancerEnabled: lambda op: "" if op.enabled else _why_balancer(op),
     SetBalancerWindow: _why_window,
     SplitChunk: _why_none,
