@@ -21,14 +21,19 @@ P = ParamSpec("P")
 
 class InertConsole(Console):
     """The conversation on stderr: every string printed is redacted, its control characters
-    (from names taken from the cluster) shown escaped, and never read as rich markup."""
+    (from names taken from the cluster) shown escaped, and never read as rich markup. A
+    string is one line: a line break in it is a name's, shown escaped; a text zonectl laid
+    out in lines itself (a rendered plan) goes through `print_text`."""
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         kwargs["markup"] = False
-        shown = [
-            terminal(redact(o), keep_newlines=True) if isinstance(o, str) else o for o in objects
-        ]
+        shown = [terminal(redact(o)) if isinstance(o, str) else o for o in objects]
         super().print(*shown, **kwargs)
+
+    def print_text(self, text: str, *, end: str = "\n") -> None:
+        """A text of zonectl's own lines, each already made inert by its renderer: its line
+        breaks are kept, any other control character is still shown escaped."""
+        super().print(terminal(redact(text), keep_newlines=True), markup=False, end=end)
 
 
 stderr = InertConsole(stderr=True, highlight=False, soft_wrap=True)

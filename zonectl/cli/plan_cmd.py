@@ -174,7 +174,7 @@ def command(
         stderr.print(f"plan {plan.plan_id} saved to {save_plan}", markup=False)
     fmt = fmt or Format.text
     if fmt is Format.github:
-        stderr.print(render_text(plan, color=False), markup=False)
+        stderr.print_text(render_text(plan, color=False))
         emit(github_warnings(plan.warnings), out)
     else:
         color = out is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ

@@ -288,7 +288,7 @@ def _confirm(yes: bool) -> Callable[[Prepared, Sequence[Preview]], bool]:
     def confirm(prepared: Prepared, previews: Sequence[Preview]) -> bool:
         if yes:
             return True
-        stderr.print(render_text(prepared.plan), markup=False, end="")
+        stderr.print_text(render_text(prepared.plan), end="")
         if not sys.stdin.isatty():
             raise ZonectlError("refusing to rotate without confirmation: stdin is not a terminal")
         return bool(typer.confirm("Rotate these windows?", default=False, err=True))
