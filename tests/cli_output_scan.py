@@ -39,9 +39,13 @@ def literal_newlines(text: str) -> list[str]:
 
 def _foreign(after: str) -> bool:
     # However the value was escaped after its line break (markdown's backslashes, a
-    # workflow command's percent-encoding), the text that follows it reads the same.
+    # workflow command's percent-encoding), the text that follows it reads the same; a
+    # picture's label may cut the name short (`...\n::error::pw</text>`).
     plain = unquote(unquote(after)).replace("\\", "")
-    return any(plain.startswith(tail) for tail in _FOREIGN_TAILS)
+    label = plain.split("<", 1)[0]
+    return any(
+        plain.startswith(tail[:8]) or (label and tail.startswith(label)) for tail in _FOREIGN_TAILS
+    )
 
 
 def _readable(text: str) -> Iterator[str]:
