@@ -210,6 +210,16 @@ def test_o_in_a_fleet_run_writes_each_clusters_artifact_in_its_format(
     assert doc["format_version"] >= 1
 
 
+def test_plan_o_without_format_is_refused_once_before_any_cluster(
+    fleet: dict[str, Any], tmp_path: Path
+) -> None:
+    plans = tmp_path / "plans"
+    code, out, err = run(fleet, "plan", "--cluster", "east", "--cluster", "west", "-o", str(plans))
+    assert code == 2 and out == ""
+    assert err.count("zonectl: error: plan -o FILE writes what --format names") == 1
+    assert "--save-plan" in err and not plans.exists()
+
+
 def test_html_over_several_clusters_is_one_page_with_a_section_each(
     fleet: dict[str, Any],
 ) -> None:
