@@ -152,7 +152,7 @@ def test_a_saved_plan_is_stale_once_a_setting_changed_by_hand(
     handle = serve(sandbox_server, "7.0")
     path = policy(tmp_path, "balancer:\n  chunkSizeMB: 64\n")
     saved = str(tmp_path / "plan.json")
-    assert cli("plan", path, "--uri", handle.uri, "-o", saved)[0] == 0
+    assert cli("plan", path, "--uri", handle.uri, "--save-plan", saved)[0] == 0
     handle.client.config.settings.update_one(
         {"_id": "chunksize"}, {"$set": {"value": 32}}, upsert=True
     )

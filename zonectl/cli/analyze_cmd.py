@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,6 +12,7 @@ import typer
 from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
 from zonectl.analyze.rules_workload import parse_candidates
+from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn, window_boundaries
 from zonectl.cli.fleet.context import FleetSpec
@@ -53,6 +53,7 @@ def command(
         ),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    out: Annotated[Path | None, out_option()] = None,
     candidate: Annotated[
         list[str] | None,
         typer.Option(
@@ -110,14 +111,9 @@ def command(
         if is_pattern(pattern) and not any(matches(pattern, ns) for ns in data.collections):
             warn(f"--namespace {pattern!r} matches no sharded or policy namespace")
     report = build_report(data)
-    if fmt is Format.json:
-        sys.stdout.write(render_json(report))
-    elif fmt is Format.markdown:
-        sys.stdout.write(render_markdown(report))
-    else:
-        sys.stdout.write(render_text(report))
-    sys.stdout.flush()
-    if fmt is not Format.text:
+    render = {Format.json: render_json, Format.markdown: render_markdown}.get(fmt, render_text)
+    emit(render(report), out)
+    if fmt is not Format.text or out is not None:
         stderr.print(f"zonectl: {summary(report)}", markup=False)
     return int(ExitCode.OK)
 

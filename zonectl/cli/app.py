@@ -7,6 +7,9 @@ import signal
 import typer
 
 from zonectl import __version__
+from zonectl.cli.help_flags import hide_flag_types
+
+hide_flag_types()
 
 app = typer.Typer(
     name="zonectl",

@@ -84,7 +84,7 @@ def make_confirm(yes: bool, render: Any) -> Any:
     """The confirmation step: shows the plan on stderr, then asks unless `--yes`."""
 
     def confirm(prepared: Prepared, previews: Sequence[Preview]) -> bool:
-        stderr.print(render(prepared.plan), markup=False, end="")
+        stderr.print_text(render(prepared.plan), end="")
         for p in previews:
             stderr.print(
                 f"--migrate {p.ns}: {plural(len(p.splits), 'split')}, "

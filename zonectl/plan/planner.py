@@ -152,7 +152,8 @@ def make_plan(
     if problems.errors:
         raise PlanError(
             f"the policy cannot be planned against this cluster "
-            f"({len(problems.errors)} problem(s)):\n  " + "\n  ".join(problems.errors)
+            f"({len(problems.errors)} problem(s)):",
+            details=problems.errors,
         )
 
     adds = [

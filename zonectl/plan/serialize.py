@@ -1,5 +1,5 @@
-"""The versioned JSON form of a plan (`format_version: 1`): what `plan -o` saves, what
-`--format json` prints and what `apply --plan` loads back into op objects.
+"""The versioned JSON form of a plan (`format_version: 1`): what `plan --save-plan` saves,
+what `--format json` prints and what `apply --plan` loads back into op objects.
 
 BSON values use canonical extended JSON, so NumberLong bounds of hashed keys, dates and
 MinKey/MaxKey survive the round trip exactly.

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import types
-import typing
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +14,7 @@ from pydantic_core import ErrorDetails
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.policy.schema import API_VERSION, KIND, PolicyFileModel
+from zonectl.policy.schema_walk import walk
 from zonectl.policy.tree import Document
 
 _EXPECTED = {
@@ -33,12 +32,13 @@ def schema_diagnostics(doc: Document, errors: Sequence[ErrorDetails]) -> list[Di
 
 
 def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
-    loc = _untagged(tuple(error["loc"]))
+    walked = walk(tuple(error["loc"]), PolicyFileModel)
+    loc = walked.loc  # without the branch tags of tagged unions
     kind = error["type"]
     where = display_path(loc[:-1]) if loc else "the document"
     if kind == "extra_forbidden":
         name = str(loc[-1])
-        allowed = allowed_keys(loc[:-1])
+        allowed = allowed_keys(tuple(error["loc"])[:-1])
         close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
         hint = f'did you mean "{close[0]}"?' if close else None
         allowed_text = ", ".join(allowed)
@@ -60,7 +60,9 @@ def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
     if loc == ("kind",):
         message = f"kind {got} is not {KIND}; zonectl reads only {KIND} documents"
         return _error("ZP114", doc.position(loc), message)
-    if kind == "literal_error":
+    if walked.forms is not None:  # the value fits no branch: say what each accepts
+        expected = f"expected {walked.forms}"
+    elif kind == "literal_error":
         expected = f"expected {error.get('ctx', {}).get('expected', '?')}"
     elif kind == "greater_than_equal":
         expected = f"must be at least {error.get('ctx', {}).get('ge')}"
@@ -70,20 +72,6 @@ def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
         expected = _EXPECTED.get(kind) or error["msg"][0].lower() + error["msg"][1:]
     message = f"{display_path(loc)}: {expected.replace('True', 'true')}, got {got}"
     return _error("ZP112", doc.position(loc), message, _setting_hint(loc))
-
-
-# Union branch tags pydantic puts in an error's location after these fields (schema.py,
-# balancer_settings): not keys of the document.
-_TAGGED = {"secondaryThrottle": {"bool", "writeConcern"}, "sampling": {"rate", "off"}}
-
-
-def _untagged(loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
-    out: list[str | int] = []
-    for step in loc:
-        if out and step in _TAGGED.get(str(out[-1]), ()):
-            continue
-        out.append(step)
-    return tuple(out)
 
 
 def _setting_hint(loc: Sequence[str | int]) -> str | None:
@@ -130,28 +118,10 @@ def describe(value: Any) -> str:
 
 def allowed_keys(loc: Sequence[str | int], root: type[BaseModel] = PolicyFileModel) -> list[str]:
     """The keys the model at `loc` under `root` accepts (for "did you mean")."""
-    target: Any = root
-    for step in loc:
-        target = _unwrap(target)
-        if isinstance(target, type) and issubclass(target, BaseModel):
-            field = target.model_fields.get(str(step))
-            target = field.annotation if field else None
-        elif typing.get_origin(target) in (dict, list):
-            target = typing.get_args(target)[-1]
-        else:
-            return []
-    target = _unwrap(target)
+    target = walk(loc, root).target
     if isinstance(target, type) and issubclass(target, BaseModel):
         return list(target.model_fields)
     return []
-
-
-def _unwrap(annotation: Any) -> Any:
-    """`X | None` -> X."""
-    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return args[0] if len(args) == 1 else annotation
-    return annotation
 
 
 def _error(code: str, where: Any, message: str, hint: str | None = None) -> Diagnostic:

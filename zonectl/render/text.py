@@ -100,15 +100,11 @@ def _move_collection(op: MoveCollection) -> tuple[str, str]:
     return "~", f"moveCollection{source} to {op.to_shard} (zone {op.zone}{size}; 5 min at least)"
 
 
-def _blocked(reason: str) -> str:
-    return f"\n      BLOCKED: {reason}" if reason else ""
-
-
 def _refine(op: RefineShardKey) -> tuple[str, str]:
     text = (
         f"shard key {format_value(op.previous)} -> {format_value(op.key)} (refine, no data moves)"
     )
-    return "~", text + _blocked(op.blocked)
+    return "~", text
 
 
 def _reshard(op: ReshardCollection) -> tuple[str, str]:
@@ -120,7 +116,7 @@ def _reshard(op: ReshardCollection) -> tuple[str, str]:
         head = f"shard key {format_value(op.previous)} -> {format_value(op.key)} by resharding"
         head += f", {zones}"
     text = f"{head} (5 min at least, writes blocked ~2 s{size})"
-    return "~", text + _blocked(op.blocked)
+    return "~", text
 
 
 LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
@@ -144,9 +140,11 @@ LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
 
 def op_line(op: Op) -> tuple[str, str]:
     """(sign, text) for one op: the wording shared by the text and markdown views (where it
-    sits in a code block); names and values from the cluster shown inert."""
+    sits in a code block); names and values from the cluster shown inert. A blocked key
+    change gets a second line saying why, made inert on its own (the line break is ours)."""
     sign, text = LINES[type(op)](op)
-    return sign, terminal(text)
+    blocked = getattr(op, "blocked", "")
+    return sign, terminal(text) + (f"\n      BLOCKED: {terminal(blocked)}" if blocked else "")
 
 
 def render_text(plan: Plan, *, color: bool = False) -> str:
