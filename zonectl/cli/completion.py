@@ -35,10 +35,6 @@ def policy_paths(ctx: Any, param: Any, incomplete: str) -> list[str]:
     return found
 
 
-def inventory_files(ctx: Any, param: Any, incomplete: str) -> list[str]:
-    return policy_paths(ctx, param, incomplete)
-
-
 def cluster_names(ctx: Any, param: Any, incomplete: str) -> list[str]:
     """The inventory's cluster names: --inventory as typed so far, else $ZONECTL_INVENTORY,
     else ./clusters.yaml. An inventory that does not load completes to nothing."""
@@ -82,7 +78,7 @@ COMPLETIONS: dict[str, Completer] = {
     "paths": policy_paths,
     "namespaces": namespaces,
     "fleet_clusters": cluster_names,
-    "inventory": inventory_files,
+    "inventory": policy_paths,  # an inventory is a YAML file too
 }
 
 
