@@ -24,7 +24,11 @@ def _validate(tmp_path: Path, body: str) -> tuple[int, str]:
         ("balancer:\n  chunkSizeMB: 0\n", "4:16", "must be at least 1, got 0"),
         ("balancer:\n  chunkSizeMB: 2000\n", "4:16", "must be at most 1024, got 2000"),
         ('balancer:\n  chunkSizeMB: "64MB"\n', "4:16", 'expected an integer, got "64MB"'),
-        ('balancer:\n  secondaryThrottle: "yes"\n', "4:22", 'expected true or false or {w: ...}, got "yes"'),
+        (
+            'balancer:\n  secondaryThrottle: "yes"\n',
+            "4:22",
+            'expected true or false or {w: ...}, got "yes"',
+        ),
         (
             "balancer:\n  secondaryThrottle: {w: majority, wtimeout: -1}\n",
             "4:46",
