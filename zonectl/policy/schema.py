@@ -129,12 +129,6 @@ class CollectionModel(_Model):
     )
     ranges: list[RangeModel] = Field(default_factory=list, description="Explicit zone ranges.")
     pin: StrictStr | None = Field(None, description="Zone owning the whole key space.")
-    partition: StrictStr | None = Field(
-        None,
-        description="The key's first field: the ranges partition the key space by whole "
-        "values of it (a multi-hotspot key such as {bucket: 1, ts: 1}). Validation checks "
-        "they cover MinKey to MaxKey and that no value of the field is split between ranges.",
-    )
     firehose: FirehoseModel | None = Field(None, description="A rolling time window.")
     slices: SlicesModel | None = Field(
         None, description="Collection-per-period window; the namespace is a strftime template."
@@ -153,6 +147,12 @@ class CollectionModel(_Model):
         None,
         description="Allow reshardCollection on this collection: a key change that is not a "
         "refine, or `migrate: reshard`. Without it such a change is planned but blocked.",
+    )
+    partition: StrictStr | None = Field(
+        None,
+        description="The key's first field: the ranges partition the key space by whole "
+        "values of it (a multi-hotspot key such as {bucket: 1, ts: 1}). Validation checks "
+        "they cover MinKey to MaxKey and that no value of the field is split between ranges.",
     )
 
 
