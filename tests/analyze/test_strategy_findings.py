@@ -187,3 +187,49 @@ def test_markdown_carries_the_snippet_in_a_yaml_block(sandbox_server: Any, tmp_p
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.stderr
     assert "```yaml\nshards:\n  s0: [bucket-s0]\n" in result.stdout
+
+
+def _pinned_to(shards: list[str], ns: str) -> Any:
+    def change(spec: dict[str, Any]) -> None:
+        for shard in spec["shards"]:
+            shard["zones"] = ["mine"] if shard["name"] in shards else []
+        spec["zones"] = [{"ns": ns, "min": {"x": "MinKey"}, "max": {"x": "MaxKey"}, "zone": "mine"}]
+        key = spec["collections"][0]["key"]
+        spec["zones"][0]["min"] = {f: {"$minKey": 1} for f in key}
+        spec["zones"][0]["max"] = {f: {"$maxKey": 1} for f in key}
+
+    return change
+
+
+def test_a_collection_pinned_to_some_shards_counts_only_those(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    # Pinned to s0 and s1, the buckets' newest chunks on s0 and s1 leave no shard idle;
+    # three values pinned to three shards fill them all.
+    cases = (
+        ("multi-hotspot", "app.events", ["s0", "s1"], "ZA131"),
+        ("low-cardinality", "app.logs", ["s0", "s1", "s2"], "ZA133"),
+    )
+    for name, ns, shards, rule in cases:
+        handle = serve_cluster(sandbox_server, _variant(name, _pinned_to(shards, ns)))
+        code, report, err = analyze(handle.uri, tmp_path, None, "-n", ns)
+        assert code == 0, err
+        assert rule not in rules(report, ns), name
+
+
+def test_a_gridfs_finding_replaces_the_firehose_advice(sandbox_server: Any, tmp_path: Path) -> None:
+    handle = _serve(sandbox_server, "gridfs")
+    _, report, _ = analyze(handle.uri, tmp_path, None, "-n", "media.fs.chunks")
+    assert "ZA132" in rules(report, "media.fs.chunks")
+    assert "ZA103" not in rules(report, "media.fs.chunks")
+
+
+def test_an_application_files_id_of_another_type_is_no_gridfs_finding(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    def strings(spec: dict[str, Any]) -> None:
+        spec["collections"][0]["keys"] = {"type": "list", "values": ["f-100", "f-200", "f-300"]}
+
+    handle = serve_cluster(sandbox_server, _variant("gridfs", strings))
+    _, report, _ = analyze(handle.uri, tmp_path, None, "-n", "media.fs.chunks")
+    assert "ZA132" not in rules(report, "media.fs.chunks")

@@ -60,6 +60,9 @@ def _collection(
         findings += fh_findings
         spread_figures, spread_findings = _spread(data, coll)
         figures += spread_figures
+        if any(f.rule == "ZA132" for f in spread_findings):
+            # GridFS: ZA132 names the key to move to; ZA103's firehose advice does not fit.
+            findings = [f for f in findings if f.rule != "ZA103"]
         findings += spread_findings
     figures += rules_workload.workload_figures(coll)
     findings += rules_workload.workload_rules(coll, policy)
@@ -79,7 +82,7 @@ def _collection(
 def _spread(data: AnalyzeInput, coll: CollectionInput) -> tuple[list[Figure], list[Finding]]:
     """Where inserts land (ZA131), a GridFS chunks key (ZA132), too few key values for the
     shards (ZA133)."""
-    shards = rules_hotspots.eligible_shards(data.state)
+    shards = rules_hotspots.eligible_shards(data.state, coll)
     points = rules_hotspots.insert_points(coll, data.state)
     figures = [rules_hotspots.insert_figure(points)] if points is not None else []
     findings = rules_hotspots.hotspot_rule(coll, points, shards)

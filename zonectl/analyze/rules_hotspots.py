@@ -20,6 +20,7 @@ from bson.min_key import MinKey
 from zonectl.analyze.inputs import ChunkInfo, CollectionInput
 from zonectl.analyze.policy_text import ranges_snippet
 from zonectl.analyze.report import Figure, Finding, Severity
+from zonectl.analyze.rules_zone import zone_of
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import SortKey, global_max, is_max_key, is_min_key, sort_key
 
@@ -43,8 +44,19 @@ def _real(value: Any) -> bool:
     return value is not None and not is_min_key(value) and not is_max_key(value)
 
 
-def eligible_shards(state: ClusterState) -> list[str]:
-    return sorted(s.id for s in state.shards if not s.draining)
+def eligible_shards(state: ClusterState, coll: CollectionInput | None = None) -> list[str]:
+    """The shards that may hold the collection's chunks: those not draining, and when its
+    live zone ranges cover every chunk, only the shards of those zones (a pinned
+    collection's other shards are not idle, they are not its)."""
+    shards = sorted(s.id for s in state.shards if not s.draining)
+    ranges = state.ranges_of(coll.namespace) if coll is not None else ()
+    if not ranges or coll is None or not coll.chunks:
+        return shards
+    if any(zone_of(c, ranges) is None for c in coll.chunks):
+        return shards
+    zones = {r.zone for r in ranges}
+    allowed = {s.id for s in state.shards if zones & set(s.zones)}
+    return [s for s in shards if s in allowed]
 
 
 def insert_points(coll: CollectionInput, state: ClusterState) -> InsertPoints | None:
@@ -54,7 +66,7 @@ def insert_points(coll: CollectionInput, state: ClusterState) -> InsertPoints | 
     if not key or not coll.chunks or "hashed" in key.values():
         return None
     fields = list(key)
-    shards = eligible_shards(state)
+    shards = eligible_shards(state, coll)
     first = fields[0]
     if _first_ascends(coll, first):
         top = coll.chunks[-1].shard
