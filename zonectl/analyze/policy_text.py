@@ -11,6 +11,8 @@ from typing import Any
 from zonectl.policy.export import to_extended_json
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z_$][\w$]*$")
+_PLAIN_NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")  # namespaces, shard and zone names
+_WORDS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n"})
 
 
 def flow(value: Any) -> str:
@@ -31,6 +33,14 @@ def _key(name: str) -> str:
     return name if _PLAIN_KEY.match(name) else json.dumps(name)
 
 
+def name(text: str) -> str:
+    """A namespace, shard or zone name as a YAML scalar: plain when it is safe, else
+    double-quoted (names come from the cluster: a ': ' or '#' in one, or a name YAML would
+    read as a number or a boolean, must stay text)."""
+    plain = _PLAIN_NAME.match(text) and text.lower() not in _WORDS
+    return text if plain else json.dumps(text)
+
+
 def ranges_snippet(
     ns: str,
     key: Mapping[str, Any],
@@ -40,11 +50,11 @@ def ranges_snippet(
 ) -> str:
     """A policy fragment: `shards:` (shard -> [zone]) and the collection's `ranges:`."""
     lines = ["shards:"]
-    lines += [f"  {shard}: [{zone}]" for shard, zone in shard_zones]
-    lines += ["collections:", f"  {ns}:", f"    key: {flow(dict(key))}"]
+    lines += [f"  {name(shard)}: [{name(zone)}]" for shard, zone in shard_zones]
+    lines += ["collections:", f"  {name(ns)}:", f"    key: {flow(dict(key))}"]
     if partition is not None:
-        lines.append(f"    partition: {partition}")
+        lines.append(f"    partition: {name(partition)}")
     lines.append("    ranges:")
-    lines += [f"      - {{zone: {z}, min: {flow(dict(lo))}, max: {flow(dict(hi))}}}"
+    lines += [f"      - {{zone: {name(z)}, min: {flow(dict(lo))}, max: {flow(dict(hi))}}}"
               for z, lo, hi in ranges]  # fmt: skip
     return "\n".join(lines)

@@ -133,7 +133,8 @@ def render_markdown(report: Report) -> str:
         lines.append("")
     for f in found:
         if f.snippet is not None:
-            lines += [f"`{f.rule}` {_ns(f.namespace)}: the policy snippet", "", *_fenced(f.snippet)]
+            where = markdown_code(f.namespace) if f.namespace else "-"
+            lines += [f"`{f.rule}` {where}: the policy snippet", "", *_fenced(f.snippet)]
     for c in report.collections:
         key = markdown_code(c.key)
         lines += [f"### {markdown_code(c.namespace)}", "", f"{c.kind}; key {key}; {_cell(c.shape)}"]
