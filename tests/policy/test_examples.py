@@ -26,6 +26,7 @@ def test_there_is_an_example_per_strategy() -> None:
     names = {p.stem for p in EXAMPLES}
     assert {"firehose", "tiered-storage", "location", "per-customer", "pinning", "hashed"} <= names
     assert {"collection-per-tenant", "collection-per-day"} <= names
+    assert {"multi-hotspot", "gridfs", "manual-placement"} <= names
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)

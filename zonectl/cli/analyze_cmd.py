@@ -5,15 +5,15 @@ from __future__ import annotations
 import datetime as dt
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
-from zonectl.analyze.rules_workload import parse_candidates
 from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded, stderr
+from zonectl.cli.candidate_keys import parse_candidates
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn, window_boundaries
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
@@ -93,7 +93,7 @@ def command(
         db, dot, coll = ns.partition(".")
         if not (db and dot and coll) or any(c in db for c in '/\\ "$'):
             raise UsageError(f"--namespace {ns!r}: expected a namespace db.collection")
-    candidates = _candidates(candidate or [], namespaces)
+    candidates = parse_candidates(candidate or [], namespaces)
     now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
     with connect(uri, origin=uri_origin(uri)) as conn:
@@ -116,13 +116,3 @@ def command(
     if fmt is not Format.text or out is not None:
         stderr.print(f"zonectl: {summary(report)}", markup=False)
     return int(ExitCode.OK)
-
-
-def _candidates(texts: list[str], namespaces: list[str] | None) -> list[dict[str, Any]]:
-    """`--candidate` keys, parsed; a bad one, or candidates without --namespace: exit 2."""
-    if texts and not namespaces:
-        raise UsageError("--candidate needs --namespace/-n: the collection to try the key on")
-    try:
-        return parse_candidates(texts)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None

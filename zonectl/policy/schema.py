@@ -167,6 +167,12 @@ class _CollectionOwn(_Model):
         description="Allow reshardCollection on this collection: a key change that is not a "
         "refine, or `migrate: reshard`. Without it such a change is planned but blocked.",
     )
+    partition: StrictStr | None = Field(
+        None,
+        description="The key's first field: the ranges partition the key space by whole "
+        "values of it (a multi-hotspot key such as {bucket: 1, ts: 1}). Validation checks "
+        "they cover MinKey to MaxKey and that no value of the field is split between ranges.",
+    )
 
 
 _CollectionSettings: Any = create_model(

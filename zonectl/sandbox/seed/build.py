@@ -213,6 +213,14 @@ def _split_points(spec: CollectionSpec, key: dict[str, Any], source: str) -> lis
     first = next(iter(key))
     gen = spec.keys or KeySpec(type="hashed" if key[first] == "hashed" else "int")
     values: list[Any]
+    if gen.type == "bounds":
+        points = [dict(ejson(v)) if isinstance(v, dict) else {} for v in gen.values]
+        if any(not p or not set(p) <= set(key) for p in points):
+            raise SeedError(f"{source}: collection {spec.ns}: bounds must be key documents")
+        marks = [sort_key({f: p.get(f, MinKey()) for f in key}) for p in points]
+        if any(a >= b for a, b in itertools.pairwise(marks)):
+            raise SeedError(f"{source}: collection {spec.ns}: bounds are not ascending")
+        return points
     if gen.type == "list":
         values = [ejson(v) for v in gen.values]
     elif gen.type == "hashed":
@@ -258,6 +266,15 @@ def _parse_step(value: Any, source: str) -> float:
 def _distribute(
     spec: CollectionSpec, n: int, names: list[str], primary: str, source: str
 ) -> list[str]:
+    if spec.distribution == "listed":
+        for name in spec.placement:
+            _known_shard(name, names, source, f"collection {spec.ns} placement")
+        if len(spec.placement) != n:
+            raise SeedError(
+                f"{source}: collection {spec.ns}: placement names {len(spec.placement)} "
+                f"shard(s) for {n} chunk(s)"
+            )
+        return list(spec.placement)
     if spec.distribution == "all-on-one":
         target = spec.shard or primary
         _known_shard(target, names, source, f"collection {spec.ns}")

@@ -56,10 +56,12 @@ class DatabaseSpec(_Model):
 class KeySpec(_Model):
     """How chunk boundaries of the key's first field are generated."""
 
-    type: Literal["date", "int", "hashed", "objectId", "list"]
+    type: Literal["date", "int", "hashed", "objectId", "list", "bounds"]
     start: Any = None  # date/objectId: ISO date; int: number
     step: str | int | float | None = None  # date/objectId: "1h", "30m", "1d" or seconds
-    values: list[Any] = []  # list: explicit boundaries (Extended JSON allowed)
+    # list: explicit values of the first field; bounds: explicit split points as key
+    # documents ({bucket: 2, ts: {$date: ...}}), missing trailing fields MinKey
+    values: list[Any] = []
 
 
 class ChunkSizeSpec(_Model):
@@ -109,8 +111,9 @@ class CollectionSpec(_Model):
     unique: bool = False
     chunks: int = Field(default=1, ge=1)
     keys: KeySpec | None = None
-    distribution: Literal["round-robin", "all-on-one", "by-weight"] = "round-robin"
+    distribution: Literal["round-robin", "all-on-one", "by-weight", "listed"] = "round-robin"
     shard: str | None = None  # all-on-one target (default: the database primary)
+    placement: list[str] = []  # listed: the shard of each chunk, in key order
     weights: dict[str, float] = {}  # by-weight: shard -> weight
     chunkSize: ChunkSizeSpec = ChunkSizeSpec()
     noBalance: bool = False
