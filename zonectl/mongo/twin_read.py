@@ -76,7 +76,8 @@ class LiveCapture:
 
     def capture(self) -> Capture:
         shards = [
-            {str(k): d[k] for k in ("_id", "tags", "draining") if k in d} for d in self._find("shards")
+            {str(k): d[k] for k in ("_id", "tags", "draining") if k in d}
+            for d in self._find("shards")
         ]
         if any(s.get("draining") for s in shards):
             self.notes.append("a shard was draining (removeShard) at capture: the twin's is not")
