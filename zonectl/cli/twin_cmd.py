@@ -10,11 +10,14 @@ import typer
 
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, uri_origin, warn
+from zonectl.cli.fleet.context import FleetSpec
+from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode, UsageError
 from zonectl.twin.write import Written, write_twin
 
 
 @guarded
+@fleet_command(FleetSpec("twin", files={"out": ".twin.yaml"}, format_param=None, artifact="yaml"))
 def command(
     uri: Annotated[str | None, uri_option()] = None,
     out: Annotated[
@@ -69,6 +72,8 @@ def command(
       zonectl twin --dump dump/ -o case-1234.twin.yaml --anonymize
 
       zonectl sandbox --cluster prod.twin.yaml
+
+      zonectl twin --inventory clusters.yaml --all -o twins/   # one twin per cluster
     """
     if out is None:
         raise UsageError("twin needs -o FILE (the twin's YAML; its chunks go beside it)")
