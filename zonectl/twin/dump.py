@@ -95,7 +95,7 @@ def _read(dump: Path | None, archive: Path | None) -> tuple[Docs, dict[str, Any]
             docs["admin.system.version"] = by_ns[("admin", "system.version")]
         return (
             docs,
-            {"ServerVersion": header.get("server_version")},
+            {"ServerVersion": header.get("server_version"), "VersionSource": "the archive header"},
             f"mongodump archive {archive.name}",
         )
     assert dump is not None
@@ -190,10 +190,9 @@ def _version(
     )
     fcv = str(fcv_doc["version"]) if fcv_doc and isinstance(fcv_doc.get("version"), str) else None
     if extra.get("ServerVersion"):
-        version, source = (
-            str(extra["ServerVersion"]),
-            "mongodump's prelude (the mongos mongodump read)",
-        )
+        version = str(extra["ServerVersion"])
+        source = str(extra.get("VersionSource", "mongodump's prelude.json"))
+        source += " (the binary mongodump read: through a mongos, the mongos)"
     elif docs.get("mongos"):
         version, source = str(docs["mongos"][0].get("mongoVersion")), "config.mongos"
     elif fcv is not None:
