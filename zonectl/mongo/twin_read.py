@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import bson
 from bson import Timestamp
 from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, redact
+from zonectl.model.keys import sort_key
 from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.connect import Connection
 from zonectl.twin.chunkfile import ChunkWriter
@@ -176,10 +178,6 @@ class LiveCapture:
             str(s): (int(v.get("size") or 0), int(v.get("count") or 0)) for s, v in shards.items()
         }
 
-    def _version(self, where: Mapping[str, Any]) -> Any:
-        doc = self.config.chunks.find_one(where, {"lastmod": 1}, sort=[("lastmod", -1)])
-        return doc.get("lastmod") if doc else None
-
     def read_chunks(self, coll: Mapping[str, Any], writer: ChunkWriter) -> None:
         ns = str(coll["_id"])
         by_uuid = self.major >= 5 and "uuid" in coll and "timestamp" in coll
@@ -189,10 +187,7 @@ class LiveCapture:
             per_shard = {} if self.measure else self._per_shard(coll, where)
             for attempt in range(RETRIES + 1):
                 mark = writer.mark()
-                before = self._version(where)
-                self._stream(coll, where, writer, per_shard, limit // 2)
-                after = self._version(where)
-                if _same(before, after):
+                if self._stream(coll, where, writer, per_shard, limit // 2):
                     return
                 if attempt < RETRIES:
                     writer.rewind(mark)
@@ -212,9 +207,17 @@ class LiveCapture:
         writer: ChunkWriter,
         per_shard: Mapping[str, tuple[int, int]],
         assumed: int,
-    ) -> None:
-        fields = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1, "estimatedDataSizeBytes": 1}
+    ) -> bool:
+        """Write the chunks in key order; False when the collection changed meanwhile: a
+        chunk not starting where the one before ended (a split or merge half seen), or a
+        chunk version above every one read (a migration committed after its chunk was read;
+        the {uuid, lastmod} index answers that without a scan)."""
+        fields = {"_id": 0, "min": 1, "max": 1, "shard": 1, "lastmod": 1, "jumbo": 1}
+        fields["estimatedDataSizeBytes"] = 1
         cursor = self.config.chunks.find(where, fields).sort("min", 1).batch_size(BATCH)
+        top = (0, 0)
+        last: bytes | None = None
+        consistent = True
         for d in cursor:
             shard = str(d["shard"])
             nbytes, docs = per_shard.get(shard, (assumed, 0))
@@ -223,6 +226,16 @@ class LiveCapture:
             elif d.get("estimatedDataSizeBytes") is not None:
                 nbytes = int(d["estimatedDataSizeBytes"])
             writer.chunk(d["min"], d["max"], shard, nbytes, docs, bool(d.get("jumbo")))
+            version = d.get("lastmod")
+            if isinstance(version, Timestamp):
+                top = max(top, (version.time, version.inc))
+            if last is not None and last != bson.encode(d["min"]):
+                consistent = consistent and sort_key(bson.decode(last)) == sort_key(d["min"])
+            last = bson.encode(d["max"])
+        later = self.config.chunks.find_one(
+            {**where, "lastmod": {"$gt": Timestamp(*top)}}, {"_id": 1}
+        )
+        return consistent and later is None
 
     def _data_size(self, coll: Mapping[str, Any], lo: Any, hi: Any) -> tuple[int, int]:
         command = {
@@ -234,9 +247,3 @@ class LiveCapture:
         }
         reply = self.conn.client.admin.command(command)
         return int(reply.get("size") or 0), int(reply.get("numObjects") or 0)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, Timestamp) and isinstance(b, Timestamp):
-        return (a.time, a.inc) == (b.time, b.inc)
-    return bool(a == b)

@@ -3,7 +3,7 @@ min < max: a twin edited by hand that breaks this is refused with the chunk name
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import bson
@@ -18,8 +18,15 @@ def _show(bound: Mapping[str, Any]) -> str:
     return json_util.dumps(bound)
 
 
-def check(chunks: CollectionChunks, key: Mapping[str, Any], source: str) -> None:
-    """Raise TwinError naming the first chunk that leaves a gap, overlaps or is empty."""
+def check(
+    chunks: CollectionChunks,
+    key: Mapping[str, Any],
+    source: str,
+    order: Sequence[Any] | None = None,
+) -> None:
+    """Raise TwinError naming the first chunk that leaves a gap, overlaps or is empty.
+    `order`: the mins' order keys when the caller has them (the sandbox's keystrings),
+    else `sort_key` is computed here."""
     ns = chunks.ns
     if not len(chunks):
         raise TwinError(f"{source}: {ns}: no chunks (a sharded collection has at least one)")
@@ -34,16 +41,17 @@ def check(chunks: CollectionChunks, key: Mapping[str, Any], source: str) -> None
             raise TwinError(f"{where(i)}: bounds must have exactly the key's fields {fields}")
     # Contiguous (max[i-1] is min[i]: the same bytes, as a split writes them, else the same
     # value in BSON order) and ascending mins, so min < max too: one sort key per chunk.
-    previous = sort_key(chunks.mins[0])
+    keys = order if order is not None else [sort_key(m) for m in chunks.mins]
+    previous = keys[0]
     for i in range(1, len(chunks)):
-        low = sort_key(chunks.mins[i])
+        low = keys[i]
         if low <= previous:
             raise TwinError(f"{where(i)}: min is not above the chunk before it: chunks overlap")
         before = chunks.maxs[i - 1]
         if bson.encode(before) != bson.encode(chunks.mins[i]):
-            end = sort_key(before)
-            if end != low:
-                what = "overlaps" if end > low else "leaves a gap after"
+            end, start = sort_key(before), sort_key(chunks.mins[i])
+            if end != start:
+                what = "overlaps" if end > start else "leaves a gap after"
                 raise TwinError(
                     f"{where(i)}: {what} the chunk before it (which ends at {_show(before)})"
                 )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from bson import json_util
 
+from zonectl.sandbox.catalog.keystring import encode
 from zonectl.twin import chunkfile, coverage
 from zonectl.twin.errors import TwinError
 
@@ -37,7 +38,8 @@ def seed_collections(sandbox: Sandbox, spec: ClusterFile, twin: TwinSpec, source
         if chunks.ns in seen:
             raise TwinError(f"{path}: the chunks of {chunks.ns} are listed twice")
         seen.add(chunks.ns)
-        coverage.check(chunks, coll.key, str(path))
+        keys = [encode(m) for m in chunks.mins]  # once: for the check and the store
+        coverage.check(chunks, coll.key, str(path), keys)
         unknown = set(chunks.shards) - names
         if unknown:
             i = next(i for i, s in enumerate(chunks.shards) if s in unknown)
@@ -52,6 +54,7 @@ def seed_collections(sandbox: Sandbox, spec: ClusterFile, twin: TwinSpec, source
             shards=chunks.shards,
             sizes=chunks.sizes,
             counts=chunks.counts,
+            keys=keys,
         )
         for i in chunks.jumbo:
             store.set_jumbo(i, True)
