@@ -47,3 +47,9 @@ def config_docs(sandbox: Any) -> dict[str, list[dict[str, Any]]]:
     ]
     out["changelog"] = [dict(d) for d in cluster.coll("config.changelog")]
     return out
+
+
+def forecast(policy: str, uri: str) -> dict[str, Any]:
+    out = run("plan", policy, "--uri", uri, "-f", "json")
+    assert out.exit_code in (0, 4), out.output
+    return dict(json.loads(out.stdout)["forecast"])

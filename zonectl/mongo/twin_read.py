@@ -16,9 +16,12 @@ from bson import Timestamp
 from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, redact
+from zonectl.forecast.learn import Learned, learn
+from zonectl.forecast.units import DEFAULT_COPY_RATE
 from zonectl.model.keys import sort_key
-from zonectl.mongo.changelog_read import read_learned
+from zonectl.mongo.changelog_read import read_migration_history
 from zonectl.mongo.connect import Connection
+from zonectl.twin import history
 from zonectl.twin.chunkfile import ChunkWriter
 from zonectl.twin.costs import section
 from zonectl.twin.write import Capture
@@ -96,7 +99,15 @@ class LiveCapture:
             if s.get("_id") == "chunksize" and s.get("value"):
                 self.chunksize_mb = int(s["value"])
         sizes = self._read_sizes()
-        learned = read_learned(self.conn)
+        now = self.conn.wall()
+        log = read_migration_history(self.conn, now)
+        learned = (
+            Learned(model=None, samples=0, error=log.error)
+            if log.error
+            else learn(log.entries, now, float(DEFAULT_COPY_RATE))
+        )
+        if log.error:
+            self.notes.append(f"costs assumed: {log.error}")
         fcv = self.conn.fcv
         if fcv is None:
             self.notes.append(
@@ -116,7 +127,8 @@ class LiveCapture:
             sizes=sizes,
             costs=section(learned),
             notes=self.notes,
-            captured_at=self.conn.wall(),
+            captured_at=now,
+            history=history.newest(log.entries),
         )
 
     def _read_sizes(self) -> str:

@@ -3,7 +3,8 @@ bytes and documents. BSON records (compact, fast) or Extended JSON lines (`.json
 by hand); written and read as streams, one collection after another.
 
 Records: a header `{t: "zonectl-twin-chunks", v: 1}`, then per collection `{t: "coll", ns}`
-followed by its chunks `{min, max, shard, s: bytes, c: documents[, j: true]}` in key order.
+followed by its chunks `{min, max, shard, s: bytes, c: documents[, j: true]}` in key order,
+then the migration history the costs were learned from, `{t: "log", e: entry}` each.
 """
 
 from __future__ import annotations
@@ -85,6 +86,10 @@ class ChunkWriter:
         self._write(record)
         self.chunks += 1
 
+    def history(self, entry: Mapping[str, Any]) -> None:
+        """One config.changelog entry, as `history.sanitize` kept it."""
+        self._write({"t": "log", "e": entry})
+
     def mark(self) -> tuple[int, int]:
         """Where the file is now, to `rewind` to (a collection captured again)."""
         return self._out.tell(), self.chunks
@@ -135,14 +140,19 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
             raise TwinError(f"{path}: truncated or corrupt chunk file: {exc}") from None
 
 
-def read(path: Path) -> Iterator[CollectionChunks]:
-    """Each collection's chunks, in file order (checked by `coverage.check`, not here)."""
+def read(path: Path, history: list[dict[str, Any]] | None = None) -> Iterator[CollectionChunks]:
+    """Each collection's chunks, in file order (checked by `coverage.check`, not here);
+    the history entries are appended to `history` when it is given."""
     records = _records(path)
     head = next(records, None)
     if head is None or head.get("t") != MAGIC:
         raise TwinError(f"{path}: not a zonectl twin chunk file (no {MAGIC!r} header)")
     current: CollectionChunks | None = None
     for n, rec in enumerate(records, 2):
+        if rec.get("t") == "log":
+            if history is not None and isinstance(rec.get("e"), dict):
+                history.append(rec["e"])
+            continue
         if rec.get("t") == "coll":
             if current is not None:
                 yield current

@@ -19,6 +19,7 @@ from bson.codec_options import CodecOptions
 from zonectl.forecast.learn import learn
 from zonectl.forecast.units import DEFAULT_COPY_RATE
 from zonectl.model.keys import sort_key
+from zonectl.twin import history
 from zonectl.twin.archive import read_archive
 from zonectl.twin.chunkfile import ChunkWriter
 from zonectl.twin.costs import section
@@ -149,6 +150,7 @@ def capture_dump(dump: Path | None, archive: Path | None) -> tuple[Capture, Chun
         costs=costs,
         notes=notes,
         captured_at=None,
+        history=history.newest(docs.get("changelog", [])),
     )
     full = {str(c["_id"]): c for c in colls}
 

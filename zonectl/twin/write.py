@@ -52,6 +52,7 @@ class Capture:
     costs: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     captured_at: dt.datetime | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)  # history.sanitize'd
 
 
 # Writes one collection's chunks (key order) with `writer.chunk(...)`.
@@ -94,10 +95,18 @@ def write_twin(
             writer.collection(ns)
             read_chunks(coll, writer)
             counts[ns] = writer.chunks - before
+        if not anonymize:
+            for entry in capture.history:
+                writer.history(entry)
         writer.commit()
     anon: Anonymizer | None = None
     if anonymize:
         anon = _anonymize_chunks(capture, plain_side, side)
+        if capture.history:
+            capture.notes.append(
+                f"anonymized: the {len(capture.history)} changelog entries the costs were "
+                "learned from are left out (their bounds and names); the costs are kept"
+            )
     doc = _yaml_doc(capture, counts, side, anon)
     _atomic_text(out, _dump(doc))
     return Written(out, side, len(counts), sum(counts.values()))
@@ -195,6 +204,7 @@ def _yaml_doc(
         "settings": [plain(s) for s in capture.settings],
         "collectionFields": {ns: f for ns, f in fields.items() if f},
         "notes": list(capture.notes),
+        "history": 0 if anon else len(capture.history),
     }
     if capture.costs is not None:
         twin["costs"] = rename(capture.costs, shard) if anon else capture.costs

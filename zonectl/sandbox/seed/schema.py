@@ -213,6 +213,7 @@ class TwinSpec(_Model):
     collectionFields: dict[str, dict[str, Any]] = {}
     costs: TwinCostsSpec | None = None
     notes: list[str] = []
+    history: int = Field(default=0, ge=0)  # changelog entries in the sidecar, after chunks
 
 
 class ClusterFile(_Model):

@@ -4,6 +4,7 @@ config.settings and per-collection fields; its learned migration costs."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from bson import json_util
 
 from zonectl.sandbox.catalog.keystring import encode
-from zonectl.twin import chunkfile, coverage
+from zonectl.twin import chunkfile, coverage, history
 from zonectl.twin.errors import TwinError
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ def seed_collections(sandbox: Sandbox, spec: ClusterFile, twin: TwinSpec, source
     by_ns = {c.ns: c for c in spec.collections}
     path = sidecar(twin, source)
     seen: set[str] = set()
-    for chunks in chunkfile.read(path):
+    log: list[dict[str, Any]] = []
+    for chunks in chunkfile.read(path, log):
         coll = by_ns.get(chunks.ns)
         if coll is None:
             raise TwinError(f"{path}: chunks of {chunks.ns}, which {source} does not list")
@@ -65,6 +67,23 @@ def seed_collections(sandbox: Sandbox, spec: ClusterFile, twin: TwinSpec, source
     missing = sorted(set(by_ns) - seen)
     if missing:
         raise TwinError(f"{path}: no chunks for {', '.join(missing)} (listed in {source})")
+    _seed_history(sandbox, log)
+
+
+def _seed_history(sandbox: Sandbox, entries: list[dict[str, Any]]) -> None:
+    """The captured migrations into config.changelog, moved in time so the newest is now
+    (a twin served weeks later still teaches the forecast what the cluster did)."""
+    times = [t for e in entries if (t := history.utc(e.get("time"))) is not None]
+    if not times:
+        return
+    shift = max(sandbox.cluster.now() - max(times), dt.timedelta(0))
+    log = sandbox.cluster.coll("config.changelog")
+    for n, entry in enumerate(entries):
+        when = history.utc(entry.get("time"))
+        doc = {**entry, "_id": f"twin-{n}"}
+        if when is not None:
+            doc["time"] = when + shift
+        log.put(doc)
 
 
 def ejson(value: Any) -> Any:
