@@ -4,7 +4,6 @@ config.settings and per-collection fields; its learned migration costs."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,12 +70,13 @@ def seed_collections(sandbox: Sandbox, spec: ClusterFile, twin: TwinSpec, source
 
 
 def _seed_history(sandbox: Sandbox, entries: list[dict[str, Any]]) -> None:
-    """The captured migrations into config.changelog, moved in time so the newest is now
-    (a twin served weeks later still teaches the forecast what the cluster did)."""
+    """The captured migrations into config.changelog, moved in time so the newest is now:
+    a twin served weeks later still teaches the forecast what the cluster did, and one whose
+    cluster's clock ran ahead of this host's shows no skew that is not this sandbox's."""
     times = [t for e in entries if (t := history.utc(e.get("time"))) is not None]
     if not times:
         return
-    shift = max(sandbox.cluster.now() - max(times), dt.timedelta(0))
+    shift = sandbox.cluster.now() - max(times)
     log = sandbox.cluster.coll("config.changelog")
     for n, entry in enumerate(entries):
         when = history.utc(entry.get("time"))
