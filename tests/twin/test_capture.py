@@ -72,3 +72,18 @@ def test_a_user_without_cluster_monitor_gets_a_twin_and_the_privileges_named(
             assert "pw@" not in twin.read_text() and "127.0.0.1" not in twin.read_text()
             with sandbox_uri.start(f"sandbox:{twin}") as served:
                 assert len(served.sandbox.cluster.chunks("app.e")) == 24
+
+
+def test_measure_reads_each_chunk_and_usage_errors_exit_2(tmp_path: Path) -> None:
+    path = _cluster(tmp_path)
+    twin = tmp_path / "m.yaml"
+    with sandbox_uri.start(f"sandbox:{path}") as real:
+        out = run("twin", "--uri", real.uri, "-o", str(twin), "--measure")
+        assert out.exit_code == 0, out.output
+        want = real.sandbox.cluster.chunks("app.e").sizes()
+        assert run("twin", "--uri", real.uri).exit_code == 2  # no -o
+        both = run("twin", "--dump", str(tmp_path), "--archive", str(path), "-o", str(twin))
+        assert both.exit_code == 2
+    assert "measured per chunk (dataSize" in twin.read_text()
+    with sandbox_uri.start(f"sandbox:{twin}") as served:
+        assert served.sandbox.cluster.chunks("app.e").sizes()[0] == want[0]

@@ -73,6 +73,13 @@ def test_bad_dumps_exit_3_naming_what_is_missing(tmp_path: Path) -> None:
     res = twin(tmp_path / "cut")
     assert res.exit_code == 3 and "chunks.bson: truncated" in res.output
     assert not out_file.exists()
+    moving = [dict(c) for c in docs["chunks"]]
+    third = next(c for c in moving if c["min"] == {"x": 300})
+    third["max"] = {"x": 450}  # as a dump taken while a split committed might show it
+    _write(tmp_path / "mid" / "config", {**docs, "chunks": moving})
+    res = twin(tmp_path / "mid")
+    assert res.exit_code == 3 and "app.e chunk 4" in res.output and "overlaps" in res.output
+    assert "take it again" in res.output and not out_file.exists()
     _write(tmp_path / "old" / "config", {k: v for k, v in docs.items() if k != "changelog"})
     res = twin(tmp_path / "old")
     assert res.exit_code == 0 and "no config.changelog in the dump" in res.output

@@ -24,30 +24,16 @@ from zonectl.mongo.connect import Connection
 from zonectl.twin import history
 from zonectl.twin.chunkfile import ChunkWriter
 from zonectl.twin.costs import section
-from zonectl.twin.write import Capture
+from zonectl.twin.write import Capture, is_user_collection
 
 RETRIES = 2
 BATCH = 10_000
 DEFAULT_CHUNK_MB = {4: 64, 5: 64}  # 128 MB from 6.0
 _PRIV = "find on config.{coll} (the clusterMonitor role grants it)"
-_SKIP_SETTINGS = {"zonectl.lease"}
 
 
 def _unauthorized(exc: PyMongoError) -> bool:
     return isinstance(exc, OperationFailure) and exc.code == 13
-
-
-def is_user_collection(doc: Mapping[str, Any]) -> bool:
-    """A user sharded collection (reference-config-dump P5): not the sessions collection,
-    not an 8.0 unsplittable tracked one, no resharding temp, no pre-5.0 dropped entry."""
-    ns = str(doc.get("_id", ""))
-    return not (
-        ns == "config.system.sessions"
-        or doc.get("unsplittable")
-        or doc.get("dropped") is True
-        or ".system.resharding." in ns
-        or "key" not in doc
-    )
 
 
 class LiveCapture:
@@ -92,9 +78,7 @@ class LiveCapture:
             key=lambda d: str(d["_id"]),
         )
         tags = self._find("tags", optional=True)
-        settings = [
-            s for s in self._find("settings", optional=True) if s.get("_id") not in _SKIP_SETTINGS
-        ]
+        settings = self._find("settings", optional=True)
         for s in settings:
             if s.get("_id") == "chunksize" and s.get("value"):
                 self.chunksize_mb = int(s["value"])

@@ -19,12 +19,12 @@ from bson.codec_options import CodecOptions
 from zonectl.forecast.learn import learn
 from zonectl.forecast.units import DEFAULT_COPY_RATE
 from zonectl.model.keys import sort_key
-from zonectl.twin import history
+from zonectl.twin import coverage, history
 from zonectl.twin.archive import read_archive
-from zonectl.twin.chunkfile import ChunkWriter
+from zonectl.twin.chunkfile import ChunkWriter, CollectionChunks
 from zonectl.twin.costs import section
 from zonectl.twin.errors import TwinError
-from zonectl.twin.write import COLLECTION_FIELDS, Capture, ChunkReader
+from zonectl.twin.write import COLLECTION_FIELDS, Capture, ChunkReader, is_user_collection
 
 OPTS: CodecOptions[dict[str, Any]] = CodecOptions(
     uuid_representation=UuidRepresentation.STANDARD, tz_aware=True
@@ -122,8 +122,10 @@ def capture_dump(dump: Path | None, archive: Path | None) -> tuple[Capture, Chun
     notes: list[str] = []
     version, version_source, fcv = _version(docs, extra, notes)
     major = int(version.split(".")[0]) if version else 7
-    colls = sorted((c for c in docs["collections"] if _user(c)), key=lambda c: str(c["_id"]))
-    settings = [s for s in docs.get("settings", []) if s.get("_id") != "zonectl.lease"]
+    colls = sorted(
+        (c for c in docs["collections"] if is_user_collection(c)), key=lambda c: str(c["_id"])
+    )
+    settings = list(docs.get("settings", []))
     chunk_mb = next(
         (int(s["value"]) for s in settings if s.get("_id") == "chunksize" and s.get("value")), None
     )
@@ -154,12 +156,24 @@ def capture_dump(dump: Path | None, archive: Path | None) -> tuple[Capture, Chun
     )
     full = {str(c["_id"]): c for c in colls}
 
+    def key_of(c: Mapping[str, Any]) -> tuple[str, Any]:
+        """5.0+ entries (with `timestamp`) own their chunks by uuid, older ones by ns (§3.4)."""
+        if "timestamp" in c and "uuid" in c:
+            return ("uuid", sort_key(c["uuid"]))
+        return ("ns", c["_id"])
+
+    owned = {key_of(c) for c in colls}
+    orphans = sum(len(v) for k, v in by_key.items() if k not in owned)
+    if orphans:
+        notes.append(
+            f"{orphans} chunks of no sharded collection in the dump skipped (config.system."
+            "sessions, dropped or unsplittable collections, or a DDL caught mid-way)"
+        )
+
     def read_chunks(coll: Mapping[str, Any], writer: ChunkWriter) -> None:
         c = full[str(coll["_id"])]
-        key = (
-            ("uuid", sort_key(c["uuid"])) if "timestamp" in c and "uuid" in c else ("ns", c["_id"])
-        )
-        chunks = sorted(by_key.get(key, []), key=lambda d: sort_key(d["min"]))
+        chunks = sorted(by_key.get(key_of(c), []), key=lambda d: sort_key(d["min"]))
+        _check(str(c["_id"]), c["key"], chunks, source)
         half = int(c.get("maxChunkSizeBytes") or chunk_mb * 1024 * 1024) // 2
         for d in chunks:
             size = int(d.get("estimatedDataSizeBytes") or half)
@@ -168,15 +182,17 @@ def capture_dump(dump: Path | None, archive: Path | None) -> tuple[Capture, Chun
     return capture, read_chunks
 
 
-def _user(c: Mapping[str, Any]) -> bool:
-    ns = str(c.get("_id", ""))
-    return not (
-        ns == "config.system.sessions"
-        or c.get("unsplittable")
-        or c.get("dropped") is True
-        or ".system.resharding." in ns
-        or "key" not in c
-    )
+def _check(ns: str, key: Mapping[str, Any], chunks: list[dict[str, Any]], source: str) -> None:
+    """A dump has no snapshot across documents (reference P6): chunks that overlap or leave
+    a gap are reported with the chunk named, never repaired."""
+    listed = CollectionChunks(ns, [d["min"] for d in chunks], [d["max"] for d in chunks])
+    listed.shards = [str(d["shard"]) for d in chunks]
+    try:
+        coverage.check(listed, key, source)
+    except TwinError as exc:
+        raise TwinError(
+            f"{exc} (a dump taken while chunks migrated, split or merged: take it again)"
+        ) from None
 
 
 def _version(

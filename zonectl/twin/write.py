@@ -35,6 +35,19 @@ COLLECTION_FIELDS = (
 )
 
 
+def is_user_collection(doc: Mapping[str, Any]) -> bool:
+    """A user sharded collection (reference-config-dump P5): not the sessions collection,
+    not an 8.0 unsplittable tracked one, no resharding temp, no pre-5.0 dropped entry."""
+    ns = str(doc.get("_id", ""))
+    return not (
+        ns == "config.system.sessions"
+        or doc.get("unsplittable")
+        or doc.get("dropped") is True
+        or ".system.resharding." in ns
+        or "key" not in doc
+    )
+
+
 @dataclass
 class Capture:
     """Everything but the chunks, as config documents (hosts are never written)."""
