@@ -77,7 +77,6 @@ def command(
     """
     if out is None:
         raise UsageError("twin needs -o FILE (the twin's YAML; its chunks go beside it)")
-    sources = [s for s in (uri if dump is None and archive is None else None, dump, archive) if s]
     if dump is not None and archive is not None:
         raise UsageError("give one of --uri, --dump DIR and --archive FILE")
     if dump is not None or archive is not None:
@@ -87,7 +86,7 @@ def command(
         written = write_twin(capture, reader, out, jsonl=jsonl, anonymize=anonymize)
         notes = capture.notes
     else:
-        if not sources:
+        if not uri:
             raise UsageError("no cluster given: pass --uri URI, --dump DIR or --archive FILE")
         from zonectl.mongo import connect
         from zonectl.mongo.twin_read import LiveCapture

@@ -25,7 +25,8 @@ from zonectl.model.keys import (
 _EPOCH = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
 
 
-def _token(rank: int, n: int, value: Any) -> Any:
+def _token(n: int, value: Any) -> Any:
+    """The n-th stand-in of `value`'s BSON type: ordered as the ranks are."""
     kind = type_rank(value)
     if kind == RANK_NUMBER:
         return Int64(n)
@@ -87,7 +88,7 @@ class BoundMap:
         self._map: dict[tuple[str, Any], Any] = {}
         for (f, _), values in seen.items():
             for n, k in enumerate(sorted(values), 1):
-                self._map[(f, k)] = _token(n, n, values[k])
+                self._map[(f, k)] = _token(n, values[k])
 
     def __call__(self, bound: Mapping[str, Any]) -> dict[str, Any]:
         out = {}
