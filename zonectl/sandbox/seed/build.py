@@ -25,6 +25,7 @@ from zonectl.model.keys import sort_key
 from zonectl.sandbox.catalog import fcv
 from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
 from zonectl.sandbox.catalog.unsharded import create_with_options, set_meta
+from zonectl.sandbox.seed import twin_load
 from zonectl.sandbox.seed.doc_keys import record_documents
 from zonectl.sandbox.seed.schema import (
     ClusterFile,
@@ -98,8 +99,11 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
         cluster.coll(TAGS).put(
             {"_id": ObjectId(), "ns": zr.ns, "min": lo, "max": hi, "tag": zr.zone}
         )
-    for coll in spec.collections:
-        _seed_collection(sandbox, coll, names, source)
+    if spec.twin is not None:
+        twin_load.seed_collections(sandbox, spec, spec.twin, source)
+    else:
+        for coll in spec.collections:
+            _seed_collection(sandbox, coll, names, source)
     for entry in spec.unsharded:
         _seed_unsharded(sandbox, entry)
     if spec.balancer is not None:
@@ -113,6 +117,9 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
             cluster.coll(SETTINGS).put({"_id": "chunksize", "value": b.chunkSizeMB})
         if b.autoMerger is not None:
             cluster.coll(SETTINGS).put({"_id": "automerge", "enabled": b.autoMerger})
+    if spec.twin is not None:
+        for doc in spec.twin.settings:
+            cluster.coll(SETTINGS).put(ejson(doc))
     apply_costs(sandbox, spec)
 
 
@@ -132,6 +139,10 @@ def apply_costs(sandbox: Sandbox, spec: ClusterFile, copy_rate: float | None = N
         jitter=b.jitter if b is not None else None,
         seed=b.jitterSeed if b is not None else None,
     )
+    if spec.twin is not None:
+        twin_load.apply_costs(sandbox, spec.twin)
+        if copy_rate is not None:
+            costs.copy_rate = copy_rate
 
 
 def _known_shard(name: str | None, names: list[str], source: str, where: str) -> None:

@@ -181,6 +181,44 @@ class WorkloadSpec(_Model):
     warmup: str = "0s"
 
 
+class PairRateSpec(_Model):
+    donor: str
+    recipient: str
+    bytesPerSecond: float = Field(gt=0)
+
+
+class TwinCostsSpec(_Model):
+    """The twin's cost model, learned from config.changelog (or assumed), and from where."""
+
+    source: str
+    migrations: int = Field(default=0, ge=0)
+    fixedSeconds: float | None = Field(default=None, ge=0)
+    copyRateBytesPerSecond: float | None = Field(default=None, gt=0)
+    shardRatesBytesPerSecond: dict[str, float] = {}
+    pairRatesBytesPerSecond: list[PairRateSpec] = []
+    perDocumentMicros: float | None = Field(default=None, ge=0)
+
+
+class TwinSpec(_Model):
+    """What `zonectl twin` captured (docs/twin.md): the exact chunks in a sidecar file
+    beside this one, the raw config.settings documents, per-collection config fields, the
+    learned costs, and notes on what could not be read."""
+
+    format: Literal[1] = 1
+    capturedFrom: str
+    capturedAt: str | None = None
+    serverVersion: str | None = None
+    versionSource: str | None = None
+    chunks: str  # the sidecar, relative to this file: .bson or .jsonl (Extended JSON lines)
+    sizes: str = ""
+    anonymized: bool = False
+    settings: list[dict[str, Any]] = []
+    collectionFields: dict[str, dict[str, Any]] = {}
+    costs: TwinCostsSpec | None = None
+    notes: list[str] = []
+    history: int = Field(default=0, ge=0)  # changelog entries in the sidecar, after chunks
+
+
 class ClusterFile(_Model):
     version: str | None = None
     # The binary's own release (the default) or the last LTS before it: catalog/fcv.py.
@@ -193,6 +231,7 @@ class ClusterFile(_Model):
     balancer: BalancerSpec | None = None
     users: list[UserSpec] = []
     workload: WorkloadSpec = WorkloadSpec()
+    twin: TwinSpec | None = None
 
 
 def load_cluster_file(path: str | Path, text: str | None = None) -> ClusterFile:
