@@ -107,8 +107,8 @@ def _files(
     """`-o DIR`: one file per cluster in DIR (created), named after the cluster."""
     chosen: dict[str, dict[str, Path]] = {c.name: {} for c in clusters}
     files = dict(spec.files)
-    if spec.out_param is not None:
-        files[spec.out_param] = SUFFIXES.get(_kind(spec, kwargs), ".txt")
+    if spec.out_param is not None:  # a suffix the spec names wins (twin: .twin.yaml)
+        files.setdefault(spec.out_param, SUFFIXES.get(_kind(spec, kwargs), ".txt"))
     for name, suffix in files.items():
         directory = kwargs.get(name)
         if directory is None:
