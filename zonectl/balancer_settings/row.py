@@ -90,3 +90,10 @@ class Setting:
 
     def is_stored(self, stored: Mapping[str, Any] | None) -> bool:
         return stored is not None and self.field in stored
+
+    def is_set_apart(self, stored: Mapping[str, Any] | None) -> bool:
+        """Stored with a value that behaves otherwise than nothing stored: a choice someone
+        made (a 7.0 collection's `enableAutoMerge: true` is MongoDB's default, not one)."""
+        if not self.is_stored(stored):
+            return False
+        return self.absent is None or self.live_value(stored) != self.absent

@@ -111,12 +111,13 @@ def progress(fields: Mapping[str, Any], status: Mapping[str, Any] | None) -> str
 
 
 def unmanaged_settings(desired: DesiredState, actual: ClusterState) -> list[Unmanaged]:
-    """Settings MongoDB stores that the policy does not name: shown, left alone."""
+    """Settings set apart from MongoDB's default that the policy does not name: shown, left
+    alone (a stored default says nothing an operator needs to know)."""
     named = desired.balancer.settings if desired.balancer is not None else {}
     out = [
         Unmanaged("setting", f"balancer.{r.key}", r.shown(r.live_value(actual.settings.get(r.doc))))
         for r in CLUSTER
-        if r.key not in named and r.is_stored(actual.settings.get(r.doc))
+        if r.key not in named and r.is_set_apart(actual.settings.get(r.doc))
     ]
     for ns in sorted(desired.collections):
         live = actual.collections.get(ns)
@@ -126,6 +127,6 @@ def unmanaged_settings(desired: DesiredState, actual: ClusterState) -> list[Unma
         out += [
             Unmanaged("setting", f"{ns} {r.key}", r.shown(r.live_value(live.settings)))
             for r in COLLECTION
-            if r.key not in cp.settings and not r.once and r.is_stored(live.settings)
+            if r.key not in cp.settings and not r.once and r.is_set_apart(live.settings)
         ]
     return out
