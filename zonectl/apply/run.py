@@ -1,6 +1,7 @@
 """The apply sequence of DESIGN §5: lease, recover a previous run, re-read and plan,
 confirm, then memberships added, per namespace (paused) ranges removed/added/verified and
-chunks migrated, memberships removed, balancing and balancer settings, audit."""
+chunks split, every namespace's moves in one queue, memberships removed, balancing and
+balancer settings, audit."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from zonectl.apply.collection_moves import settle_running_move, verify_move
 from zonectl.apply.interrupt import check_stop, stop_requested
-from zonectl.apply.namespace_migration import NamespaceMigration
+from zonectl.apply.namespace_migration import NamespaceMigration, Queued
 from zonectl.apply.outcome import ApplyOptions as ApplyOptions
 from zonectl.apply.outcome import ApplyResult as ApplyResult
 from zonectl.apply.outcome import Events as Events
@@ -155,9 +156,14 @@ class _Runner(NamespaceMigration):
         for op in keys:  # before the ranges: a refine rewrites the bounds they remove
             self._reshard(op) if isinstance(op, ReshardCollection) else self._step(op)
         if order:
-            with self._cluster_pause():
-                for ns in order:
-                    self._namespace(ns, by_ns.get(ns, []), ns in migrating)
+            with self._cluster_pause(), contextlib.ExitStack() as paused:
+                queued = [
+                    q
+                    for ns in order
+                    if (q := self._namespace(ns, by_ns.get(ns, []), ns in migrating, paused))
+                ]
+                if any(q.moves.pending for q in queued):
+                    self._migrate_queue(queued)
         for op in rest:  # moveCollection ops first: they belong to the pins before them
             if isinstance(op, MoveCollection):
                 self._move_collection(op)
@@ -179,17 +185,22 @@ class _Runner(NamespaceMigration):
             yield
         self.result.paused_s["*"] = time.monotonic() - t0
 
-    def _namespace(self, ns: str, ops: list[Op], migrate_it: bool) -> None:
+    def _namespace(
+        self, ns: str, ops: list[Op], migrate_it: bool, paused: contextlib.ExitStack
+    ) -> Queued | None:
+        """Pause `ns`, write its ranges and split its chunks; a namespace with moves to
+        make stays paused (in `paused`) until the run's one queue of moves has ended."""
         assert self.rec is not None
         per_collection = self.options.pause != "cluster"
         t0 = time.monotonic()
-        pause = (
-            paused_collection(self.ports.balancing, self.rec, ns)
-            if per_collection
-            else contextlib.nullcontext(False)
-        )
-        with pause:
+
+        def unpaused() -> None:
+            self.result.paused_s[ns] = time.monotonic() - t0
+
+        with contextlib.ExitStack() as stack:
             if per_collection:
+                stack.callback(unpaused)  # runs after the restore below
+                stack.enter_context(paused_collection(self.ports.balancing, self.rec, ns))
                 self._wait(ns)
             t_ops = time.monotonic()
             for op in ops:
@@ -197,10 +208,10 @@ class _Runner(NamespaceMigration):
             self.result.range_s[ns] = time.monotonic() - t_ops
             if ops:
                 self._verify(ns, ops)
-            if migrate_it:
-                self._migrate(ns)
-        if per_collection:
-            self.result.paused_s[ns] = time.monotonic() - t0
+            queued = self._prepare_migration(ns) if migrate_it else None
+            if queued is not None and queued.moves.pending:
+                paused.push(stack.pop_all())  # restored once the queue has ended
+            return queued
 
     def _wait(self, ns: str | None) -> None:
         if ns is not None and self.ports.balancing.read_no_balance(ns) is None:

@@ -1,15 +1,16 @@
 """zonectl's parallel eager migration, as a pure scheduler and its simulation.
 
-`Dispatcher` decides which out-of-zone chunks move next and where to: several at once over
-disjoint shard pairs, at most `parallel` at a time. Never two moves sharing a shard: a
+`Dispatcher` decides which out-of-zone chunks move next and where to, across every
+namespace of a run in one queue: several at once over disjoint shard pairs, at most
+`parallel` at a time. Never two moves sharing a shard: a
 shard's ActiveMigrationsRegistry refuses to donate while it receives and to receive while
 it donates or receives (mongo:src/mongo/db/s/active_migrations_registry.cpp,
 registerDonateChunk/registerReceiveChunk), so each shard takes part in one migration at a
 time. Order: the shard with the most bytes still to send or receive first (it bounds the
 total time), then the largest chunk first (long moves start early, so the tail is short
 moves: list scheduling's largest-first rule). Destination: the zone's idle shard with the
-fewest projected bytes of the namespace, and only while it is within one chunk of the
-least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
+fewest projected bytes of the move's namespace, and only while it is within one chunk of
+the least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
 Dispatcher against a cluster; `simulate_eager` runs it against a cost model (timing.py).
 """
 
@@ -50,15 +51,23 @@ class Started:
     to: str
 
 
+Loads = Mapping[str, Mapping[str, int]]  # namespace -> shard -> bytes of it
+
+
+def max_parallel(shards: int) -> int:
+    """Migrations a cluster of `shards` can run at once: each takes a donor and a recipient,
+    and a shard takes part in one at a time."""
+    return max(1, shards // 2)
+
+
 class Dispatcher:
-    def __init__(
-        self, moves: Iterable[PendingMove], loads: Mapping[str, int], parallel: int
-    ) -> None:
+    def __init__(self, moves: Iterable[PendingMove], loads: Loads, parallel: int) -> None:
         if parallel < 1:
             raise ValueError("parallel must be at least 1")
         self.parallel = parallel
         self.pending: list[PendingMove] = list(moves)
-        self.loads = dict(loads)  # projected bytes of the namespace per shard
+        # Projected bytes of each namespace per shard (a namespace's own zones even out).
+        self.loads = {ns: dict(per_shard) for ns, per_shard in loads.items()}
         # Bytes each shard still has to send, plus its share of what its zones must receive.
         self.work: dict[str, float] = {}
         for m in self.pending:
@@ -91,8 +100,9 @@ class Dispatcher:
             self._count(move, -1)
             self.running.append(s)
             self.busy |= {move.donor, to}
-            self.loads[to] = self.loads.get(to, 0) + move.bytes
-            self.loads[move.donor] = self.loads.get(move.donor, 0) - move.bytes
+            loads = self.loads.setdefault(move.ns, {})
+            loads[to] = loads.get(to, 0) + move.bytes
+            loads[move.donor] = loads.get(move.donor, 0) - move.bytes
             started.append(s)
         return started
 
@@ -105,15 +115,13 @@ class Dispatcher:
         holders = [h for h in move.holders if h != move.donor]
         if not holders:
             return None
-        floor = min(self.loads.get(h, 0) for h in holders)
-        idle = [
-            h
-            for h in holders
-            if h not in self.busy and self.loads.get(h, 0) <= floor + max(move.bytes, 1)
-        ]
+        loads = self.loads.get(move.ns, {})
+        floor = min(loads.get(h, 0) for h in holders)
+        slack = floor + max(move.bytes, 1)
+        idle = [h for h in holders if h not in self.busy and loads.get(h, 0) <= slack]
         if not idle:
             return None
-        return min(idle, key=lambda h: (self.loads.get(h, 0), h))
+        return min(idle, key=lambda h: (loads.get(h, 0), h))
 
     def done(self, started: Started, ok: bool = True) -> None:
         """A move ended; a failed one gives its bytes back to the donor's projection."""
@@ -121,8 +129,9 @@ class Dispatcher:
         move = started.move
         self.busy -= {move.donor, started.to}
         if not ok:
-            self.loads[started.to] -= move.bytes
-            self.loads[move.donor] = self.loads.get(move.donor, 0) + move.bytes
+            loads = self.loads[move.ns]
+            loads[started.to] -= move.bytes
+            loads[move.donor] = loads.get(move.donor, 0) + move.bytes
 
     def give_up(self) -> list[PendingMove]:
         """Stop starting moves (budget, interrupt): the ones never started."""
@@ -150,26 +159,29 @@ class EagerOutcome:
     moved: int
     left: int  # not started: the budget ran out (or no shard can take them)
     drained: dict[str, float] = field(default_factory=dict)  # donor -> its last commit, s
+    finished: dict[str, float] = field(default_factory=dict)  # namespace -> its last commit
     # Each move's commit (s from the start) and bytes, in time order: the burn-down.
     commits: list[tuple[float, int]] = field(default_factory=list)
 
 
 def simulate_eager(
     moves: Sequence[PendingMove],
-    loads: Mapping[str, int],
+    loads: Loads,
     parallel: int,
     rate: float,
     *,
     budget_s: float | None = None,
     cost: Callable[[str, str, int], float] | None = None,
 ) -> EagerOutcome:
-    """The time `apply --migrate --parallel N` takes for `moves`: each costs
-    `cost(donor, recipient, bytes)` seconds, by default the fixed part + bytes at `rate`."""
+    """The time `apply --migrate --parallel N` takes for `moves` (of every namespace, in one
+    queue as apply runs them): each costs `cost(donor, recipient, bytes)` seconds, by
+    default the fixed part + bytes at `rate`."""
     seconds_for = cost or (lambda _d, _r, n: copy_seconds(n, rate))
     dispatcher = Dispatcher(moves, loads, parallel)
     events: list[tuple[float, int, Started]] = []
     now, seq, moved, left = 0.0, 0, 0, 0
     drained: dict[str, float] = {}
+    finished: dict[str, float] = {}
     commits: list[tuple[float, int]] = []
     while True:
         if budget_s is None or now < budget_s:
@@ -184,7 +196,8 @@ def simulate_eager(
             break
         now, _, s = heapq.heappop(events)
         dispatcher.done(s)
-        drained[s.move.donor] = now
+        drained[s.move.donor] = finished[s.move.ns] = now
         commits.append((now, s.move.bytes))
         moved += 1
-    return EagerOutcome(now, moved, left + len(dispatcher.pending), drained, commits)
+    left += len(dispatcher.pending)
+    return EagerOutcome(now, moved, left, drained, finished, commits)
