@@ -5,6 +5,10 @@ a kill -9 in the middle, then `recover`, then `apply`, converges with nothing lo
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -112,3 +116,67 @@ def test_kill_9_mid_queue_then_recover_then_apply_converges(four: tuple[Cluster,
     assert follow.code == 0, follow.out
     assert cluster.state()["noBalance"] == dict.fromkeys(paused, False)
     assert cluster.lease() is None and cluster.open_journals() == []
+
+
+MIXED_CLUSTER = """version: "8.0"
+shards: [{name: s0}, {name: s1}, {name: s2}, {name: s3}]
+databases: [{name: bench, primary: s0}, {name: shop, primary: s0}]
+collections:
+  - {ns: bench.n0, key: {k: 1}, chunks: 4, distribution: all-on-one, shard: s2,
+     keys: {type: int, start: 0, step: 100}, chunkSize: {bytes: 8388608, docs: 100}}
+unsharded:
+  - {ns: shop.orders, bytes: 1073741824, docs: 10000}
+"""
+MIXED_POLICY = """apiVersion: zonectl/v1
+kind: ZonePolicy
+shards: {s0: [], s1: [logs], s2: [], s3: [Z0]}
+collections:
+  shop.orders: {pin: logs}
+  bench.n0:
+    key: {k: 1}
+    ranges: [{zone: Z0, min: {k: {$minKey: 1}}, max: {k: {$maxKey: 1}}}]
+"""
+
+
+@contextlib.contextmanager
+def ticking(cluster: Cluster) -> Iterator[None]:
+    """Step the virtual clock 10 s every few real ms: the sandbox's moveCollection waits for
+    its due instant with no alarm, so only a stepping clock ends it (tests/unsharded)."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.wait(0.005):
+            cluster.sandbox.clock.advance(dt.timedelta(seconds=10))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_a_move_collection_runs_alongside_the_chunk_moves(
+    make_cluster: Make, tmp_path: Path
+) -> None:
+    (tmp_path / "cluster.yaml").write_text(MIXED_CLUSTER)
+    (tmp_path / "policy.yaml").write_text(MIXED_POLICY)
+    cluster = make_cluster("8.0", cluster=tmp_path / "cluster.yaml")
+    policy = str(tmp_path / "policy.yaml")
+    with ticking(cluster):
+        result = zonectl("apply", policy, "--uri", cluster.uri, "--yes", "--migrate")
+    assert result.code == 0, result.err
+    config = cluster.client.config
+    home = config.collections.find_one({"_id": "shop.orders"})
+    assert home is not None
+    assert config.chunks.find_one({"uuid": home["uuid"]})["shard"] == "s1"
+    uuid = config.collections.find_one({"_id": "bench.n0"})["uuid"]
+    assert {c["shard"] for c in config.chunks.find({"uuid": uuid})} == {"s3"}
+    log = config.changelog
+    started = log.find_one({"what": "resharding.coordinator.transition", "ns": "shop.orders"})
+    last_commit = max(d["time"] for d in log.find({"what": "moveChunk.commit"}))
+    # One queue: the moveCollection started with the chunk moves, not after the last one.
+    assert started is not None and started["time"] < last_commit
+    follow = zonectl("plan", policy, "--uri", cluster.uri, "--detailed-exitcode")
+    assert follow.code == 0, follow.out

@@ -8,8 +8,10 @@ run.py, which owns the state it uses."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from zonectl.apply import migrate
+from zonectl.apply.collection_moves import settle_running_move, verify_move
 from zonectl.apply.interrupt import stop_requested
 from zonectl.apply.migrate import MigrationResult, MoveSet, make_move_op
 from zonectl.apply.outcome import ApplyOptions, ApplyResult, Events
@@ -17,9 +19,16 @@ from zonectl.apply.parallel import Hooks, ParallelOutcome, run_parallel
 from zonectl.apply.ports import Ports
 from zonectl.apply.preview import preview_migration
 from zonectl.apply.safeguards import Lease, Recorder
-from zonectl.forecast.eager import Dispatcher, PendingMove, default_parallel, max_parallel
+from zonectl.errors import ClusterError
+from zonectl.forecast.eager import (
+    COLLECTION,
+    Dispatcher,
+    PendingMove,
+    default_parallel,
+    max_parallel,
+)
 from zonectl.forecast.units import format_bytes
-from zonectl.plan.ops import Op
+from zonectl.plan.ops import MoveCollection, Op
 from zonectl.render.summary import plural
 
 
@@ -62,14 +71,19 @@ class NamespaceMigration:
         res.skipped.extend(f"zone {z} of {ns}: no shard carries it" for z in moveset.stranded)
         return Queued(res, moveset)
 
-    def _migrate_queue(self, queued: list[Queued]) -> None:
-        """Every namespace's moves in one queue, as many at once as the cluster allows."""
+    def _migrate_queue(self, queued: list[Queued], colls: list[MoveCollection]) -> None:
+        """Every namespace's moves, and the plan's moveCollection ops, in one queue: as many
+        at once as the cluster allows."""
         moves = [m for q in queued for m in q.moves.pending]
+        for op in colls:
+            size = op.impact.bytes if op.impact else 0
+            moves.append(PendingMove(op.ns, 0, op.from_shard, (op.to_shard,), size, op, COLLECTION))
         shards = {s for q in queued for s in q.moves.loads}
         dispatcher = Dispatcher(
             moves, {q.result.ns: q.moves.loads for q in queued}, self._parallel(len(shards))
         )
-        label = queued[0].result.ns if len(queued) == 1 else plural(len(queued), "namespace")
+        names = [q.result.ns for q in queued] + [op.ns for op in colls]
+        label = names[0] if len(names) == 1 else plural(len(names), "namespace")
         self.events.start(label, len(moves), sum(m.bytes for m in moves))
         try:
             out = run_parallel(dispatcher, self._hooks(label))
@@ -77,6 +91,41 @@ class NamespaceMigration:
             self.events.finish()
         for q in queued:
             self._count(q.result, out.of(q.result.ns))
+        failed = [f for op in colls for f in out.of(op.ns).failed]
+        if failed:  # as a moveCollection alone: the run fails, after the others ended
+            raise ClusterError(
+                "moveCollection failed: " + "; ".join(failed),
+                hint="run `zonectl plan` to see where the collections live, then apply again",
+            )
+
+    def _send_collection(self, op: MoveCollection) -> str:
+        """moveCollection, never doubling one the server already runs; the journal status
+        ("done", or "done by the move to S") once the server shows it done."""
+        reader = self.ports.unsharded
+        if reader is None:
+            raise ClusterError(f"{op.describe()}: this cluster connection cannot move collections")
+        home = settle_running_move(reader, op, self.options.wait_timeout_s, self.events.info)
+        if home is not None and home != op.from_shard:
+            # The move that was running placed it: done if in the zone, else plan again.
+            zone = {s.id for s in self.ports.read_state([]).shards if op.zone in s.zones}
+            if home not in zone:
+                raise ClusterError(
+                    f"{op.ns} was moved to {home} (outside zone {op.zone}) by another "
+                    "moveCollection while zonectl waited; nothing more was sent",
+                    hint="run `zonectl plan` to see where it lives now, then apply again",
+                )
+            return f"done by the move to {home}"
+        self.ports.send(op)
+        verify_move(reader, op)
+        return "done"
+
+    def _collection_done(self, op: MoveCollection, index: int, status: str) -> None:
+        assert self.rec is not None
+        self.rec.step(index, op.kind, op.describe(), status)
+        self.events.op(op, "done")
+        if status == "done":
+            self.result.ops_done += 1
+            self.result.changed = True
 
     def _parallel(self, shards: int) -> int:
         """--parallel, or the default; above what the shards can run at once, it is said."""
@@ -109,6 +158,9 @@ class NamespaceMigration:
         steps: dict[tuple[str, int], int] = {}
 
         def send(move: PendingMove, to: str) -> str:
+            if move.kind == COLLECTION:
+                status = self._send_collection(cast(MoveCollection, move.payload))
+                return "moved" if status == "done" else f"skipped: {status}"
             return migrate.send_move(
                 self.ports.send, make_move_op(move, to, major=major, force_jumbo=force)
             )
@@ -120,9 +172,19 @@ class NamespaceMigration:
 
         def after(move: PendingMove, to: str, outcome: str) -> None:
             assert self.rec is not None
-            op = make_move_op(move, to, major=major, force_jumbo=force)
-            self.rec.step(steps.pop((move.ns, move.index)), op.kind, op.describe(), outcome)
+            index = steps.pop((move.ns, move.index))
             self.events.advance(1, move.bytes if outcome == "moved" else 0)
+            if move.kind == COLLECTION:
+                coll = cast(MoveCollection, move.payload)
+                if outcome == "failed":
+                    self.events.op(coll, "failed")
+                    self.rec.step(index, coll.kind, coll.describe(), "failed")
+                else:
+                    status = "done" if outcome == "moved" else outcome.removeprefix("skipped: ")
+                    self._collection_done(coll, index, status)
+                return
+            op = make_move_op(move, to, major=major, force_jumbo=force)
+            self.rec.step(index, op.kind, op.describe(), outcome)
 
         def budget_over() -> bool:
             return self.budget_at is not None and self.ports.clock() >= self.budget_at

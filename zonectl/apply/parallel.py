@@ -1,7 +1,8 @@
-"""Running eager-migration moves several at a time: the Dispatcher (zonectl.forecast.eager)
-decides, worker threads send (each move blocks until the cluster committed it; pymongo's
-MongoClient is thread-safe and gives each thread its own connection), and the calling
-thread alone journals, renews the lease, reports progress and stops on budget or Ctrl-C.
+"""Running eager-migration moves several at a time, every namespace's in one queue: the
+Dispatcher (zonectl.forecast.eager) decides, worker threads send (each move blocks until
+the cluster committed it; pymongo's MongoClient is thread-safe and gives each thread its
+own connection), and the calling thread alone journals, renews the lease, reports progress
+and stops on budget or Ctrl-C.
 
 A failed move (ChunkTooBig, a conflict that outlived its retries, a draining or wrong
 shard) is reported by chunk and the others go on. A connection failure stops new moves,
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zonectl.errors import ZonectlError
-from zonectl.forecast.eager import Dispatcher, PendingMove, Started
+from zonectl.forecast.eager import COLLECTION, Dispatcher, PendingMove, Started
 from zonectl.model.keys import format_value
 from zonectl.plan.failures import OpFailedError
 
@@ -28,6 +29,8 @@ _TICK_S = 0.2  # how often the calling thread wakes to check the budget and Ctrl
 
 
 def chunk_text(move: PendingMove) -> str:
+    if move.kind == COLLECTION:
+        return f"{move.ns} (moveCollection) on {move.donor or 'its shard'}"
     lo, hi = move.payload if isinstance(move.payload, tuple) else ({}, {})
     return f"{move.ns} [{format_value(lo)}, {format_value(hi)}) on {move.donor}"
 

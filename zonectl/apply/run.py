@@ -11,7 +11,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 
-from zonectl.apply.collection_moves import settle_running_move, verify_move
 from zonectl.apply.interrupt import check_stop, stop_requested
 from zonectl.apply.namespace_migration import NamespaceMigration, Queued
 from zonectl.apply.outcome import ApplyOptions as ApplyOptions
@@ -155,6 +154,10 @@ class _Runner(NamespaceMigration):
             self._step(op)
         for op in keys:  # before the ranges: a refine rewrites the bounds they remove
             self._reshard(op) if isinstance(op, ReshardCollection) else self._step(op)
+        # moveCollection ops after the ranges: they belong to the pins before them. With
+        # --migrate they join the one queue of moves, alongside the chunk migrations.
+        colls = [op for op in rest if isinstance(op, MoveCollection)]
+        queued_colls = colls if migrating else []
         if order:
             with self._cluster_pause(), contextlib.ExitStack() as paused:
                 queued = [
@@ -162,10 +165,10 @@ class _Runner(NamespaceMigration):
                     for ns in order
                     if (q := self._namespace(ns, by_ns.get(ns, []), ns in migrating, paused))
                 ]
-                if any(q.moves.pending for q in queued):
-                    self._migrate_queue(queued)
-        for op in rest:  # moveCollection ops first: they belong to the pins before them
-            if isinstance(op, MoveCollection):
+                if queued_colls or any(q.moves.pending for q in queued):
+                    self._migrate_queue(queued, queued_colls)
+        for op in colls:
+            if op not in queued_colls:
                 self._move_collection(op)
         for op in removes:
             self._step(op)
@@ -227,30 +230,22 @@ class _Runner(NamespaceMigration):
             )
 
     def _move_collection(self, op: MoveCollection) -> None:
-        """Under the lease and journal like every op; a move already running on the server
-        is waited for, never doubled; the result is verified where the server records it."""
-        reader = self.ports.unsharded
-        if reader is None:
-            raise ClusterError(f"{op.describe()}: this cluster connection cannot move collections")
+        """One moveCollection on its own (no --migrate queue): under the lease and journal
+        like every op, journaled only once the server shows it done."""
+        assert self.rec is not None
         self.lease.check()
         check_stop()
-        home = settle_running_move(reader, op, self.options.wait_timeout_s, self.events.info)
-        if home is not None and home != op.from_shard:
-            # The move that was running placed it: done if in the zone, else plan again.
-            zone = {s.id for s in self.ports.read_state([]).shards if op.zone in s.zones}
-            if home not in zone:
-                raise ClusterError(
-                    f"{op.ns} was moved to {home} (outside zone {op.zone}) by another "
-                    "moveCollection while zonectl waited; nothing more was sent",
-                    hint="run `zonectl plan` to see where it lives now, then apply again",
-                )
-            assert self.rec is not None
-            self.index += 1
-            self.rec.step(self.index, op.kind, op.describe(), f"done by the move to {home}")
-            self.events.op(op, "done")
-            return
-        self._step(op)
-        verify_move(reader, op)
+        self.index += 1
+        try:
+            status = self._send_collection(op)
+        except ZonectlError:
+            self.events.op(op, "failed")
+            self.rec.step(self.index, op.kind, op.describe(), "failed")
+            raise
+        except KeyboardInterrupt:
+            self.rec.step(self.index, op.kind, op.describe(), "interrupted (may still run)")
+            raise
+        self._collection_done(op, self.index, status)
 
     def _reshard(self, op: ReshardCollection) -> None:
         """Under the lease and journal; apply/reshard/ watches it meanwhile."""

@@ -8,7 +8,11 @@ it donates or receives (mongo:src/mongo/db/s/active_migrations_registry.cpp,
 registerDonateChunk/registerReceiveChunk), so each shard takes part in one migration at a
 time. Order: the shard with the most bytes still to send or receive first (it bounds the
 total time), then the largest chunk first (long moves start early, so the tail is short
-moves: list scheduling's largest-first rule). Destination: the zone's idle shard with the
+moves: list scheduling's largest-first rule). moveCollection (8.0) joins the same queue:
+one at a time (the manual: one collection at a time), first (at least 5 minutes each, the
+longest jobs), alongside the chunk migrations: it is a resharding, which takes no place in
+the active-migrations registry, so it neither counts against `parallel` nor makes its
+shards busy. Destination: the zone's idle shard with the
 fewest projected bytes of the move's namespace, and only while it is within one chunk of
 the least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
 Dispatcher against a cluster; `simulate_eager` runs it against a cost model (timing.py).
@@ -33,16 +37,21 @@ def default_parallel(shards: int) -> int:
     return max(1, shards)
 
 
+CHUNK, COLLECTION = "chunk", "collection"  # a chunk migration; a moveCollection
+
+
 @dataclass(frozen=True)
 class PendingMove:
-    """One out-of-zone chunk: where it is, which shards may take it, how big it is."""
+    """One out-of-zone chunk (or, kind COLLECTION, one unsharded collection): where it is,
+    which shards may take it, how big it is."""
 
     ns: str
     index: int  # the chunk's position among the namespace's chunks, for reporting
     donor: str
-    holders: tuple[str, ...]  # shards carrying the chunk's zone
+    holders: tuple[str, ...]  # shards carrying the chunk's zone (a collection: its target)
     bytes: int
-    payload: object = None  # the caller's (apply: the chunk's bounds)
+    payload: object = None  # the caller's (apply: the chunk's bounds, or the op)
+    kind: str = CHUNK
 
 
 @dataclass(frozen=True)
@@ -81,14 +90,16 @@ class Dispatcher:
 
     def next_moves(self) -> list[Started]:
         """Moves to start now (possibly none), already counted as running."""
-        started: list[Started] = []
-        if len(self.running) >= self.parallel or not self.pending:
+        started = self._next_collection()
+        migrating = sum(r.move.kind == CHUNK for r in self.running)
+        chunks = [m for m in self.pending if m.kind == CHUNK]
+        if migrating >= self.parallel or not chunks:
             return started
         order = sorted(
-            self.pending, key=lambda m: (-self.work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
+            chunks, key=lambda m: (-self.work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
         )
         for move in order:
-            if len(self.running) >= self.parallel:
+            if migrating >= self.parallel:
                 break
             if move.donor in self.busy:
                 continue
@@ -104,9 +115,23 @@ class Dispatcher:
             loads[to] = loads.get(to, 0) + move.bytes
             loads[move.donor] = loads.get(move.donor, 0) - move.bytes
             started.append(s)
+            migrating += 1
         return started
 
+    def _next_collection(self) -> list[Started]:
+        """The next moveCollection, in the plan's order, when none runs."""
+        if any(r.move.kind == COLLECTION for r in self.running):
+            return []
+        move = next((m for m in self.pending if m.kind == COLLECTION), None)
+        if move is None:
+            return []
+        self.pending.remove(move)
+        self.running.append(s := Started(move, move.holders[0]))
+        return [s]
+
     def _count(self, m: PendingMove, sign: int) -> None:
+        if m.kind != CHUNK:
+            return  # not a registry migration: it occupies no shard's turn
         self.work[m.donor] = self.work.get(m.donor, 0.0) + sign * m.bytes
         for h in m.holders:
             self.work[h] = self.work.get(h, 0.0) + sign * m.bytes / len(m.holders)
@@ -127,6 +152,8 @@ class Dispatcher:
         """A move ended; a failed one gives its bytes back to the donor's projection."""
         self.running.remove(started)
         move = started.move
+        if move.kind != CHUNK:
+            return
         self.busy -= {move.donor, started.to}
         if not ok:
             loads = self.loads[move.ns]
@@ -147,6 +174,8 @@ def lower_bound_seconds(moves: Sequence[PendingMove], rate: float) -> float:
     one migration at a time)."""
     work: dict[str, float] = {}
     for m in moves:
+        if m.kind != CHUNK:
+            continue
         work[m.donor] = work.get(m.donor, 0.0) + m.bytes
         for h in m.holders:
             work[h] = work.get(h, 0.0) + m.bytes / len(m.holders)
