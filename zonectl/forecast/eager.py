@@ -11,8 +11,9 @@ total time), then the largest chunk first (long moves start early, so the tail i
 moves: list scheduling's largest-first rule). moveCollection (8.0) joins the same queue:
 one at a time (the manual: one collection at a time), first (at least 5 minutes each, the
 longest jobs), alongside the chunk migrations: it is a resharding, which takes no place in
-the active-migrations registry, so it neither counts against `parallel` nor makes its
-shards busy. Destination: the zone's idle shard with the
+the active-migrations registry (its interface, active_migrations_registry.h, registers chunk
+donations, receipts and split/merges only), so it neither counts against `parallel` nor
+makes its shards busy. Destination: the zone's idle shard with the
 fewest projected bytes of the move's namespace, and only while it is within one chunk of
 the least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
 Dispatcher against a cluster; `simulate_eager` runs it against a cost model (timing.py).
