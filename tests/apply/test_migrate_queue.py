@@ -180,3 +180,35 @@ def test_a_move_collection_runs_alongside_the_chunk_moves(
     assert started is not None and started["time"] < last_commit
     follow = zonectl("plan", policy, "--uri", cluster.uri, "--detailed-exitcode")
     assert follow.code == 0, follow.out
+
+
+def test_a_move_whose_connection_resets_is_looked_up_and_sent_again(
+    four: tuple[Cluster, str],
+) -> None:
+    cluster, policy = four
+    cluster.tap.arm("moveRange", "bench.n1", 2, closeConnection=True)
+    result = zonectl("apply", policy, "--uri", cluster.uri, "--yes", "--migrate")
+    assert cluster.tap.fired.is_set()
+    assert result.code == 0, result.err
+    assert "the connection reset during the move and it has not committed; sent again" in (
+        result.err
+    )
+    assert f"{PAIRS * CHUNKS} chunks moved, 0 skipped, 0 left" in result.err
+    assert _placement(cluster) == {f"bench.n{k}": [f"s{2 * k + 1}"] * CHUNKS for k in range(4)}
+
+
+def test_a_link_that_keeps_resetting_ends_the_run_after_a_few_tries(
+    four: tuple[Cluster, str],
+) -> None:
+    cluster, policy = four
+    cluster.tap.arm("moveRange", "bench.n1", 1, mode="alwaysOn", closeConnection=True)
+    result = zonectl("apply", policy, "--uri", cluster.uri, "--yes", "--migrate")
+    assert result.code == 1, result.err
+    assert "the connection failed, the outcome is unknown" in result.err
+    # failCommand fails every moveRange: each move started is sent 3 times, then the run
+    # ends (the moves already running end first).
+    again = [line.split(": the connection reset")[0] for line in result.err.splitlines()
+             if "sent again" in line]  # fmt: skip
+    assert again and all(again.count(chunk) == 2 for chunk in again)
+    assert cluster.lease() is None and cluster.open_journals() == []
+    assert cluster.state()["noBalance"] == dict.fromkeys(_placement(cluster), False)

@@ -8,14 +8,15 @@ run.py, which owns the state it uses."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from zonectl.apply import migrate
 from zonectl.apply.collection_moves import settle_running_move, verify_move
 from zonectl.apply.interrupt import stop_requested
 from zonectl.apply.migrate import MigrationResult, MoveSet, make_move_op
+from zonectl.apply.move_lookup import send_looked_up
 from zonectl.apply.outcome import ApplyOptions, ApplyResult, Events
-from zonectl.apply.parallel import Hooks, ParallelOutcome, run_parallel
+from zonectl.apply.parallel import Hooks, ParallelOutcome, chunk_text, run_parallel
 from zonectl.apply.ports import Ports
 from zonectl.apply.preview import preview_migration
 from zonectl.apply.safeguards import Lease, Recorder
@@ -28,6 +29,7 @@ from zonectl.forecast.eager import (
     max_parallel,
 )
 from zonectl.forecast.units import format_bytes
+from zonectl.model.keys import sort_key
 from zonectl.plan.ops import MoveCollection, Op
 from zonectl.render.summary import plural
 
@@ -161,8 +163,18 @@ class NamespaceMigration:
             if move.kind == COLLECTION:
                 status = self._send_collection(cast(MoveCollection, move.payload))
                 return "moved" if status == "done" else f"skipped: {status}"
-            return migrate.send_move(
-                self.ports.send, make_move_op(move, to, major=major, force_jumbo=force)
+            op = make_move_op(move, to, major=major, force_jumbo=force)
+
+            def landed() -> bool:
+                lo = sort_key(cast(tuple[dict[str, Any], Any], move.payload)[0])
+                chunks = self.ports.chunks.read_chunks(move.ns)
+                return any(sort_key(c["min"]) == lo and c["shard"] == to for c in chunks)
+
+            return send_looked_up(
+                lambda: migrate.send_move(self.ports.send, op),
+                landed,
+                self.events.note,
+                f"{chunk_text(move)} -> {to}",
             )
 
         def before_start(move: PendingMove, to: str) -> None:

@@ -11,7 +11,7 @@ from pymongo import MongoClient
 from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, redact
-from zonectl.plan.failures import OpFailedError
+from zonectl.plan.failures import OpFailedError, OutcomeUnknownError
 from zonectl.plan.moves import MoveChunk
 from zonectl.plan.ops import (
     AddShardToZone,
@@ -32,10 +32,6 @@ from zonectl.plan.ops import (
 
 Client = MongoClient[dict[str, Any]]
 Reply = Mapping[str, Any]
-
-
-class OutcomeUnknownError(ClusterError):
-    """The connection dropped while an op was in flight: it may or may not have applied."""
 
 
 def _send(client: Client, op: Op) -> Reply:
