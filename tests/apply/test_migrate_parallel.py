@@ -49,6 +49,7 @@ def test_a_zero_budget_starts_no_move(tmp_path: Path) -> None:
     ("option", "value", "message"),
     [
         ("--parallel", "0", "--parallel 0: must be at least 1"),
+        ("--parallel", "-3", "--parallel -3: must be at least 1"),
         ("--budget", "-5m", "--budget: '-5m' is not a duration"),
         ("--budget", "soon", "--budget: 'soon' is not a duration"),
     ],

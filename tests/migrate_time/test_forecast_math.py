@@ -131,21 +131,35 @@ def _moves(spec: list[tuple[str, int]], holders: tuple[str, ...]) -> list[Pendin
 
 def test_the_parallel_schedule_reaches_the_lower_bound_when_shards_pair_up() -> None:
     moves = _moves([("h1", 4 * MIB)] * 3 + [("h2", 4 * MIB)] * 3, ("c1", "c2"))
-    loads = {"h1": 12 * MIB, "h2": 12 * MIB, "c1": 0, "c2": 0}
+    loads = {"app.e": {"h1": 12 * MIB, "h2": 12 * MIB, "c1": 0, "c2": 0}}
     out = simulate_eager(moves, loads, 4, MIB, cost=BYTES)
     assert out.moved == 6 and out.left == 0
     assert out.seconds == pytest.approx(12.0) == lower_bound_seconds(moves, MIB)
 
 
+def test_namespaces_share_one_queue_so_disjoint_pairs_overlap() -> None:
+    moves = [
+        PendingMove(f"app.n{k}", i, f"d{k}", (f"r{k}",), 4 * MIB)
+        for k in range(4)
+        for i in range(6)
+    ]
+    loads = {f"app.n{k}": {f"d{k}": 24 * MIB, f"r{k}": 0} for k in range(4)}
+    out = simulate_eager(moves, loads, 8, MIB, cost=BYTES)
+    assert out.seconds == pytest.approx(24.0) == lower_bound_seconds(moves, MIB)  # not 4 x 24
+    assert out.finished == {f"app.n{k}": pytest.approx(24.0) for k in range(4)}
+    serial = simulate_eager(moves, loads, 1, MIB, cost=BYTES)
+    assert serial.seconds == pytest.approx(96.0)
+
+
 def test_parallel_one_is_the_serial_sum() -> None:
     moves = _moves([("h1", 4 * MIB), ("h2", 2 * MIB)], ("c1", "c2"))
-    out = simulate_eager(moves, {"h1": 0, "h2": 0, "c1": 0, "c2": 0}, 1, MIB, cost=BYTES)
+    out = simulate_eager(moves, {"app.e": {"h1": 0, "h2": 0, "c1": 0, "c2": 0}}, 1, MIB, cost=BYTES)
     assert out.seconds == pytest.approx(6.0)
 
 
 def test_a_budget_stops_starting_moves_and_counts_the_rest() -> None:
     moves = _moves([("h1", 4 * MIB)] * 5, ("c1",))
-    out = simulate_eager(moves, {"h1": 0, "c1": 0}, 2, MIB, budget_s=5.0, cost=BYTES)
+    out = simulate_eager(moves, {"app.e": {"h1": 0, "c1": 0}}, 2, MIB, budget_s=5.0, cost=BYTES)
     assert out.moved == 2 and out.left == 3  # started at 0 and 4; at 8 the budget is over
 
 

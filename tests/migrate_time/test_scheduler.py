@@ -24,6 +24,7 @@ if not app.registered_commands:
 
 SHARDS = ["a", "b", "c", "d", "e", "f"]
 ZONES = {"x": ("a", "b", "c"), "y": ("d", "e", "f")}
+NAMESPACES = ("db.c", "db.d", "shop.e")
 
 
 @st.composite
@@ -34,7 +35,8 @@ def workloads(draw: Any) -> tuple[list[PendingMove], int, int]:
         zone = draw(st.sampled_from(sorted(ZONES)))
         other = "y" if zone == "x" else "x"
         donor = draw(st.sampled_from(ZONES[other]))
-        moves.append(PendingMove("db.c", i, donor, ZONES[zone], draw(st.integers(1, 10**9))))
+        ns = draw(st.sampled_from(NAMESPACES))  # one queue across namespaces
+        moves.append(PendingMove(ns, i, donor, ZONES[zone], draw(st.integers(1, 10**9))))
     return moves, draw(st.integers(1, 6)), draw(st.integers(0, 2**31))
 
 
@@ -45,7 +47,7 @@ def test_running_moves_never_share_a_shard_nor_exceed_parallel(
 ) -> None:
     moves, parallel, seed = case
     rng = random.Random(seed)
-    d = Dispatcher(moves, dict.fromkeys(SHARDS, 0), parallel)
+    d = Dispatcher(moves, {ns: dict.fromkeys(SHARDS, 0) for ns in NAMESPACES}, parallel)
     done = 0
     while not d.finished:
         d.next_moves()
@@ -66,17 +68,32 @@ def test_the_largest_chunk_of_the_busiest_donor_goes_first() -> None:
         PendingMove("db.c", 2, "b", ("e",), 50),
         PendingMove("db.c", 3, "b", ("e",), 7),
     ]
-    d = Dispatcher(moves, dict.fromkeys(SHARDS, 0), 1)
+    d = Dispatcher(moves, {"db.c": dict.fromkeys(SHARDS, 0)}, 1)
     assert [s.move.index for s in d.next_moves()] == [2]
 
 
 def test_destinations_keep_the_zone_even() -> None:
     moves = [PendingMove("db.c", i, "a", ("d", "e"), 10) for i in range(6)]
-    d = Dispatcher(moves, {"a": 60, "d": 0, "e": 0}, 1)
+    d = Dispatcher(moves, {"db.c": {"a": 60, "d": 0, "e": 0}}, 1)
     while not d.finished:
         for s in d.next_moves():
             d.done(s)
-    assert d.loads["d"] == d.loads["e"] == 30
+    assert d.loads["db.c"]["d"] == d.loads["db.c"]["e"] == 30
+
+
+def test_namespaces_on_disjoint_shard_pairs_move_at_once_busiest_donor_first() -> None:
+    pairs = {"app.a": ("s0", "s1"), "app.b": ("s2", "s3"), "app.c": ("s4", "s5")}
+    moves = [
+        PendingMove(ns, i, donor, (to,), (3 if ns == "app.b" else 1) * 10)
+        for ns, (donor, to) in pairs.items()
+        for i in range(2 + (ns == "app.c"))
+    ]
+    loads = {ns: {donor: 100, to: 0} for ns, (donor, to) in pairs.items()}
+    assert [s.move.ns for s in Dispatcher(moves, loads, 2).next_moves()] == ["app.b", "app.c"]
+    first = Dispatcher(moves, loads, 6).next_moves()  # more than the 3 pairs: capped by them
+    assert sorted((s.move.ns, s.move.donor, s.to) for s in first) == sorted(
+        (ns, donor, to) for ns, (donor, to) in pairs.items()
+    )
 
 
 @pytest.mark.parametrize("parallel", ["2", "3"])

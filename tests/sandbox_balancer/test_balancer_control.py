@@ -125,16 +125,20 @@ def test_stop_while_a_round_runs_waits_for_its_migrations(make_cluster: Any) -> 
         outcome["reply"] = c.admin.command("balancerStop")
 
     thread = threading.Thread(target=stop, daemon=True)
-    thread.start()
-    # The stop is parked in joinCurrentRound until the migrations finish.
-    # The handler holds the sandbox lock from its write until it waits, so once "off" is
-    # visible here the stop is already waiting.
-    c.balancer.wait_for(
-        lambda: (c.sandbox.cluster.setting("balancer") or {}).get("mode") == "off", None
-    )
-    assert thread.is_alive()
-    moved_before = sum(v for k, v in c.counts().items() if k != "shard0")
-    c.balancer.complete_migrations()
+    # Held: no quiet waiter (the stop's, or this test's) jumps the clock to the round's
+    # commits while the test is still looking, so only complete_migrations() ends them.
+    with c.sandbox.clock.held():
+        thread.start()
+        # The stop is parked in joinCurrentRound until the migrations finish.
+        # The handler holds the sandbox lock from its write until it waits, so once "off"
+        # is visible here the stop is already waiting.
+        off = c.balancer.wait_for(
+            lambda: (c.sandbox.cluster.setting("balancer") or {}).get("mode") == "off",
+            time.monotonic() + 30,
+        )
+        assert off and thread.is_alive()
+        moved_before = sum(v for k, v in c.counts().items() if k != "shard0")
+        c.balancer.complete_migrations()
     thread.join(timeout=30)
     assert outcome["reply"]["ok"] == 1.0
     assert sum(v for k, v in c.counts().items() if k != "shard0") > moved_before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -141,13 +142,18 @@ def test_an_identical_move_joins_the_in_flight_migration(make_cluster: Any) -> N
     c = make_cluster("5.0", points=[10, 20, 30])
     flight = c.balancer.run_round().migrations[0]
     cmd = {"moveChunk": "db.c", "bounds": [flight.min, flight.max], "to": flight.recipient}
-    assert _fail(c, {**cmd, "maxTimeMS": 50}).code == 50  # joined and waited, no conflict
     outcome: dict[str, Any] = {}
     thread = threading.Thread(target=lambda: outcome.update(c.admin.command(cmd)), daemon=True)
-    thread.start()
-    assert c.balancer.wait_for(lambda: c.balancer.waiters > 1, None)  # the join is waiting
-    c.sandbox.clock.advance(dt.timedelta(minutes=1))  # the migration's simulated time passes
+    # Held, no quiet waiter jumps time: the migration cannot commit before the join is seen
+    # (it would then drop out unseen, or arrive late and fail with 72), only our advance.
+    with c.sandbox.clock.held():
+        assert _fail(c, {**cmd, "maxTimeMS": 50}).code == 50  # joined and waited, no conflict
+        thread.start()
+        seen = c.balancer.wait_for(lambda: c.balancer.waiters > 1, time.monotonic() + 30)
+        assert seen, "the identical moveChunk never joined the migration"
+        c.sandbox.clock.advance(dt.timedelta(minutes=1))  # the migration's time passes
     thread.join(timeout=30)
+    assert not thread.is_alive()
     assert outcome["ok"] == 1.0
     chunk = c.client.config.chunks.find_one({"min": flight.min})
     assert chunk["shard"] == flight.recipient

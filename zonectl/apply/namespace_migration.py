@@ -1,22 +1,45 @@
-"""`apply --migrate` for one namespace, inside the apply run: the splits at zone
-boundaries, then the out-of-zone chunks moved in parallel (apply/parallel.py), each move
-under the lease and in the journal, within the run's --budget, stopping on Ctrl-C after
-the running moves end. A mixin of the runner in run.py, which owns the state it uses."""
+"""`apply --migrate` inside the apply run, in two steps: per namespace (its balancing
+paused) the splits at zone boundaries and the moves it needs; then every namespace's moves
+in one queue (apply/parallel.py, zonectl.forecast.eager.Dispatcher), disjoint shard pairs
+at once and busiest donors first, each move under the lease and in the journal, within the
+run's --budget, stopping on Ctrl-C after the running moves end. A mixin of the runner in
+run.py, which owns the state it uses."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, cast
+
 from zonectl.apply import migrate
+from zonectl.apply.collection_moves import settle_running_move, verify_move
 from zonectl.apply.interrupt import stop_requested
-from zonectl.apply.migrate import MigrationResult, make_move_op
+from zonectl.apply.migrate import MigrationResult, MoveSet, make_move_op
+from zonectl.apply.move_lookup import send_looked_up
 from zonectl.apply.outcome import ApplyOptions, ApplyResult, Events
-from zonectl.apply.parallel import Hooks, run_parallel
+from zonectl.apply.parallel import Hooks, ParallelOutcome, chunk_text, run_parallel
 from zonectl.apply.ports import Ports
 from zonectl.apply.preview import preview_migration
 from zonectl.apply.safeguards import Lease, Recorder
-from zonectl.forecast.eager import Dispatcher, PendingMove, default_parallel
+from zonectl.errors import ClusterError
+from zonectl.forecast.eager import (
+    COLLECTION,
+    Dispatcher,
+    PendingMove,
+    default_parallel,
+    max_parallel,
+)
 from zonectl.forecast.units import format_bytes
-from zonectl.plan.ops import Op
+from zonectl.model.keys import sort_key
+from zonectl.plan.ops import MoveCollection, Op
 from zonectl.render.summary import plural
+
+
+@dataclass(frozen=True)
+class Queued:
+    """One namespace's part of the queue: its moves, and where its outcome is counted."""
+
+    result: MigrationResult
+    moves: MoveSet
 
 
 class NamespaceMigration:
@@ -34,7 +57,9 @@ class NamespaceMigration:
     def _step(self, op: Op) -> None:
         raise NotImplementedError  # the runner's: send one op under the lease and journal
 
-    def _migrate(self, ns: str) -> None:
+    def _prepare_migration(self, ns: str) -> Queued:
+        """Split `ns`'s chunks at its zone boundaries (its balancing paused) and list the
+        moves it needs; nothing moves yet."""
         res = MigrationResult(ns)
         self.result.migrations.append(res)
         chunks = self.ports.chunks.read_chunks(ns)
@@ -42,49 +67,136 @@ class NamespaceMigration:
         for split in migrate.make_splits(ns, chunks, ranges):
             self._step(split)
             res.splits += 1
-        preview = preview_migration(self.ports, ns, self.options.force_jumbo)
-        moveset = preview.moves
+        moveset = preview_migration(self.ports, ns, self.options.force_jumbo).moves
         res.violating, res.runs = moveset.violating, moveset.runs
         res.skipped.extend(f"{c}: jumbo (use --force-jumbo)" for c in moveset.jumbo)
         res.skipped.extend(f"zone {z} of {ns}: no shard carries it" for z in moveset.stranded)
-        parallel = self.options.parallel or default_parallel(len(moveset.loads))
-        dispatcher = Dispatcher(moveset.pending, moveset.loads, parallel)
-        self.events.start(ns, len(moveset.pending), moveset.bytes)
+        return Queued(res, moveset)
+
+    def _migrate_queue(self, queued: list[Queued], colls: list[MoveCollection]) -> None:
+        """Every namespace's moves, and the plan's moveCollection ops, in one queue: as many
+        at once as the cluster allows."""
+        moves = [m for q in queued for m in q.moves.pending]
+        for op in colls:
+            size = op.impact.bytes if op.impact else 0
+            moves.append(PendingMove(op.ns, 0, op.from_shard, (op.to_shard,), size, op, COLLECTION))
+        shards = {s for q in queued for s in q.moves.loads}
+        dispatcher = Dispatcher(
+            moves, {q.result.ns: q.moves.loads for q in queued}, self._parallel(len(shards))
+        )
+        names = [q.result.ns for q in queued] + [op.ns for op in colls]
+        label = names[0] if len(names) == 1 else plural(len(names), "namespace")
+        self.events.start(label, len(moves), sum(m.bytes for m in moves))
         try:
-            out = run_parallel(dispatcher, self._hooks(ns))
+            out = run_parallel(dispatcher, self._hooks(label))
         finally:
             self.events.finish()
+        for q in queued:
+            self._count(q.result, out.of(q.result.ns))
+        failed = [f for op in colls for f in out.of(op.ns).failed]
+        if failed:  # as a moveCollection alone: the run fails, after the others ended
+            raise ClusterError(
+                "moveCollection failed: " + "; ".join(failed),
+                hint="run `zonectl plan` to see where the collections live, then apply again",
+            )
+
+    def _send_collection(self, op: MoveCollection) -> str:
+        """moveCollection, never doubling one the server already runs; the journal status
+        ("done", or "done by the move to S") once the server shows it done."""
+        reader = self.ports.unsharded
+        if reader is None:
+            raise ClusterError(f"{op.describe()}: this cluster connection cannot move collections")
+        home = settle_running_move(reader, op, self.options.wait_timeout_s, self.events.info)
+        if home is not None and home != op.from_shard:
+            # The move that was running placed it: done if in the zone, else plan again.
+            zone = {s.id for s in self.ports.read_state([]).shards if op.zone in s.zones}
+            if home not in zone:
+                raise ClusterError(
+                    f"{op.ns} was moved to {home} (outside zone {op.zone}) by another "
+                    "moveCollection while zonectl waited; nothing more was sent",
+                    hint="run `zonectl plan` to see where it lives now, then apply again",
+                )
+            return f"done by the move to {home}"
+        self.ports.send(op)
+        verify_move(reader, op)
+        return "done"
+
+    def _collection_done(self, op: MoveCollection, index: int, status: str) -> None:
+        assert self.rec is not None
+        self.rec.step(index, op.kind, op.describe(), status)
+        self.events.op(op, "done")
+        if status == "done":
+            self.result.ops_done += 1
+            self.result.changed = True
+
+    def _parallel(self, shards: int) -> int:
+        """--parallel, or the default; above what the shards can run at once, it is said."""
+        given = self.options.parallel
+        if given is None:
+            return default_parallel(shards)
+        cap = max_parallel(shards)
+        if given > cap:
+            self.events.note(
+                f"--parallel {given}: {shards} shards run at most {cap} migration(s) at once "
+                f"(one per shard as donor or recipient); {cap} will run"
+            )
+        return given
+
+    def _count(self, res: MigrationResult, out: ParallelOutcome) -> None:
         res.commands, res.moved, res.bytes_moved = out.commands, out.moved, out.bytes_moved
         res.skipped.extend(out.skipped)
         res.failed.extend(out.failed)
         res.left = len(out.left)
         if out.left and self.budget_at is not None and self.ports.clock() >= self.budget_at:
             self.events.note(
-                f"{ns}: --budget reached: {plural(res.left, 'chunk')} "
+                f"{res.ns}: --budget reached: {plural(res.left, 'chunk')} "
                 f"({format_bytes(sum(m.bytes for m in out.left))}) left to the balancer"
             )
         if out.moved:
             self.result.changed = True
 
-    def _hooks(self, ns: str) -> Hooks:
+    def _hooks(self, label: str) -> Hooks:
         major, force = self.ports.major, self.options.force_jumbo
-        steps: dict[int, int] = {}
+        steps: dict[tuple[str, int], int] = {}
 
         def send(move: PendingMove, to: str) -> str:
-            return migrate.send_move(
-                self.ports.send, make_move_op(move, to, major=major, force_jumbo=force)
+            if move.kind == COLLECTION:
+                status = self._send_collection(cast(MoveCollection, move.payload))
+                return "moved" if status == "done" else f"skipped: {status}"
+            op = make_move_op(move, to, major=major, force_jumbo=force)
+
+            def landed() -> bool:
+                lo = sort_key(cast(tuple[dict[str, Any], Any], move.payload)[0])
+                chunks = self.ports.chunks.read_chunks(move.ns)
+                return any(sort_key(c["min"]) == lo and c["shard"] == to for c in chunks)
+
+            return send_looked_up(
+                lambda: migrate.send_move(self.ports.send, op),
+                landed,
+                self.events.note,
+                f"{chunk_text(move)} -> {to}",
             )
 
         def before_start(move: PendingMove, to: str) -> None:
             self.lease.check()
             self.index += 1
-            steps[move.index] = self.index
+            steps[move.ns, move.index] = self.index
 
         def after(move: PendingMove, to: str, outcome: str) -> None:
             assert self.rec is not None
-            op = make_move_op(move, to, major=major, force_jumbo=force)
-            self.rec.step(steps.pop(move.index), op.kind, op.describe(), outcome)
+            index = steps.pop((move.ns, move.index))
             self.events.advance(1, move.bytes if outcome == "moved" else 0)
+            if move.kind == COLLECTION:
+                coll = cast(MoveCollection, move.payload)
+                if outcome == "failed":
+                    self.events.op(coll, "failed")
+                    self.rec.step(index, coll.kind, coll.describe(), "failed")
+                else:
+                    status = "done" if outcome == "moved" else outcome.removeprefix("skipped: ")
+                    self._collection_done(coll, index, status)
+                return
+            op = make_move_op(move, to, major=major, force_jumbo=force)
+            self.rec.step(index, op.kind, op.describe(), outcome)
 
         def budget_over() -> bool:
             return self.budget_at is not None and self.ports.clock() >= self.budget_at
@@ -92,7 +204,7 @@ class NamespaceMigration:
         def waiting(running: int) -> None:
             if running:
                 self.events.note(
-                    f"{ns}: interrupted: no new move starts; waiting for the {running} "
+                    f"{label}: interrupted: no new move starts; waiting for the {running} "
                     "running move(s) to end (a migration cannot be recalled)"
                 )
 

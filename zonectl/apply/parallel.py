@@ -1,7 +1,8 @@
-"""Running eager-migration moves several at a time: the Dispatcher (zonectl.forecast.eager)
-decides, worker threads send (each move blocks until the cluster committed it; pymongo's
-MongoClient is thread-safe and gives each thread its own connection), and the calling
-thread alone journals, renews the lease, reports progress and stops on budget or Ctrl-C.
+"""Running eager-migration moves several at a time, every namespace's in one queue: the
+Dispatcher (zonectl.forecast.eager) decides, worker threads send (each move blocks until
+the cluster committed it; pymongo's MongoClient is thread-safe and gives each thread its
+own connection), and the calling thread alone journals, renews the lease, reports progress
+and stops on budget or Ctrl-C.
 
 A failed move (ChunkTooBig, a conflict that outlived its retries, a draining or wrong
 shard) is reported by chunk and the others go on. A connection failure stops new moves,
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from zonectl.errors import ZonectlError
-from zonectl.forecast.eager import Dispatcher, PendingMove, Started
+from zonectl.forecast.eager import COLLECTION, Dispatcher, PendingMove, Started
 from zonectl.model.keys import format_value
 from zonectl.plan.failures import OpFailedError
 
@@ -28,6 +29,8 @@ _TICK_S = 0.2  # how often the calling thread wakes to check the budget and Ctrl
 
 
 def chunk_text(move: PendingMove) -> str:
+    if move.kind == COLLECTION:
+        return f"{move.ns} (moveCollection) on {move.donor or 'its shard'}"
     lo, hi = move.payload if isinstance(move.payload, tuple) else ({}, {})
     return f"{move.ns} [{format_value(lo)}, {format_value(hi)}) on {move.donor}"
 
@@ -40,6 +43,27 @@ class ParallelOutcome:
     skipped: list[str] = field(default_factory=list)  # e.g. ChunkTooBig: needs --force-jumbo
     failed: list[str] = field(default_factory=list)
     left: list[PendingMove] = field(default_factory=list)  # never started (budget, failure)
+    by_ns: dict[str, ParallelOutcome] = field(default_factory=dict)  # the same, per namespace
+
+    def of(self, ns: str) -> ParallelOutcome:
+        """The part of the outcome that is `ns`'s (empty if none of its moves was queued)."""
+        return self.by_ns.setdefault(ns, ParallelOutcome())
+
+    def tally(self, move: PendingMove, *, moved: bool = False, command: bool = False,
+              skipped: str = "", failed: str = "") -> None:  # fmt: skip
+        """Count one event of `move` in the total and in its namespace's part."""
+        for out in (self, self.of(move.ns)):
+            out.commands += command
+            out.moved += moved
+            out.bytes_moved += move.bytes if moved else 0
+            out.skipped.extend([skipped] if skipped else [])
+            out.failed.extend([failed] if failed else [])
+
+    def give_up(self, moves: list[PendingMove]) -> None:
+        """Moves that will not start (budget, interrupt, failure, no idle recipient)."""
+        for m in moves:
+            self.left.append(m)
+            self.of(m.ns).left.append(m)
 
 
 @dataclass
@@ -69,17 +93,17 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
     while not dispatcher.finished:
         if interrupted is None and hooks.stopped():
             interrupted = KeyboardInterrupt("stop requested")
-            out.left.extend(dispatcher.give_up())
+            out.give_up(dispatcher.give_up())
             hooks.waiting(len(dispatcher.running))
         if fatal is None and dispatcher.pending and hooks.budget_over():
-            out.left.extend(dispatcher.give_up())
+            out.give_up(dispatcher.give_up())
         if fatal is None and interrupted is None:
             for s in dispatcher.next_moves():
                 hooks.before_start(s.move, s.to)
-                out.commands += 1
+                out.tally(s.move, command=True)
                 threading.Thread(target=work, args=(s,), daemon=True).start()
         if not dispatcher.running:
-            out.left.extend(dispatcher.give_up())  # nothing can start: no idle recipient
+            out.give_up(dispatcher.give_up())  # nothing can start: no idle recipient
             break
         try:
             s, outcome, exc = results.get(timeout=_TICK_S)
@@ -89,27 +113,28 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
             if interrupted is not None:
                 raise  # the second: stop waiting
             interrupted = first
-            out.left.extend(dispatcher.give_up())
+            out.give_up(dispatcher.give_up())
             hooks.waiting(len(dispatcher.running))
             continue
         if exc is None and outcome is not None:
             dispatcher.done(s, ok=outcome == "moved")
             if outcome == "moved":
-                out.moved += 1
-                out.bytes_moved += s.move.bytes
+                out.tally(s.move, moved=True)
             else:
-                out.skipped.append(f"{chunk_text(s.move)}: {outcome.removeprefix('skipped: ')}")
+                reason = outcome.removeprefix("skipped: ")
+                out.tally(s.move, skipped=f"{chunk_text(s.move)}: {reason}")
             hooks.after(s.move, s.to, outcome)
         elif isinstance(exc, OpFailedError):
             dispatcher.done(s, ok=False)
-            out.failed.append(f"{chunk_text(s.move)} -> {s.to}: {exc.code_name}: {exc.errmsg}")
+            why = f"{exc.code_name}: {exc.errmsg}"
+            out.tally(s.move, failed=f"{chunk_text(s.move)} -> {s.to}: {why}")
             hooks.after(s.move, s.to, "failed")
         else:
             dispatcher.done(s, ok=False)
             hooks.after(s.move, s.to, "failed")
             if fatal is None:
                 fatal = exc
-                out.left.extend(dispatcher.give_up())
+                out.give_up(dispatcher.give_up())
     if interrupted is not None:
         raise interrupted
     if fatal is not None:

@@ -1,6 +1,7 @@
 """The apply sequence of DESIGN §5: lease, recover a previous run, re-read and plan,
 confirm, then memberships added, per namespace (paused) ranges removed/added/verified and
-chunks migrated, memberships removed, balancing and balancer settings, audit."""
+chunks split, every namespace's moves in one queue, memberships removed, balancing and
+balancer settings, audit."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 
-from zonectl.apply.collection_moves import settle_running_move, verify_move
 from zonectl.apply.interrupt import check_stop, stop_requested
-from zonectl.apply.namespace_migration import NamespaceMigration
+from zonectl.apply.namespace_migration import NamespaceMigration, Queued
 from zonectl.apply.outcome import ApplyOptions as ApplyOptions
 from zonectl.apply.outcome import ApplyResult as ApplyResult
 from zonectl.apply.outcome import Events as Events
@@ -154,12 +154,21 @@ class _Runner(NamespaceMigration):
             self._step(op)
         for op in keys:  # before the ranges: a refine rewrites the bounds they remove
             self._reshard(op) if isinstance(op, ReshardCollection) else self._step(op)
+        # moveCollection ops after the ranges: they belong to the pins before them. With
+        # --migrate they join the one queue of moves, alongside the chunk migrations.
+        colls = [op for op in rest if isinstance(op, MoveCollection)]
+        queued_colls = colls if migrating else []
         if order:
-            with self._cluster_pause():
-                for ns in order:
-                    self._namespace(ns, by_ns.get(ns, []), ns in migrating)
-        for op in rest:  # moveCollection ops first: they belong to the pins before them
-            if isinstance(op, MoveCollection):
+            with self._cluster_pause(), contextlib.ExitStack() as paused:
+                queued = [
+                    q
+                    for ns in order
+                    if (q := self._namespace(ns, by_ns.get(ns, []), ns in migrating, paused))
+                ]
+                if queued_colls or any(q.moves.pending for q in queued):
+                    self._migrate_queue(queued, queued_colls)
+        for op in colls:
+            if op not in queued_colls:
                 self._move_collection(op)
         for op in removes:
             self._step(op)
@@ -179,17 +188,22 @@ class _Runner(NamespaceMigration):
             yield
         self.result.paused_s["*"] = time.monotonic() - t0
 
-    def _namespace(self, ns: str, ops: list[Op], migrate_it: bool) -> None:
+    def _namespace(
+        self, ns: str, ops: list[Op], migrate_it: bool, paused: contextlib.ExitStack
+    ) -> Queued | None:
+        """Pause `ns`, write its ranges and split its chunks; a namespace with moves to
+        make stays paused (in `paused`) until the run's one queue of moves has ended."""
         assert self.rec is not None
         per_collection = self.options.pause != "cluster"
         t0 = time.monotonic()
-        pause = (
-            paused_collection(self.ports.balancing, self.rec, ns)
-            if per_collection
-            else contextlib.nullcontext(False)
-        )
-        with pause:
+
+        def unpaused() -> None:
+            self.result.paused_s[ns] = time.monotonic() - t0
+
+        with contextlib.ExitStack() as stack:
             if per_collection:
+                stack.callback(unpaused)  # runs after the restore below
+                stack.enter_context(paused_collection(self.ports.balancing, self.rec, ns))
                 self._wait(ns)
             t_ops = time.monotonic()
             for op in ops:
@@ -197,10 +211,10 @@ class _Runner(NamespaceMigration):
             self.result.range_s[ns] = time.monotonic() - t_ops
             if ops:
                 self._verify(ns, ops)
-            if migrate_it:
-                self._migrate(ns)
-        if per_collection:
-            self.result.paused_s[ns] = time.monotonic() - t0
+            queued = self._prepare_migration(ns) if migrate_it else None
+            if queued is not None and queued.moves.pending:
+                paused.push(stack.pop_all())  # restored once the queue has ended
+            return queued
 
     def _wait(self, ns: str | None) -> None:
         if ns is not None and self.ports.balancing.read_no_balance(ns) is None:
@@ -216,30 +230,22 @@ class _Runner(NamespaceMigration):
             )
 
     def _move_collection(self, op: MoveCollection) -> None:
-        """Under the lease and journal like every op; a move already running on the server
-        is waited for, never doubled; the result is verified where the server records it."""
-        reader = self.ports.unsharded
-        if reader is None:
-            raise ClusterError(f"{op.describe()}: this cluster connection cannot move collections")
+        """One moveCollection on its own (no --migrate queue): under the lease and journal
+        like every op, journaled only once the server shows it done."""
+        assert self.rec is not None
         self.lease.check()
         check_stop()
-        home = settle_running_move(reader, op, self.options.wait_timeout_s, self.events.info)
-        if home is not None and home != op.from_shard:
-            # The move that was running placed it: done if in the zone, else plan again.
-            zone = {s.id for s in self.ports.read_state([]).shards if op.zone in s.zones}
-            if home not in zone:
-                raise ClusterError(
-                    f"{op.ns} was moved to {home} (outside zone {op.zone}) by another "
-                    "moveCollection while zonectl waited; nothing more was sent",
-                    hint="run `zonectl plan` to see where it lives now, then apply again",
-                )
-            assert self.rec is not None
-            self.index += 1
-            self.rec.step(self.index, op.kind, op.describe(), f"done by the move to {home}")
-            self.events.op(op, "done")
-            return
-        self._step(op)
-        verify_move(reader, op)
+        self.index += 1
+        try:
+            status = self._send_collection(op)
+        except ZonectlError:
+            self.events.op(op, "failed")
+            self.rec.step(self.index, op.kind, op.describe(), "failed")
+            raise
+        except KeyboardInterrupt:
+            self.rec.step(self.index, op.kind, op.describe(), "interrupted (may still run)")
+            raise
+        self._collection_done(op, self.index, status)
 
     def _reshard(self, op: ReshardCollection) -> None:
         """Under the lease and journal; apply/reshard/ watches it meanwhile."""

@@ -1,5 +1,6 @@
 """The time of the plan's moveCollection ops (8.0 unsharded pins), for the forecast: apply
-runs them one after another, each a resharding that copies the whole collection. Pure."""
+runs them one after another, alongside the chunk moves of `--migrate`, each a resharding
+that copies the whole collection. Pure."""
 
 from __future__ import annotations
 
@@ -38,8 +39,9 @@ def moves_of(plan: Plan) -> list[CollectionMove]:
 
 def with_collection_moves(forecast: Forecast, moves: Sequence[CollectionMove]) -> Forecast:
     """`forecast` with the moves counted: one at a time (MongoDB runs a single moveCollection
-    at once), after apply's range swaps and `--migrate` moves (apply's order), and alongside
-    the balancer, which never moves an unsharded collection."""
+    at once), in `apply --migrate`'s one queue (forecast/eager.py: first, alongside the
+    chunk migrations, which they neither wait for nor hold up), and alongside the balancer,
+    which never moves an unsharded collection."""
     if not moves:
         return forecast
     cost = forecast.assumptions.cost
@@ -58,6 +60,6 @@ def with_collection_moves(forecast: Forecast, moves: Sequence[CollectionMove]) -
     return dataclasses.replace(
         forecast,
         collections=timed,
-        eager_s=forecast.eager_s + total,
+        eager_s=max(forecast.eager_s, total),
         balancer_s=None if balancer_s is None else max(balancer_s, total),
     )

@@ -1,15 +1,21 @@
 """zonectl's parallel eager migration, as a pure scheduler and its simulation.
 
-`Dispatcher` decides which out-of-zone chunks move next and where to: several at once over
-disjoint shard pairs, at most `parallel` at a time. Never two moves sharing a shard: a
+`Dispatcher` decides which out-of-zone chunks move next and where to, across every
+namespace of a run in one queue: several at once over disjoint shard pairs, at most
+`parallel` at a time. Never two moves sharing a shard: a
 shard's ActiveMigrationsRegistry refuses to donate while it receives and to receive while
 it donates or receives (mongo:src/mongo/db/s/active_migrations_registry.cpp,
 registerDonateChunk/registerReceiveChunk), so each shard takes part in one migration at a
 time. Order: the shard with the most bytes still to send or receive first (it bounds the
 total time), then the largest chunk first (long moves start early, so the tail is short
-moves: list scheduling's largest-first rule). Destination: the zone's idle shard with the
-fewest projected bytes of the namespace, and only while it is within one chunk of the
-least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
+moves: list scheduling's largest-first rule). moveCollection (8.0) joins the same queue:
+one at a time (the manual: one collection at a time), first (at least 5 minutes each, the
+longest jobs), alongside the chunk migrations: it is a resharding, which takes no place in
+the active-migrations registry (its interface, active_migrations_registry.h, registers chunk
+donations, receipts and split/merges only), so it neither counts against `parallel` nor
+makes its shards busy. Destination: the zone's idle shard with the
+fewest projected bytes of the move's namespace, and only while it is within one chunk of
+the least loaded holder, so a zone's shards end even. `apply --migrate` runs the same
 Dispatcher against a cluster; `simulate_eager` runs it against a cost model (timing.py).
 """
 
@@ -32,16 +38,21 @@ def default_parallel(shards: int) -> int:
     return max(1, shards)
 
 
+CHUNK, COLLECTION = "chunk", "collection"  # a chunk migration; a moveCollection
+
+
 @dataclass(frozen=True)
 class PendingMove:
-    """One out-of-zone chunk: where it is, which shards may take it, how big it is."""
+    """One out-of-zone chunk (or, kind COLLECTION, one unsharded collection): where it is,
+    which shards may take it, how big it is."""
 
     ns: str
     index: int  # the chunk's position among the namespace's chunks, for reporting
     donor: str
-    holders: tuple[str, ...]  # shards carrying the chunk's zone
+    holders: tuple[str, ...]  # shards carrying the chunk's zone (a collection: its target)
     bytes: int
-    payload: object = None  # the caller's (apply: the chunk's bounds)
+    payload: object = None  # the caller's (apply: the chunk's bounds, or the op)
+    kind: str = CHUNK
 
 
 @dataclass(frozen=True)
@@ -50,15 +61,23 @@ class Started:
     to: str
 
 
+Loads = Mapping[str, Mapping[str, int]]  # namespace -> shard -> bytes of it
+
+
+def max_parallel(shards: int) -> int:
+    """Migrations a cluster of `shards` can run at once: each takes a donor and a recipient,
+    and a shard takes part in one at a time."""
+    return max(1, shards // 2)
+
+
 class Dispatcher:
-    def __init__(
-        self, moves: Iterable[PendingMove], loads: Mapping[str, int], parallel: int
-    ) -> None:
+    def __init__(self, moves: Iterable[PendingMove], loads: Loads, parallel: int) -> None:
         if parallel < 1:
             raise ValueError("parallel must be at least 1")
         self.parallel = parallel
         self.pending: list[PendingMove] = list(moves)
-        self.loads = dict(loads)  # projected bytes of the namespace per shard
+        # Projected bytes of each namespace per shard (a namespace's own zones even out).
+        self.loads = {ns: dict(per_shard) for ns, per_shard in loads.items()}
         # Bytes each shard still has to send, plus its share of what its zones must receive.
         self.work: dict[str, float] = {}
         for m in self.pending:
@@ -72,14 +91,16 @@ class Dispatcher:
 
     def next_moves(self) -> list[Started]:
         """Moves to start now (possibly none), already counted as running."""
-        started: list[Started] = []
-        if len(self.running) >= self.parallel or not self.pending:
+        started = self._next_collection()
+        migrating = sum(r.move.kind == CHUNK for r in self.running)
+        chunks = [m for m in self.pending if m.kind == CHUNK]
+        if migrating >= self.parallel or not chunks:
             return started
         order = sorted(
-            self.pending, key=lambda m: (-self.work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
+            chunks, key=lambda m: (-self.work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
         )
         for move in order:
-            if len(self.running) >= self.parallel:
+            if migrating >= self.parallel:
                 break
             if move.donor in self.busy:
                 continue
@@ -91,12 +112,27 @@ class Dispatcher:
             self._count(move, -1)
             self.running.append(s)
             self.busy |= {move.donor, to}
-            self.loads[to] = self.loads.get(to, 0) + move.bytes
-            self.loads[move.donor] = self.loads.get(move.donor, 0) - move.bytes
+            loads = self.loads.setdefault(move.ns, {})
+            loads[to] = loads.get(to, 0) + move.bytes
+            loads[move.donor] = loads.get(move.donor, 0) - move.bytes
             started.append(s)
+            migrating += 1
         return started
 
+    def _next_collection(self) -> list[Started]:
+        """The next moveCollection, in the plan's order, when none runs."""
+        if any(r.move.kind == COLLECTION for r in self.running):
+            return []
+        move = next((m for m in self.pending if m.kind == COLLECTION), None)
+        if move is None:
+            return []
+        self.pending.remove(move)
+        self.running.append(s := Started(move, move.holders[0]))
+        return [s]
+
     def _count(self, m: PendingMove, sign: int) -> None:
+        if m.kind != CHUNK:
+            return  # not a registry migration: it occupies no shard's turn
         self.work[m.donor] = self.work.get(m.donor, 0.0) + sign * m.bytes
         for h in m.holders:
             self.work[h] = self.work.get(h, 0.0) + sign * m.bytes / len(m.holders)
@@ -105,24 +141,25 @@ class Dispatcher:
         holders = [h for h in move.holders if h != move.donor]
         if not holders:
             return None
-        floor = min(self.loads.get(h, 0) for h in holders)
-        idle = [
-            h
-            for h in holders
-            if h not in self.busy and self.loads.get(h, 0) <= floor + max(move.bytes, 1)
-        ]
+        loads = self.loads.get(move.ns, {})
+        floor = min(loads.get(h, 0) for h in holders)
+        slack = floor + max(move.bytes, 1)
+        idle = [h for h in holders if h not in self.busy and loads.get(h, 0) <= slack]
         if not idle:
             return None
-        return min(idle, key=lambda h: (self.loads.get(h, 0), h))
+        return min(idle, key=lambda h: (loads.get(h, 0), h))
 
     def done(self, started: Started, ok: bool = True) -> None:
         """A move ended; a failed one gives its bytes back to the donor's projection."""
         self.running.remove(started)
         move = started.move
+        if move.kind != CHUNK:
+            return
         self.busy -= {move.donor, started.to}
         if not ok:
-            self.loads[started.to] -= move.bytes
-            self.loads[move.donor] = self.loads.get(move.donor, 0) + move.bytes
+            loads = self.loads[move.ns]
+            loads[started.to] -= move.bytes
+            loads[move.donor] = loads.get(move.donor, 0) + move.bytes
 
     def give_up(self) -> list[PendingMove]:
         """Stop starting moves (budget, interrupt): the ones never started."""
@@ -138,6 +175,8 @@ def lower_bound_seconds(moves: Sequence[PendingMove], rate: float) -> float:
     one migration at a time)."""
     work: dict[str, float] = {}
     for m in moves:
+        if m.kind != CHUNK:
+            continue
         work[m.donor] = work.get(m.donor, 0.0) + m.bytes
         for h in m.holders:
             work[h] = work.get(h, 0.0) + m.bytes / len(m.holders)
@@ -150,26 +189,29 @@ class EagerOutcome:
     moved: int
     left: int  # not started: the budget ran out (or no shard can take them)
     drained: dict[str, float] = field(default_factory=dict)  # donor -> its last commit, s
+    finished: dict[str, float] = field(default_factory=dict)  # namespace -> its last commit
     # Each move's commit (s from the start) and bytes, in time order: the burn-down.
     commits: list[tuple[float, int]] = field(default_factory=list)
 
 
 def simulate_eager(
     moves: Sequence[PendingMove],
-    loads: Mapping[str, int],
+    loads: Loads,
     parallel: int,
     rate: float,
     *,
     budget_s: float | None = None,
     cost: Callable[[str, str, int], float] | None = None,
 ) -> EagerOutcome:
-    """The time `apply --migrate --parallel N` takes for `moves`: each costs
-    `cost(donor, recipient, bytes)` seconds, by default the fixed part + bytes at `rate`."""
+    """The time `apply --migrate --parallel N` takes for `moves` (of every namespace, in one
+    queue as apply runs them): each costs `cost(donor, recipient, bytes)` seconds, by
+    default the fixed part + bytes at `rate`."""
     seconds_for = cost or (lambda _d, _r, n: copy_seconds(n, rate))
     dispatcher = Dispatcher(moves, loads, parallel)
     events: list[tuple[float, int, Started]] = []
     now, seq, moved, left = 0.0, 0, 0, 0
     drained: dict[str, float] = {}
+    finished: dict[str, float] = {}
     commits: list[tuple[float, int]] = []
     while True:
         if budget_s is None or now < budget_s:
@@ -184,7 +226,8 @@ def simulate_eager(
             break
         now, _, s = heapq.heappop(events)
         dispatcher.done(s)
-        drained[s.move.donor] = now
+        drained[s.move.donor] = finished[s.move.ns] = now
         commits.append((now, s.move.bytes))
         moved += 1
-    return EagerOutcome(now, moved, left + len(dispatcher.pending), drained, commits)
+    left += len(dispatcher.pending)
+    return EagerOutcome(now, moved, left, drained, finished, commits)

@@ -1,6 +1,6 @@
 """The forecast of time to compliance: per namespace and in total, the chunks and bytes that
 must move, and when they will have moved by the balancer (rounds inside its window) and by
-`apply --migrate --parallel N` (namespaces one after another, as apply runs them); plus
+`apply --migrate --parallel N` (every namespace's moves in one queue, as apply runs them); plus
 each donor shard's backlog (for a firehose window: the hot shard's bytes that belong to
 cold) and when it drains. Pure: `now` and every assumption are passed in."""
 
@@ -44,7 +44,7 @@ class NamespaceForecast:
     ns: str
     chunks: int  # out-of-zone chunks to move
     bytes: int
-    eager_s: float
+    eager_s: float  # when its last move commits in apply --migrate's one queue
     balancer_s: float | None  # None: the balancer will not do it (off, noBalance, no shard)
     why_not: str = ""
 
@@ -143,21 +143,22 @@ def make_forecast(
 
     per_ns: list[NamespaceForecast] = []
     backlog: dict[str, list[float]] = {}  # shard -> [chunks, bytes, eager drained s]
-    eager_total = 0.0
-    eager_commits: list[tuple[float, int]] = []  # namespaces one after another, as apply
+    queued: list[tuple[NamespaceChunks, list[PendingMove]]] = []
+    loads: dict[str, dict[str, int]] = {}
     for c in colls:
-        moves, loads = pending_moves(c, shard_zones)
-        if not moves:
-            continue
-        eager = simulate_eager(moves, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
-        eager_commits += [(eager_total + s, size) for s, size in eager.commits]
-        for m in moves:
-            entry = backlog.setdefault(m.donor, [0, 0, 0.0])
-            entry[0] += 1
-            entry[1] += m.bytes
-        for donor, seconds in eager.drained.items():
-            backlog[donor][2] = max(backlog[donor][2], eager_total + seconds)
-        eager_total += eager.seconds
+        moves, loads[c.ns] = pending_moves(c, shard_zones)
+        if moves:
+            queued.append((c, moves))
+    # Every namespace's moves in one queue, as apply --migrate runs them.
+    every = [m for _, moves in queued for m in moves]
+    eager = simulate_eager(every, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
+    for m in every:
+        entry = backlog.setdefault(m.donor, [0, 0, 0.0])
+        entry[0] += 1
+        entry[1] += m.bytes
+    for donor, seconds in eager.drained.items():
+        backlog[donor][2] = seconds
+    for c, moves in queued:
         why = ""
         balancer_s: float | None = None
         if not a.balancer_enabled:
@@ -170,11 +171,10 @@ def make_forecast(
                 why = "a zone has no shard that can take its chunks"
             else:
                 balancer_s = (alone.finished - now).total_seconds()
-        per_ns.append(
-            NamespaceForecast(
-                c.ns, len(moves), sum(m.bytes for m in moves), eager.seconds, balancer_s, why
-            )
-        )
+        done_s = eager.finished.get(c.ns, eager.seconds)  # its last commit in the queue
+        nbytes = sum(m.bytes for m in moves)
+        per_ns.append(NamespaceForecast(c.ns, len(moves), nbytes, done_s, balancer_s, why))
+    eager_total, eager_commits = eager.seconds, eager.commits
     balancer_total: float | None = None
     drained: dict[str, dt.datetime] = {}
     total = sum(n.bytes for n in per_ns)

@@ -10,16 +10,12 @@ from typing import Any
 from pymongo import MongoClient
 from pymongo.errors import OperationFailure, PyMongoError
 
-from zonectl.errors import ClusterError, redact
-from zonectl.plan.failures import OpFailedError
+from zonectl.errors import redact
+from zonectl.plan.failures import OpFailedError, OutcomeUnknownError
 from zonectl.plan.ops import Op
 
 Client = MongoClient[dict[str, Any]]
 Reply = Mapping[str, Any]
-
-
-class OutcomeUnknownError(ClusterError):
-    """The connection dropped while an op was in flight: it may or may not have applied."""
 
 
 def _send(client: Client, op: Op) -> Reply:

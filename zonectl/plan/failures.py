@@ -1,5 +1,6 @@
-"""OpFailedError: the server refused an op. The executor (`zonectl.mongo`) raises it and
-apply catches it to react to MongoDB's code, so it lives below both."""
+"""OpFailedError: the server refused an op; OutcomeUnknownError: the connection dropped
+while one was in flight. The executor (`zonectl.mongo`) raises them and apply catches them
+to react (MongoDB's code; a move whose outcome must be looked up), so they live below both."""
 
 from __future__ import annotations
 
@@ -19,3 +20,7 @@ class OpFailedError(ClusterError):
         self.code = code
         self.code_name = code_name
         self.errmsg = errmsg
+
+
+class OutcomeUnknownError(ClusterError):
+    """The connection dropped while an op was in flight: it may or may not have applied."""

@@ -375,7 +375,7 @@ class Balancer:
         due = [m.due for m in self.active] + self._alarms + ([limit] if limit else [])
         later = [d for d in due if d > now]
         if later:
-            self.cluster.clock.advance_to(min(later))
+            self.cluster.clock.jump_to(min(later))  # not while a test or watcher holds it
 
     def join_current_round(self, deadline: float | None) -> bool:
         """`Balancer::joinCurrentRound`: until no round runs or the round counter moved."""
@@ -406,8 +406,8 @@ class Balancer:
         real = interval_s if clock.frozen else clock.real_seconds(interval_s)
         while not self._timer_stop.wait(real):
             with self._cond:
-                if clock.frozen:
-                    clock.advance(dt.timedelta(seconds=interval_s))
+                if clock.frozen:  # a held clock stays (Clock.held)
+                    clock.jump_to(clock.now() + dt.timedelta(seconds=interval_s))
                 self.poll()
                 if self._round is None:
                     self.run_round()

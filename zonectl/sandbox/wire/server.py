@@ -4,7 +4,8 @@ OP_QUERY handshake), handing each command to the dispatcher.
 Why our own threaded server rather than mockupdb: mockupdb is built for scripting replies one
 request at a time in tests; the sandbox needs a long-running server with concurrent
 connections, raw-BSON cursor streaming at >=100k docs/s, fail points that close or block one
-connection, and a clean shutdown that joins every thread. A thread per connection over
+connection, and a clean shutdown that joins every thread (bounded: a command blocked on
+the sandbox clock is left behind, not waited for forever). A thread per connection over
 blocking sockets is the simplest design that gives all of that; the GIL is no limit because
 every command runs under `sandbox.lock` anyway, as config-server writes are serialized.
 """
@@ -16,6 +17,7 @@ import itertools
 import logging
 import socket
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import bson
@@ -27,6 +29,8 @@ from zonectl.sandbox.wire.uptime import UptimeReporter
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox
+
+CLOSE_JOIN_S = 5.0  # how long close() waits for connection threads to end
 
 log = logging.getLogger("zonectl.sandbox")
 
@@ -88,8 +92,12 @@ class SandboxServer:
         self._uptime.close()
         with self._lock:
             threads = list(self._threads)
+        # A command may still wait on the sandbox clock with no deadline (a moveCollection
+        # on a virtual clock nobody steps): closing its socket does not end that wait, so
+        # the join is bounded and such a thread (a daemon) is left behind, never a hang.
+        deadline = time.monotonic() + CLOSE_JOIN_S
         for thread in threads:
-            thread.join()
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
     def _accept_loop(self) -> None:
         while True:
@@ -100,7 +108,10 @@ class SandboxServer:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             conn_id = next(self._ids)
             thread = threading.Thread(
-                target=self._serve, args=(conn, conn_id, addr), name=f"sandbox-conn-{conn_id}"
+                target=self._serve,
+                args=(conn, conn_id, addr),
+                name=f"sandbox-conn-{conn_id}",
+                daemon=True,
             )
             with self._lock:
                 if self._closed:
