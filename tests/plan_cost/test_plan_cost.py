@@ -110,13 +110,38 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_the_demo_plans_impact_line_and_forecast_show_the_same_bytes() -> None:
-    code, out, _ = run("plan", str(REPO / "policies" / "demo"), "--uri", "sandbox:", "-f", "json")
+    code, out, _ = run(
+        "plan",
+        str(REPO / "policies" / "demo"),
+        "--uri",
+        "sandbox:",
+        "-f",
+        "json",
+        "--measure-chunks",
+        "100000",
+    )
     assert code == 0
     doc = json.loads(out)
     migrating = sum(op["impact"]["bytes"] for op in doc["ops"] if op.get("impact"))
     assert doc["forecast"]["bytes"] == migrating > 0
     assert doc["forecast"]["notes"] == [
         f"chunk sizes: {doc['forecast']['chunks']} measured (dataSize)"
+    ]
+
+
+def test_the_demo_plan_measures_at_most_its_budget_and_says_which_sizes_it_estimated() -> None:
+    code, out, _ = run("plan", str(REPO / "policies" / "demo"), "--uri", "sandbox:", "-f", "json")
+    assert code == 0
+    doc = json.loads(out)
+    moving = doc["forecast"]["chunks"]
+    stated = doc["server_footprint"]["chunk_sizes"]
+    budget = stated["measure_budget"]
+    assert moving > budget > 0  # the default budget is small: most sizes are estimates
+    assert doc["server_footprint"]["commands"]["dataSize"] == stated["measured"] == budget
+    assert stated["measured"] + stated["estimated"] == moving
+    assert doc["forecast"]["notes"] == [
+        f"chunk sizes: {budget} measured (dataSize), {moving - budget} estimated from "
+        + " and ".join(stated["estimated_from"])
     ]
 
 

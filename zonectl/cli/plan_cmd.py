@@ -46,7 +46,8 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
-from zonectl.mongo.chunk_sizes import ChunkSizes
+from zonectl.mongo.chunk_sizes import PLAN_MEASURED, ChunkSizes
+from zonectl.mongo.footprint import Footprint
 from zonectl.mongo.forecast_read import range_key
 from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.unsharded_read import read_move_impacts
@@ -109,6 +110,16 @@ def command(
     copy_rate: Annotated[str | None, copy_rate_option()] = None,
     parallel: Annotated[int | None, parallel_forecast_option()] = None,
     balancer_tz: Annotated[str | None, balancer_tz_option()] = None,
+    measure_chunks: Annotated[
+        int,
+        typer.Option(
+            "--measure-chunks",
+            min=0,
+            help="Measure at most N moving chunks with dataSize (one command each, run by "
+            "the shards); the others are estimated from collection statistics. The plan "
+            "says which were measured.",
+        ),
+    ] = PLAN_MEASURED,
 ) -> int:
     """Show the admin commands that would bring the cluster to the policy.
 
@@ -142,8 +153,15 @@ def command(
     desired = load_desired(paths)
     flags = with_policy_timezone(flags, desired, Settings.from_environ(os.environ).config_timezone)
     boundaries, next_tick = window_boundaries(desired, instant)
-    plan, forecast = _plan_and_forecast(
-        uri, desired, boundaries, instant, namespaces or None, flags, forecast_at=at is not None
+    plan, forecast, footprint = _plan_and_forecast(
+        uri,
+        desired,
+        boundaries,
+        instant,
+        namespaces or None,
+        flags,
+        forecast_at=at is not None,
+        measure=measure_chunks,
     )
     if next_tick is not None and (plan.valid_until is None or next_tick < plan.valid_until):
         plan = _valid_until(plan, next_tick)
@@ -151,7 +169,7 @@ def command(
         warn(message)
     if out is not None:
         try:
-            out.write_text(plan_document(plan, forecast), encoding="utf-8")
+            out.write_text(plan_document(plan, forecast, footprint), encoding="utf-8")
         except OSError as exc:
             raise ZonectlError(f"cannot write plan to {out}: {exc.strerror or exc}") from None
         stderr.print(f"plan {plan.plan_id} saved to {out}", markup=False)
@@ -159,7 +177,7 @@ def command(
         stderr.print(render_text(plan, color=False), markup=False)
         sys.stdout.write(github_warnings(plan.warnings))
     else:
-        sys.stdout.write(_render(plan, fmt, forecast))
+        sys.stdout.write(_render(plan, fmt, forecast, footprint))
     sys.stdout.flush()
     if detailed_exitcode and plan.has_changes:
         return int(ExitCode.CHANGES_PENDING)
@@ -200,7 +218,7 @@ def _read_plan(
     plan = plan.with_impacts(impacts)
     if policy.next_tick:
         plan = _valid_until(plan, policy.next_tick)
-    jumbo, totals = read_plan_checks(conn, actual, assigned_ranges(plan))
+    jumbo, totals = read_plan_checks(conn, actual, assigned_ranges(plan), sizes.batch)
     checks = plan_findings(plan, actual, resolved.desired, jumbo, totals)
     if checks:
         warnings = tuple(finding_warning(where, f) for where, f in checks)
@@ -217,11 +235,15 @@ def _plan_and_forecast(
     flags: ForecastFlags,
     *,
     forecast_at: bool,
-) -> tuple[Plan, Forecast]:
-    """The plan, and the forecast of the data movement it causes, from one connection.
-    The forecast starts at --at when given, else at the cluster's now (a sandbox's clock)."""
-    with connect(uri, origin=uri_origin(uri)) as conn:
-        sizes = ChunkSizes(conn)  # one size for the impact lines and the forecast
+    measure: int = PLAN_MEASURED,
+) -> tuple[Plan, Forecast, dict[str, Any]]:
+    """The plan, the forecast of the data movement it causes, and the plan's server
+    footprint (the commands sent, by kind; which chunk sizes were measured), from one
+    connection. The forecast starts at --at when given, else at the cluster's now."""
+    counter = Footprint()
+    with connect(uri, origin=uri_origin(uri), listeners=[counter]) as conn:
+        # one size for the impact lines and the forecast; one batch for their chunk reads
+        sizes = ChunkSizes(conn, max_measured=measure)
         plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces, sizes)
         after = state_after(plan, actual, expanded, namespaces)
         changed = {
@@ -241,8 +263,9 @@ def _plan_and_forecast(
             no_balance=after.no_balance,
             rezoned=_rezoned(plan, after.ranges),
         )
+        footprint = {**counter.snapshot(), "chunk_sizes": sizes.tally.as_dict()}
     forecast = with_collection_moves(forecast, moves_of(plan))
-    return _with_route_hints(plan, forecast), forecast
+    return _with_route_hints(plan, forecast), forecast, footprint
 
 
 def _rezoned(plan: Plan, ranges: Mapping[str, Any]) -> frozenset[str]:
@@ -281,17 +304,22 @@ def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
     return dataclasses.replace(plan, valid_until=tick)
 
 
-def plan_document(plan: Plan, forecast: Forecast) -> str:
+def plan_document(
+    plan: Plan, forecast: Forecast, footprint: Mapping[str, Any] | None = None
+) -> str:
     """The plan's JSON document (what `-o` saves and `--format json` prints), with the
-    forecast under `forecast`: informational, `apply --plan` ignores it."""
+    forecast under `forecast` and what reading the cluster cost under `server_footprint`:
+    informational, `apply --plan` ignores both."""
     doc = json.loads(render_json(plan))
     doc["forecast"] = forecast_dict(forecast)
+    if footprint is not None:
+        doc["server_footprint"] = dict(footprint)
     return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
-def _render(plan: Plan, fmt: Format, forecast: Forecast) -> str:
+def _render(plan: Plan, fmt: Format, forecast: Forecast, footprint: Mapping[str, Any]) -> str:
     if fmt is Format.json:
-        return plan_document(plan, forecast)
+        return plan_document(plan, forecast, footprint)
     if fmt is Format.markdown:
         return render_markdown(plan) + render_forecast_markdown(forecast)
     if fmt is Format.html:

@@ -22,6 +22,7 @@ from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
+from zonectl.mongo.chunk_batch import ChunkBatch, straddling
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.shard_key_read import key_metrics, run_analyze_shard_key, workload_of
 from zonectl.mongo.state import read_config_documents
@@ -177,33 +178,35 @@ def read_plan_checks(
     conn: Connection,
     actual: ClusterState,
     assigned: Mapping[str, Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]],
+    batch: ChunkBatch | None = None,
 ) -> tuple[dict[str, list[ChunkInfo]], dict[str, int]]:
     """For plan's cluster rules: the jumbo chunks overlapping each assigned range (the
     range's chunks and the one straddling its min, by the {uuid, min} index) and the chunk
-    total of each namespace (an indexed count: no document fetched)."""
-    jumbo: dict[str, list[ChunkInfo]] = {}
-    totals: dict[str, int] = {}
-    config = conn.client.config
-    try:
+    total of each namespace (an indexed count: no document fetched); all in the batch's
+    aggregates, not per namespace."""
+    batch = batch if batch is not None else ChunkBatch(conn)
+
+    def read() -> tuple[dict[str, list[ChunkInfo]], dict[str, int]]:
+        jumbo: dict[str, list[ChunkInfo]] = {}
+        totals: dict[str, int] = {}
         for ns, ranges in sorted(assigned.items()):
             live = actual.collections.get(ns)
             if live is None:
                 continue
             query: dict[str, Any] = {"uuid": live.uuid} if live.uuid is not None else {"ns": ns}
-            totals[ns] = int(config.command("count", "chunks", query=query).get("n", 0))
+            totals[ns] = batch.count(query)
             found: dict[Any, ChunkInfo] = {}
             for lo, hi in ranges:
                 inside = {**query, "min": {"$gte": lo, "$lt": hi}, "jumbo": True}
-                before = {**query, "min": {"$lt": lo}, "max": {"$gt": lo}}
                 docs = [
-                    *config.chunks.find(inside, _CHUNK_FIELDS),
-                    *config.chunks.find(before, _CHUNK_FIELDS).sort("min", -1).limit(1),
+                    *batch.find(inside, _CHUNK_FIELDS),
+                    *straddling(batch, query, lo, _CHUNK_FIELDS, inclusive=False),
                 ]
                 for d in docs:
                     if d.get("jumbo"):
                         info = ChunkInfo(dict(d["min"]), dict(d["max"]), str(d["shard"]), True)
                         found[sort_key(d["min"])] = info
             jumbo[ns] = [found[k] for k in sorted(found)]
-    except PyMongoError as exc:
-        raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
-    return jumbo, totals
+        return jumbo, totals
+
+    return batch.replay(read)

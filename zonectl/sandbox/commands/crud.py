@@ -25,6 +25,7 @@ from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
 from zonectl.sandbox.commands import current_op
 from zonectl.sandbox.commands.authz import command_namespace
+from zonectl.sandbox.commands.collection_pipeline import run_on_collection
 from zonectl.sandbox.commands.move_collection import CURRENT_OP
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
 from zonectl.sandbox.commands.query_analyzer import (
@@ -301,7 +302,19 @@ def _authorize_aggregate(request: Request) -> bool:
         return not options.get("allUsers") or is_allowed(roles, "cluster", "inprog")
     if list(first) == [LIST_SAMPLED_QUERIES]:
         return is_allowed(roles, "cluster", "listSampledQueries")
-    return is_allowed(roles, command_namespace(request), "find")
+    # $unionWith needs find on each collection it reads (LiteParsed::requiredPrivileges).
+    unions = [f"{request.db}.{coll}" for coll in _union_collections(request.body.get("pipeline"))]
+    return all(is_allowed(roles, ns, "find") for ns in [command_namespace(request), *unions])
+
+
+def _union_collections(pipeline: Any) -> Iterator[str]:
+    for stage in pipeline if isinstance(pipeline, list) else ():
+        spec = stage.get("$unionWith") if isinstance(stage, Mapping) else None
+        if isinstance(spec, str):
+            yield spec
+        elif isinstance(spec, Mapping) and isinstance(spec.get("coll"), str):
+            yield spec["coll"]
+            yield from _union_collections(spec.get("pipeline"))
 
 
 def _first_stage(pipeline: Any) -> Mapping[str, Any]:
@@ -366,15 +379,11 @@ def aggregate(request: Request) -> dict[str, Any]:
     if request.arg == 1:
         raise CommandError.of("InvalidNamespace", "{aggregate: 1} is not supported by the sandbox")
     namespace = namespace_of(request)
-    query = first.get("$match", {}) if isinstance(first, Mapping) else {}
-    scan = scan_docs(request, namespace, query if isinstance(query, Mapping) else {})
-    source = (decoded(d) for d in scan.docs)
-
-    def resolve(coll: str) -> Iterable[Mapping[str, Any]]:
-        other = scan_docs(request, f"{request.db}.{coll}", {})
-        return [decoded(d) for d in other.docs]
-
-    results = list(run_pipeline(source, pipeline, resolve))
+    if not isinstance(pipeline, list):
+        raise CommandError.of("TypeMismatch", "'pipeline' option must be specified as an array")
+    results = list(
+        run_on_collection(lambda ns, q: scan_docs(request, ns, q), namespace, list(pipeline))
+    )
     batch_size = _non_negative(cursor_opts, "batchSize", "BatchSize")
     return cursor_reply(request, namespace, (encode(d) for d in results), batch_size=batch_size)
 
