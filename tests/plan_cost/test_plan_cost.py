@@ -29,14 +29,17 @@ MIB = 1024 * 1024
 
 
 class ChunkReads(monitoring.CommandListener):
-    """Documents of config.chunks the client received (find/getMore batches)."""
+    """Documents of config.chunks the client received (find/aggregate/getMore batches; an
+    aggregate's $count results are counts, not chunks, and not counted)."""
 
     def __init__(self) -> None:
         self.documents = 0
         self.cursors: set[int] = set()
 
     def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if event.command_name == "find" and event.command.get("find") == "chunks":
+        if event.command_name in ("find", "aggregate") and (
+            event.command.get(event.command_name) == "chunks"
+        ):
             self.cursors.add(event.request_id)
         if event.command_name == "getMore" and event.command.get("collection") == "chunks":
             self.cursors.add(event.request_id)
@@ -44,7 +47,8 @@ class ChunkReads(monitoring.CommandListener):
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
         if event.request_id in self.cursors:
             cursor = event.reply.get("cursor", {})
-            self.documents += len(cursor.get("firstBatch", cursor.get("nextBatch", [])))
+            batch = cursor.get("firstBatch", cursor.get("nextBatch", []))
+            self.documents += sum(1 for d in batch if "min" in d)  # chunks, not counts
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
         pass
