@@ -230,7 +230,7 @@ def _owned_bytes(
     `$shardedDataDistribution` (6.0.3+); config.chunks carries no sizes a tool can rely
     on (reference §2.3)."""
     try:
-        stage = [{"$shardedDataDistribution": {}}]
+        stage: list[dict[str, Any]] = [{"$shardedDataDistribution": {}}]
         docs = list(conn.client.admin.aggregate(stage, batchSize=WHOLE))
     except OperationFailure:
         notes.append("shard bytes: the server has no $shardedDataDistribution (6.0.3+)")
