@@ -8,7 +8,8 @@ sharded collections `tenants.t0000`.. of four chunks, one per shard; the policy 
 even ones to hot and the odd ones to archive, so each plans one range and two chunk moves.
 Times the command a user runs, as a subprocess through the proxy, and prints the commands
 it sent by name: as the proxy saw them on the wire, and as the plan's JSON states them
-(`server_footprint`). `status` is timed the same way.
+(`server_footprint`). `status` is timed the same way, and `rotate` (cron's run with nothing
+due: each collection's firehose window already in place) on a cluster of its own.
 
     python benchmarks/bench_many.py [--sizes 20 1000] [--delay-ms 2.5] [--repeat 3]
 """
@@ -24,54 +25,14 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from bson.max_key import MaxKey
-from bson.min_key import MinKey
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from latency_proxy import LatencyProxy
+from many_kit import AT, policy_text, serve_cluster
 
-SHARDS = {"fast-0": "hot", "fast-1": "hot", "std-0": "archive", "std-1": "archive"}
-CHUNK_BYTES = 32 * 1024 * 1024
 GOAL = 3.0
-
-
-def names(n: int) -> list[str]:
-    return [f"tenants.t{i:04d}" for i in range(n)]
-
-
-def serve_cluster(n: int, pipe: Connection) -> None:
-    """Child process: N collections of four chunks, one on each shard; serve until told."""
-    from zonectl.sandbox.launch import serve
-    from zonectl.sandbox.state import Sandbox
-
-    sb = Sandbox("7.0")
-    for shard, zone in SHARDS.items():
-        sb.cluster.add_shard(shard, f"{shard}/{shard}-a:27018", (zone,))
-    bounds = [{"x": MinKey()}, {"x": 100}, {"x": 200}, {"x": 300}, {"x": MaxKey()}]
-    for ns in names(n):
-        sb.cluster.create_collection(
-            ns,
-            {"x": 1},
-            bounds=bounds,
-            shards=list(SHARDS),
-            sizes=[CHUNK_BYTES] * 4,
-            counts=[1000] * 4,
-        )
-    with serve(sb) as server:
-        pipe.send(server.port)
-        pipe.recv()
-
-
-def policy_text(n: int) -> str:
-    text = "apiVersion: zonectl/v1\nkind: ZonePolicy\nshards:\n"
-    text += "".join(f"  {s}: [{z}]\n" for s, z in SHARDS.items()) + "collections:\n"
-    for i, ns in enumerate(names(n)):
-        text += f"  {ns}:\n    key: {{x: 1}}\n    pin: {'hot' if i % 2 == 0 else 'archive'}\n"
-    return text
 
 
 def run(args: list[str], proxy: LatencyProxy) -> tuple[float, Counter[str], str]:
@@ -86,9 +47,29 @@ def run(args: list[str], proxy: LatencyProxy) -> tuple[float, Counter[str], str]
     return wall, +sent, done.stdout
 
 
+ARGS = {
+    "plan": ["plan", "{policy}", "--uri", "{uri}", "--format", "json"],
+    "status": ["status", "--uri", "{uri}"],
+    "rotate": ["rotate", "{policy}", "--uri", "{uri}", "--at", AT.isoformat(), "--yes"],
+}
+
+
 def measure(n: int, delay: float, repeat: int, commands: list[str]) -> dict[str, Any]:
+    """Per command: the median wall time, the commands on the wire, and (plan) the
+    footprint its JSON states. rotate runs on a cluster of its own (windows in place)."""
+    out: dict[str, Any] = {}
+    for cluster in ("pinned", "rotate"):
+        kinds = [k for k in commands if (k == "rotate") == (cluster == "rotate")]
+        if kinds:
+            out.update(_measure_on(cluster, n, delay, repeat, kinds))
+    return out
+
+
+def _measure_on(
+    cluster: str, n: int, delay: float, repeat: int, kinds: list[str]
+) -> dict[str, Any]:
     parent, child = multiprocessing.Pipe()
-    server = multiprocessing.Process(target=serve_cluster, args=(n, child))
+    server = multiprocessing.Process(target=serve_cluster, args=(n, cluster, child))
     server.start()
     out: dict[str, Any] = {}
     try:
@@ -97,19 +78,14 @@ def measure(n: int, delay: float, repeat: int, commands: list[str]) -> dict[str,
         with proxied as proxy, tempfile.TemporaryDirectory() as tmp:
             uri = f"mongodb://127.0.0.1:{proxy.port}/"
             policy = Path(tmp) / "policy.yaml"
-            policy.write_text(policy_text(n), encoding="utf-8")
-            for kind in commands:
-                args = {
-                    "plan": ["plan", str(policy), "--uri", uri, "--format", "json"],
-                    "status": ["status", "--uri", uri],
-                }[kind]
+            policy.write_text(policy_text(n, cluster), encoding="utf-8")
+            for kind in kinds:
+                args = [a.format(policy=policy, uri=uri) for a in ARGS[kind]]
                 walls, wire, stdout = [], Counter[str](), ""
                 for _ in range(repeat):
                     wall, wire, stdout = run(args, proxy)
                     walls.append(wall)
-                stated = None
-                if kind == "plan":
-                    stated = json.loads(stdout).get("server_footprint")
+                stated = json.loads(stdout).get("server_footprint") if kind == "plan" else None
                 out[kind] = {"wall": statistics.median(walls), "wire": wire, "stated": stated}
     finally:
         parent.send("stop")
@@ -122,7 +98,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs=2, default=[20, 1000])
     parser.add_argument("--delay-ms", type=float, default=2.5, help="added each way")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--commands", nargs="+", default=["plan", "status"])
+    parser.add_argument("--commands", nargs="+", default=["plan", "status", "rotate"])
     args = parser.parse_args()
     results = []
     for n in args.sizes:

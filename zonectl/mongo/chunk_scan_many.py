@@ -6,7 +6,7 @@ sends one find and its getMores (by bytes), not a find per collection."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 import bson
@@ -49,34 +49,39 @@ def read_many_compliance(
     }
     if not by_uuid:
         return out
-    ns_of = {sort_key(c["uuid"]): c for c in by_uuid}
-    projection = {**PROJECTION, "uuid": 1}
+    for coll, chunks in stream_by_collection(conn, by_uuid, PROJECTION):
+        ns = str(coll["_id"])
+        out[ns] = scan_compliance(
+            chunks, ranges_of(ns), shard_zones, next(iter(coll["key"])), layout=layouts.get(ns)
+        )
+    for coll in by_uuid:  # a collection without chunks (mid-drop): nothing to scan
+        ns = str(coll["_id"])
+        if ns not in out:
+            out[ns] = scan_compliance([], ranges_of(ns), shard_zones, next(iter(coll["key"])))
+    return out
+
+
+def stream_by_collection(
+    conn: Connection, collections: Sequence[Doc], projection: Mapping[str, Any]
+) -> Iterator[tuple[Doc, Iterator[dict[str, Any]]]]:
+    """(config.collections entry, its chunks in min order) for each of `collections` (all
+    in the uuid form) that has chunks, from one cursor sorted by (uuid, min). Consume each
+    collection's chunks before the next pair is drawn."""
+    if not collections:
+        return
+    ns_of = {sort_key(c["uuid"]): c for c in collections}
     try:
         cursor = conn.client.config.chunks.find_raw_batches(
-            {"uuid": {"$in": [c["uuid"] for c in by_uuid]}},
-            projection,
+            {"uuid": {"$in": [c["uuid"] for c in collections]}},
+            {**projection, "uuid": 1},
             sort=[("uuid", 1), ("min", 1)],
             batch_size=BATCH_SIZE,
         )
         options = conn.client.codec_options
         docs = (d for raw in cursor for d in bson.decode_all(cast(bytes, raw), options))
         for key, chunks in itertools.groupby(docs, key=lambda d: sort_key(d["uuid"])):
-            coll = ns_of.get(key)
-            if coll is None:
-                continue
-            ns = str(coll["_id"])
-            out[ns] = scan_compliance(
-                chunks,
-                ranges_of(ns),
-                shard_zones,
-                next(iter(coll["key"])),
-                layout=layouts.get(ns),
-            )
+            if key in ns_of:
+                yield ns_of[key], chunks
         cursor.close()
     except PyMongoError as exc:
         raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
-    for coll in by_uuid:  # a collection without chunks (mid-drop): nothing to scan
-        ns = str(coll["_id"])
-        if ns not in out:
-            out[ns] = scan_compliance([], ranges_of(ns), shard_zones, next(iter(coll["key"])))
-    return out
