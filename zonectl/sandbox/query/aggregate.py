@@ -77,13 +77,29 @@ def union_spec(arg: Any) -> tuple[str, list[Any]]:
     return coll, pipeline
 
 
-def _union_with(docs: Iterable[Any], arg: Any, union: Union | None) -> Iterator[Any]:
-    """The input, then the sub-pipeline's output on the other collection (same database)."""
+class _Chain:
+    """The input, then each $unionWith's output in turn: consecutive $unionWith stages
+    extend one chain rather than nest, so a document passes one generator, not hundreds."""
+
+    def __init__(self, head: Iterable[Any]) -> None:
+        self.head = head
+        self.tails: list[Callable[[], Iterable[Any]]] = []
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from self.head
+        for tail in self.tails:
+            yield from tail()
+
+
+def _union_with(docs: Iterable[Any], arg: Any, union: Union | None) -> _Chain:
+    """The input, then the sub-pipeline's output on the other collection (same database),
+    run when the stream reaches it."""
     coll, pipeline = union_spec(arg)
     if union is None:
         raise CommandError.assertion(40324, "Unrecognized pipeline stage name: '$unionWith'")
-    yield from docs
-    yield from union(coll, pipeline)
+    chain = docs if isinstance(docs, _Chain) else _Chain(docs)
+    chain.tails.append(lambda: union(coll, pipeline))
+    return chain
 
 
 def _stage(docs: Iterable[Any], name: str, arg: Any, resolve: Resolver) -> Iterable[Any]:
