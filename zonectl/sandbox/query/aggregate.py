@@ -24,6 +24,8 @@ Resolver = Callable[[str], Iterable[Mapping[str, Any]]]  # "coll" -> documents, 
 # ("coll", sub-pipeline) -> its output, for $unionWith (the caller plans its first $match
 # on the collection's indexes, as a server plans every sub-pipeline on its own)
 Union = Callable[[str, list[Any]], Iterable[Mapping[str, Any]]]
+PIPELINE_LENGTH_LIMIT = 1000  # internalPipelineLengthLimit of release builds
+MATERIALIZE_EVERY = 200  # stages per chain of generators in a long pipeline
 
 
 def run_pipeline(
@@ -31,8 +33,17 @@ def run_pipeline(
 ) -> Iterator[Document]:
     if not isinstance(pipeline, list):
         raise CommandError.of("TypeMismatch", "'pipeline' option must be specified as an array")
+    if len(pipeline) > PIPELINE_LENGTH_LIMIT:
+        # pipeline.cpp validateCommon, for each pipeline and each sub-pipeline on its own
+        # (jstests/sharding/query/pipeline_length_limit.js); 7.1+ checks before parsing too.
+        raise CommandError.of(
+            "FailedToParse",
+            f"Pipeline length must be no longer than {PIPELINE_LENGTH_LIMIT} stages",
+        )
     stream: Iterable[Any] = docs
-    for stage in pipeline:
+    for depth, stage in enumerate(pipeline, 1):
+        if depth % MATERIALIZE_EVERY == 0:
+            stream = list(stream)  # bound the generator nesting (Python's recursion limit)
         if not isinstance(stage, Mapping) or len(stage) != 1:
             raise CommandError.assertion(
                 40323, "A pipeline stage specification object must contain exactly one field."
