@@ -132,3 +132,14 @@ def test_a_pipeline_or_sub_pipeline_of_more_than_1000_stages_is_refused(
             list(empty.aggregate(pipeline))
         assert caught.value.code == 9  # FailedToParse
         assert "Pipeline length must be no longer than 1000 stages" in str(caught.value)
+
+
+def test_list_cluster_catalog_is_an_unknown_stage_before_8_0_10(sandbox_server: Any) -> None:
+    """$listClusterCatalog is new in 8.0.10 and 8.1 (manual, "New in version 8.0.10"): the
+    8.0 profile (8.0.4) parses it as any server without it does."""
+    sb = sandbox_server("8.0")
+    assert sb.client.admin.command("buildInfo")["version"] == "8.0.4"
+    with pytest.raises(OperationFailure) as caught:
+        list(sb.client.admin.aggregate([{"$listClusterCatalog": {}}]))
+    assert caught.value.code == 40324
+    assert "Unrecognized pipeline stage name: '$listClusterCatalog'" in str(caught.value)

@@ -35,7 +35,7 @@ from zonectl.sandbox.commands.query_analyzer import (
 )
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.query.aggregate import run_pipeline
+from zonectl.sandbox.query.aggregate import KNOWN_STAGES, run_pipeline
 from zonectl.sandbox.query.cursors import encode_cursor
 from zonectl.sandbox.query.matcher import matches, validate
 from zonectl.sandbox.query.paths import MISSING, lookup
@@ -377,6 +377,12 @@ def aggregate(request: Request) -> dict[str, Any]:
             request, "admin.$cmd.aggregate", (encode(d) for d in found), batch_size=batch
         )
     if request.arg == 1:
+        if first_stage and first_stage[0] not in KNOWN_STAGES:
+            # Parsing comes first: an unknown stage (e.g. $listClusterCatalog, new in 8.0.10
+            # and 8.1, on the 5.0-8.0.4 profiles) fails as the server fails it.
+            raise CommandError.assertion(
+                40324, f"Unrecognized pipeline stage name: '{first_stage[0]}'"
+            )
         raise CommandError.of("InvalidNamespace", "{aggregate: 1} is not supported by the sandbox")
     namespace = namespace_of(request)
     if not isinstance(pipeline, list):

@@ -26,6 +26,14 @@ Resolver = Callable[[str], Iterable[Mapping[str, Any]]]  # "coll" -> documents, 
 Union = Callable[[str, list[Any]], Iterable[Mapping[str, Any]]]
 PIPELINE_LENGTH_LIMIT = 1000  # internalPipelineLengthLimit of release builds
 MATERIALIZE_EVERY = 200  # stages per chain of generators in a long pipeline
+# Every stage name the sandbox parses (here, or as a first stage in commands/crud.py).
+KNOWN_STAGES = frozenset(
+    {
+        "$match", "$sort", "$limit", "$skip", "$project", "$addFields", "$set", "$unset",
+        "$group", "$count", "$unwind", "$lookup", "$replaceRoot", "$unionWith",
+        "$shardedDataDistribution", "$currentOp", "$listSampledQueries",
+    }
+)  # fmt: skip
 
 
 def run_pipeline(
