@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from zonectl.plan.ops import Impact, MoveCollection
 from zonectl.plan.value import Plan
 
 INTERNAL = frozenset({"admin", "config", "local"})
+THREADS = 8
 
 
 @dataclass
@@ -81,9 +83,10 @@ def read_listing(conn: Connection, desired: DesiredState) -> Listing:
         for d in out.sharded:
             if not d.get("unsplittable"):
                 by_db.setdefault(str(d["_id"]).split(".", 1)[0], []).append(d)
-        for db in wanted_databases(desired, names):
-            out.round_trips += 1
-            for entry in client[db].list_collections():
+        wanted = wanted_databases(desired, names)
+        out.round_trips += len(wanted)
+        for db, entries in _list_collections(conn, wanted):
+            for entry in entries:
                 _add_collection(out, db, entry, tracked, by_db.get(db, []), conn)
         if _major(conn.version) >= 8:
             out.round_trips += 1
@@ -94,6 +97,22 @@ def read_listing(conn: Connection, desired: DesiredState) -> Listing:
             f"{conn.uri}: reading databases and collections failed: {redact(str(exc))}"
         ) from None
     return out
+
+
+def _list_collections(
+    conn: Connection, databases: list[str]
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """listCollections of each database (one command each; $listClusterCatalog, which
+    lists them all at once, is 8.0.10+ and documented as unsupported and unstable), sent
+    from a few threads so a distant mongos's latency is paid about once."""
+    if not databases:
+        return []
+
+    def one(db: str) -> tuple[str, list[dict[str, Any]]]:
+        return db, list(conn.client[db].list_collections())
+
+    with ThreadPoolExecutor(min(THREADS, len(databases))) as pool:
+        return list(pool.map(one, databases))
 
 
 def _add_collection(
