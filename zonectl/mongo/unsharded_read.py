@@ -109,7 +109,7 @@ def _list_collections(
         return []
 
     def one(db: str) -> tuple[str, list[dict[str, Any]]]:
-        return db, list(conn.client[db].list_collections())
+        return db, [dict(e) for e in conn.client[db].list_collections()]
 
     with ThreadPoolExecutor(min(THREADS, len(databases))) as pool:
         return list(pool.map(one, databases))
