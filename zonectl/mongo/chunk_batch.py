@@ -102,7 +102,8 @@ class ChunkBatch:
             self._answers[key] = found
 
     def _ask(self, stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        key = bson.encode({"s": stages})
+        # The client's codec options: a URI with uuidRepresentation decodes uuids as UUID
+        key = bson.encode({"s": stages}, codec_options=self.conn.client.codec_options)
         if key in self._answers:
             return list(self._answers[key])
         self._pending[key] = stages
