@@ -6,10 +6,14 @@ that starts inside a chunk (so the straddling chunk is looked up too)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from bson import MaxKey, MinKey
+from pymongo import monitoring
 from typer.testing import CliRunner
 
 from zonectl.cli.app import app
@@ -23,15 +27,15 @@ SHARDS = {"fast-0": "hot", "fast-1": "hot", "std-0": "archive", "std-1": "archiv
 MIB = 1024 * 1024
 
 
-def _cluster(sandbox_server: Any, n: int) -> Any:
+def _cluster(sandbox_server: Any, n: int, key: str = "x") -> Any:
     sb = sandbox_server("7.0")
     for shard, zone in SHARDS.items():
         sb.sandbox.cluster.add_shard(shard, f"{shard}/{shard}-a:27018", (zone,))
-    bounds = [{"x": MinKey()}, {"x": 100}, {"x": 200}, {"x": 300}, {"x": MaxKey()}]
+    bounds = [{key: MinKey()}, {key: 100}, {key: 200}, {key: 300}, {key: MaxKey()}]
     for i in range(n):
         sb.sandbox.cluster.create_collection(
             f"t.c{i:04d}",
-            {"x": 1},
+            {key: 1},
             bounds=bounds,
             shards=list(SHARDS),
             sizes=[(8 + i % 5) * MIB] * 4,
@@ -121,3 +125,87 @@ def test_a_plan_without_size_privileges_estimates_and_names_the_missing_privileg
     assert refused["collStats"].startswith("not authorized: needs the collStats action")
     note = doc["forecast"]["notes"][-1]
     assert "dataSize not permitted (not authorized: needs the find action on t.c0000)" in note
+
+
+class Sent(monitoring.CommandListener):
+    """Commands by name sent by every client of this process while `on`."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.names: Counter[str] = Counter()
+
+    def started(self, event: monitoring.CommandStartedEvent) -> None:
+        if self.on:
+            self.names[event.command_name] += 1
+
+    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
+        pass
+
+    def failed(self, event: monitoring.CommandFailedEvent) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def sent() -> Iterator[Sent]:
+    listener = Sent()
+    monitoring.register(listener)  # registered for the session: off outside these tests
+    yield listener
+    listener.on = False
+
+
+def _sent_by(sent: Sent, args: list[str]) -> Counter[str]:
+    sent.names.clear()
+    sent.on = True
+    try:
+        result = CliRunner().invoke(app, args, catch_exceptions=False)
+    finally:
+        sent.on = False
+    assert result.exit_code == 0, result.stderr
+    return Counter(sent.names)
+
+
+def test_status_reads_do_not_grow_with_collections_but_the_balancer_status_of_each(
+    sandbox_server: Any, sent: Sent
+) -> None:
+    """Every collection's chunks in one cursor; balancerCollectionStatus has no bulk form,
+    so one per collection (sent concurrently: new pooled connections say hello)."""
+    small = _sent_by(sent, ["status", "--uri", _cluster(sandbox_server, 20).uri])
+    large = _sent_by(sent, ["status", "--uri", _cluster(sandbox_server, 200).uri])
+    assert (small["balancerCollectionStatus"], large["balancerCollectionStatus"]) == (20, 200)
+    for name in ("balancerCollectionStatus", "hello", "isMaster", "ismaster"):
+        small.pop(name, None)
+        large.pop(name, None)
+    assert large == small
+
+
+def test_a_cron_rotate_with_nothing_due_sends_the_same_commands_for_20_or_200_windows(
+    sandbox_server: Any, tmp_path: Path, sent: Sent
+) -> None:
+    found = []
+    for n in (20, 200):
+        sb = _cluster(sandbox_server, n, key="ts")
+        for i in range(n):
+            for zone, lo, hi in (("archive", MinKey(), 180), ("hot", 180, MaxKey())):
+                sb.client.admin.command(
+                    {"updateZoneKeyRange": f"t.c{i:04d}", "min": {"ts": lo},
+                     "max": {"ts": hi}, "zone": zone}
+                )  # fmt: skip
+        policy = tmp_path / f"rotate-{n}.yaml"
+        policy.write_text(_rotate_policy(n), encoding="utf-8")
+        at = "1970-01-01T00:03:30+00:00"  # epoch 210: the boundary is the tick at 180 s
+        args = ["rotate", str(policy), "--uri", sb.uri, "--at", at, "--yes"]
+        found.append(_sent_by(sent, args))
+    assert found[0] == found[1]
+    assert "updateZoneKeyRange" not in found[1]  # nothing was due
+
+
+def _rotate_policy(n: int) -> str:
+    text = "apiVersion: zonectl/v1\nkind: ZonePolicy\nshards:\n"
+    text += "".join(f"  {s}: [{z}]\n" for s, z in SHARDS.items()) + "collections:\n"
+    for i in range(n):
+        text += (
+            f"  t.c{i:04d}:\n    key: {{ts: 1}}\n    firehose:\n      field: ts\n"
+            "      type: epochSeconds\n      schedule: '*/1 * * * *'\n      timezone: UTC\n"
+            "      keep: 1\n      hot: hot\n      cold: archive\n"
+        )
+    return text
