@@ -153,8 +153,7 @@ def test_plan_status_and_the_pr_comment_show_the_same_learned_forecast(tmp_path:
     plan = json.loads(run("plan", nxt, "--uri", uri, "-f", "json", *at).stdout)["forecast"]
     status = json.loads(run("status", "--uri", uri, "-f", "json").stdout)["forecast"]
     assert plan["cost"]["source"] == status["cost"]["source"] == "learned"
-    # The same model (each sandbox: URI run restarts the clock at this host's now, behind
-    # the saved history, so only the reported skew may differ by a second).
+    # The same model (each sandbox: URI run resumes the saved clock, so no skew either).
     for field in ("fixed_seconds", "copy_rate_bytes_per_s", "shard_rates_bytes_per_s"):
         assert plan["cost"][field] == status["cost"][field]
     assert plan["cost"]["history"]["migrations"] == status["cost"]["history"]["migrations"]

@@ -58,6 +58,8 @@ def policy(
 
 
 def users(*ranges: ZoneRange, **kw: Any) -> CollectionPolicy:
+    """`app.users: {ranges: [...]}`: it names `ranges` (so none at all means no zones)."""
+    kw.setdefault("names_ranges", True)
     return CollectionPolicy(
         "app.users", ranges=tuple(ranges), position=Position("policy.yaml", 9, 3), **kw
     )

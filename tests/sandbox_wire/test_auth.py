@@ -73,5 +73,5 @@ def test_read_any_database_does_not_cover_config(sb: Any) -> None:
 
 def test_cluster_manager_may_write_config_settings(sb: Any) -> None:
     client = login(sb, "ops", "pw")
-    client.config.settings.update_one({"_id": "wiretest"}, {"$set": {"stopped": True}}, upsert=True)
-    assert client.config.settings.find_one({"_id": "wiretest"})["stopped"] is True
+    client.config.settings.update_one({"_id": "balancer"}, {"$set": {"stopped": True}}, upsert=True)
+    assert client.config.settings.find_one({"_id": "balancer"})["stopped"] is True

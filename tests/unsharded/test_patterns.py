@@ -128,12 +128,14 @@ def test_rotate_places_a_collection_created_after_apply_and_then_sends_no_write(
     assert home_of(sb.client, "logs.audit_2026_10") in {"s1", "s2"}
     sb.client.logs.audit_2026_11.insert_one({"a": 1})  # created after apply, on s0
     assert home_of(sb.client, "logs.audit_2026_11") == "s0"
+    # The sandbox's clock is frozen days behind this host's: rotate runs as of its instant.
+    at = ("--at", f"{sb.sandbox.clock.now():%Y-%m-%dT%H:%M:%SZ}")
     with ticking(sb.sandbox):
-        code, out, err = zonectl("rotate", policy, "--uri", sb.uri, "--yes")
+        code, out, err = zonectl("rotate", policy, "--uri", sb.uri, "--yes", *at)
     assert code == 0, err
     assert "logs.audit_2026_11 (from pattern 'logs.*'): move collection" in out
     assert home_of(sb.client, "logs.audit_2026_11") in {"s1", "s2"}
-    code, out, err = zonectl("rotate", policy, "--uri", sb.uri, "--yes", "-v")
+    code, out, err = zonectl("rotate", policy, "--uri", sb.uri, "--yes", "-v", *at)
     assert code == 0 and out == ""
     assert "listCollections" in err  # it looked
     assert not WRITES.search(err), err

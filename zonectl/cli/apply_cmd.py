@@ -17,7 +17,13 @@ from zonectl.apply.dryrun import dry_run_commands
 from zonectl.apply.ports import Ports
 from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migration, run_apply
-from zonectl.cli.apply_wiring import build_ports, echo_listeners, make_confirm, parse_duration
+from zonectl.cli.apply_wiring import (
+    build_ports,
+    echo_listeners,
+    make_confirm,
+    ops_done,
+    parse_duration,
+)
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
@@ -259,10 +265,7 @@ def _summary(result: ApplyResult) -> int:
     skipped = sum(len(m.skipped) for m in result.migrations)
     left = sum(m.left for m in result.migrations)
     paused = sum(result.paused_s.values())
-    line = (
-        f"zonectl: applied plan {result.plan_id} (apply {result.apply_id}): "
-        f"{result.ops_done}/{result.ops_total} op(s)"
-    )
+    line = f"zonectl: applied plan {result.plan_id} (apply {result.apply_id}): {ops_done(result)}"
     failed = sum(len(m.failed) for m in result.migrations)
     if result.migrations:
         line += f", {plural(moved, 'chunk')} moved, {skipped} skipped, {left} left"

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from zonectl.apply.ports import Ports
-from zonectl.apply.run import Prepared, Preview
+from zonectl.apply.run import ApplyResult, Prepared, Preview
 from zonectl.cli.boundary import stderr
 from zonectl.errors import UsageError, ZonectlError
 from zonectl.model.cluster import ClusterState
@@ -68,6 +68,14 @@ def parse_duration(text: str | None, option: str) -> float | None:
         raise UsageError(f"{option}: {text!r} is not a duration like 90s, 10m or 1h")
     scale = {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
     return float(match.group(1)) * scale
+
+
+def ops_done(result: ApplyResult) -> str:
+    """`20/20 op(s) and 3 splits`: the plan's ops, then the splits --migrate sent at zone
+    boundaries, which print a "done" line each but are not ops of the plan."""
+    splits = sum(m.splits for m in result.migrations)
+    text = f"{result.ops_done}/{result.ops_total} op(s)"
+    return text + f" and {plural(splits, 'split')}" if splits else text
 
 
 def make_confirm(yes: bool, render: Any) -> Any:

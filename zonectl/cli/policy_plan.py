@@ -4,6 +4,7 @@ pattern-matched namespaces at their boundary, the expansion's origins and notes 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection
 from zonectl.mongo.resolve import Resolved, read_resolved
 from zonectl.plan.planner import make_plan
+from zonectl.plan.restrict import backward_windows
 from zonectl.plan.value import Plan
 
 
@@ -37,13 +39,17 @@ def read_policy_plan(
     patterns overlap or the policy cannot be planned against this cluster."""
     resolved = read_resolved(conn, desired, at)
     found, tick = window_boundaries(resolved.desired, at)
+    wanted = {**found, **(boundaries or {})}
     plan = make_plan(
         resolved.desired,
         resolved.actual,
-        boundaries={**found, **(boundaries or {})},
+        boundaries=wanted,
         at=at,
         namespaces=namespaces,
         origins=resolved.origins,
         notes=resolved.notes,
     )
+    back = backward_windows(resolved.desired, resolved.actual, wanted)
+    if back:  # shown by plan and apply; rotate refuses it (cli/rotate_clock.py)
+        plan = dataclasses.replace(plan, warnings=plan.warnings + tuple(back))
     return PolicyPlan(plan, resolved, tick)

@@ -7,6 +7,7 @@ import datetime as dt
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,7 +16,6 @@ import typer
 from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import (
     ApplyOptions,
-    ApplyResult,
     Prepared,
     Preview,
     preview_migration,
@@ -28,6 +28,15 @@ from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
+from zonectl.cli.rotate_clock import (
+    DEFAULT_MAX_SKEW,
+    allow_backwards_option,
+    check_backwards,
+    check_skew,
+    max_clock_skew_option,
+    warn_future,
+)
+from zonectl.cli.rotate_report import listing, report
 from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
@@ -45,8 +54,8 @@ from zonectl.plan.restrict import (
     window_problems,
     with_pattern_ops,
 )
+from zonectl.plan.slices_back import slices_back
 from zonectl.render import render_text
-from zonectl.render.summary import plural
 from zonectl.settings import Settings
 
 
@@ -57,7 +66,10 @@ def command(
     uri: Annotated[str | None, uri_option()] = None,
     at: Annotated[
         str | None,
-        typer.Option(help="Rotate as if it were this instant (ISO 8601 with offset)."),
+        typer.Option(
+            help="Rotate as of this instant instead of this host's clock (ISO 8601 with "
+            "offset). It writes, as a plain run does; `zonectl plan --at` only shows."
+        ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     migrate: Annotated[
@@ -73,6 +85,8 @@ def command(
         bool, typer.Option("--verbose", "-v", help="Print every command sent (redacted).")
     ] = False,
     metrics_file: Annotated[Path | None, metrics_file_option()] = None,
+    max_clock_skew: Annotated[str, max_clock_skew_option()] = DEFAULT_MAX_SKEW,
+    allow_backwards: Annotated[bool, allow_backwards_option()] = False,
 ) -> int:
     """Move each window to its boundary now (or at --at) and place new collections.
 
@@ -87,9 +101,19 @@ def command(
     apply`. Safe to run every few minutes: when nothing is new and no window
     is due it prints nothing and sends no write. A missed run catches up.
 
+    Time only goes forward: a window whose live boundary is later than the
+    one computed now (after a `--at` in the future, or a clock that jumped
+    back) is not moved back without --allow-backwards; and rotate does not
+    run when this host's clock and the cluster's (hello.localTime) differ by
+    more than --max-clock-skew. Both refusals name the two clocks. `--at`
+    replaces this host's clock and writes like a plain run; to see a later
+    run's window without writing, use `zonectl plan --at`.
+
     Exit codes: 0 rotated or nothing due; 1 runtime error (including a
     window that cannot be placed on this cluster); 2 bad option; 3 invalid
-    policy; 5 balancing could not be restored: run the printed command.
+    policy; 5 needs a human: balancing could not be restored (run the
+    printed command), or a window would move backwards, or the clocks
+    differ by more than --max-clock-skew (nothing was sent).
 
     Examples:
 
@@ -120,6 +144,7 @@ def command(
             verbose,
             settings,
             run,
+            TimeRules(parse_duration(max_clock_skew, "--max-clock-skew") or 0.0, allow_backwards),
         )
         return run.exit_code
 
@@ -136,15 +161,16 @@ def _rotate(
     verbose: bool,
     settings: Settings,
     run: MetricsRun,
+    rules: TimeRules,
 ) -> int:
-    instant = parse_at(at, dt.datetime.now(dt.UTC))
-    run.now = instant  # the run's time in the metrics file, even when it fails
+    given = parse_at(at, dt.datetime.now(dt.UTC)) if at else None
+    run.now = given or run.now  # the run's time in the metrics file, even when it fails
     desired = load_desired(paths)
     names = window_namespaces(desired)
     if not names and not desired.patterns:
         warn("the policy has no firehose windows or namespace patterns: nothing to rotate")
         return int(ExitCode.OK)
-    boundaries, next_tick = _boundaries(desired, names, instant)
+    _check_windows(desired, names)  # before any connection: an invalid policy is exit 3
     options = ApplyOptions(
         wait_timeout_s=parse_duration(wait_timeout, "--wait-timeout") or 0.0,
         migrate_budget_s=parse_duration(migrate_budget, "--budget"),
@@ -154,6 +180,11 @@ def _rotate(
     database = settings.database
     scanned = named_namespaces(desired)  # the metrics of a cron run cover what it manages
     with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
+        if given is None:
+            check_skew(conn, rules.max_skew_s)  # the boundary follows this host's clock
+        instant = given or conn.local()
+        run.now = instant
+        boundaries, next_tick = _boundaries(desired, names, instant)
         ports = build_ports(conn, database)
 
         def plan_now() -> tuple[WindowPlan, ClusterState]:
@@ -177,7 +208,11 @@ def _rotate(
             )
             problems = window_problems(window, actual)
             if problems:
-                raise PlanError(_listing("cannot rotate", problems))
+                raise PlanError(listing("cannot rotate", problems))
+            back = slices_back(window, desired, actual)
+            check_backwards(
+                conn, window.moves, back, instant, given is not None, rules.allow_backwards
+            )
             return window, actual
 
         first = _preflight(conn, desired, names, boundaries, instant)
@@ -190,6 +225,8 @@ def _rotate(
         eager = [ns for ns in names if migrate and ns in first.collections]
         previews = [preview_migration(ports, ns, False) for ns in eager]
         due = bool(window.plan.ops) or any(p.splits or p.moves.violating for p in previews)
+        if due and given is not None:
+            warn_future(conn, given, rules.max_skew_s)
         if not due and not ports.journal.find_open():
             if sys.stderr.isatty():
                 stderr.print(f"zonectl: nothing due at {instant:%Y-%m-%dT%H:%M:%SZ}", markup=False)
@@ -214,16 +251,19 @@ def _rotate(
         events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty(), clock=conn.clock)
         result = run_apply(ports, options, prepare, _confirm(yes), events)
         run.observe(conn, now=instant, desired=desired, namespaces=scanned)
-    return _report(result, ran[-1] if ran else window)
+    return report(result, ran[-1] if ran else window)
 
 
-def _boundaries(
-    desired: DesiredState, names: Sequence[str], instant: dt.datetime
-) -> tuple[dict[str, Any], dt.datetime | None]:
-    """Each window's boundary value at `instant` and the earliest next tick. A schedule
-    that never fires or an unknown zone is an invalid policy (exit 3), found here even
-    when the policy loader let it through, before any connection is made."""
-    from zonectl.windows import boundary_value, next_tick, validate_schedule
+@dataclass(frozen=True)
+class TimeRules:
+    max_skew_s: float  # --max-clock-skew
+    allow_backwards: bool
+
+
+def _check_windows(desired: DesiredState, names: Sequence[str]) -> None:
+    """A schedule that never fires or a keep below 1 is an invalid policy (exit 3), found
+    here even when the policy loader let it through, before any connection is made."""
+    from zonectl.windows import validate_schedule
 
     problems: list[str] = []
     for ns in names:
@@ -235,7 +275,15 @@ def _boundaries(
             where = fh.position or desired.collections[ns].position
             problems.append(f"{where or (desired.sources or ('policy',))[0]}: {ns}: {problem}")
     if problems:
-        raise InvalidPolicyError(_listing("invalid firehose window", problems))
+        raise InvalidPolicyError(listing("invalid firehose window", problems))
+
+
+def _boundaries(
+    desired: DesiredState, names: Sequence[str], instant: dt.datetime
+) -> tuple[dict[str, Any], dt.datetime | None]:
+    """Each window's boundary value at `instant` and the earliest next tick."""
+    from zonectl.windows import boundary_value, next_tick
+
     values = {ns: boundary_value(_firehose(desired, ns), instant) for ns in names}
     ticks = [next_tick(_firehose(desired, ns), instant) for ns in names]
     return values, min(ticks) if ticks else None
@@ -272,7 +320,7 @@ def _preflight(
             where = fh.position or desired.collections[ns].position
             problems.append(f"{where}: {problem}" if where else problem)
     if problems:
-        raise PlanError(_listing("cannot rotate", problems))
+        raise PlanError(listing("cannot rotate", problems))
     try:
         full = make_plan(desired, actual, boundaries=boundaries, at=instant)
     except PlanError as exc:
@@ -297,53 +345,3 @@ def _confirm(yes: bool) -> Callable[[Prepared, Sequence[Preview]], bool]:
         return bool(typer.confirm("Rotate these windows?", default=False, err=True))
 
     return confirm
-
-
-def _report(result: ApplyResult, window: WindowPlan) -> int:
-    """stdout: what moved, per namespace; stderr: the one-line summary."""
-    for message in result.warnings:
-        warn(message)
-    if not result.apply_id:
-        return int(ExitCode.OK)
-    lines = []
-    moved = {m.ns for m in window.moves}
-    for op in window.plan.ops:  # what pattern rules did to namespaces they matched
-        ns = op.namespace
-        if ns is not None and ns not in moved and ns in window.plan.origins:
-            lines.append(f"{ns} (from pattern {window.plan.origins[ns]!r}): {op.describe()}")
-    for move in window.moves:
-        lines.append(move.describe())
-        lines.extend(f"  {op.describe()}" for op in move.ops)
-        held = result.range_s.get(move.ns)
-        if held is not None:
-            lines.append(f"  ranges swapped in {held * 1000:.0f} ms with balancing paused")
-    for m in result.migrations:
-        if m.moved or m.left or m.splits or m.failed:
-            failed = f", {len(m.failed)} failed" if m.failed else ""
-            lines.append(
-                f"{m.ns}: {plural(m.splits, 'split')}, {plural(m.moved, 'chunk')} moved, "
-                f"{m.left} left{failed}"
-            )
-    sys.stdout.write("".join(f"{line}\n" for line in lines))
-    sys.stdout.flush()
-    stderr.print(
-        f"zonectl: rotated {len(window.moves)} window(s)"
-        f"{_pattern_count(window)}: {result.ops_done}/{result.ops_total} "
-        f"op(s) (plan {result.plan_id}, rotate {result.apply_id}); balancing restored",
-        markup=False,
-    )
-    return int(ExitCode.OK)
-
-
-def _listing(title: str, problems: Sequence[str]) -> str:
-    return f"{title} ({len(problems)} problem(s)):\n  " + "\n  ".join(problems)
-
-
-def _pattern_count(window: WindowPlan) -> str:
-    moved = {m.ns for m in window.moves}
-    placed = {
-        op.namespace
-        for op in window.plan.ops
-        if op.namespace in window.plan.origins and op.namespace not in moved
-    }
-    return f" and placed {len(placed)} pattern namespace(s)" if placed else ""

@@ -79,6 +79,25 @@ class CollectionPolicy:
     pattern: str | None = None  # the `collections:` glob this namespace was expanded from
     slices: Slices | None = None  # only on a template entry (in DesiredState.patterns)
     sampling: Sampling | None = None  # None: not managed
+    # The entry names `ranges:`, even empty: `ranges: []` says "no zones" (the live go).
+    names_ranges: bool = False
+
+    @property
+    def manages_ranges(self) -> bool:
+        """Whether the entry owns its namespace's zone ranges: only when it names `ranges`,
+        `pin`, `firehose` or `slices` (DESIGN §2, ownership per aspect)."""
+        return self.names_ranges or bool(self.ranges or self.pin or self.firehose or self.slices)
+
+    def aspects(self) -> frozenset[str]:
+        """What the entry manages; the cluster keeps everything else as it is. A setting of
+        its own (`None`: not managed) joins here as one more row."""
+        named = {
+            "ranges": self.manages_ranges,
+            "key": self.key is not None,
+            "balancing": self.balancing is not None,
+            "sampling": self.sampling is not None,
+        }
+        return frozenset(aspect for aspect, on in named.items() if on)
 
     def zones(self) -> frozenset[str]:
         """Every zone this collection's policy refers to."""
@@ -117,8 +136,9 @@ class BalancerPolicy:
 @dataclass(frozen=True)
 class DesiredState:
     """All policy files merged. Ownership (DESIGN §2): zonectl is authoritative for the
-    zones in `managed_zones` (their shard memberships) and for the namespaces in
-    `collections` (their ranges); everything else is unmanaged and left alone."""
+    zones in `managed_zones` (their shard memberships) and, per namespace in `collections`,
+    for the aspects its entry names (`CollectionPolicy.aspects`); everything else is
+    unmanaged and left alone."""
 
     shards: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)  # shard -> zones
     collections: Mapping[str, CollectionPolicy] = dataclasses.field(default_factory=dict)

@@ -33,8 +33,39 @@ class Connection:
     # The cluster's clock in seconds: time.monotonic, or an in-process sandbox's clock
     # (virtual: simulated time), so budgets and progress bars run in the cluster's time.
     clock: Callable[[], float] = time.monotonic
-    # Wall-clock "now" for forecasts: the sandbox's clock for an in-process sandbox.
+    # The cluster's wall clock ("now" for forecasts and status): this host's clock moved by
+    # the offset hello's localTime showed at connect; an in-process sandbox's own clock.
     wall: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now(dt.UTC))
+    # This host's wall clock (what cron's schedule runs on); an in-process sandbox and this
+    # process share one simulated timeline, so there it is the sandbox's clock too.
+    local: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now(dt.UTC))
+    skew: ClockSkew | None = None  # cluster minus this host, measured at connect
+
+
+@dataclass(frozen=True)
+class ClockSkew:
+    """hello's `localTime` against this host's clock around it: `offset_s` is the cluster's
+    clock minus this host's, known to within `error_s` (half the round trip, plus the
+    millisecond localTime is rounded to)."""
+
+    offset_s: float
+    error_s: float
+
+    @property
+    def sure_s(self) -> float:
+        """How far apart the clocks are at least."""
+        return max(abs(self.offset_s) - self.error_s, 0.0)
+
+
+def _measure(before: dt.datetime, after: dt.datetime, hello: dict[str, Any]) -> ClockSkew | None:
+    local_time = hello.get("localTime")
+    if not isinstance(local_time, dt.datetime):
+        return None  # a mongos sends it (reference §6.3); without it nothing is known
+    if local_time.tzinfo is None:
+        local_time = local_time.replace(tzinfo=dt.UTC)
+    mid = before + (after - before) / 2
+    error = (after - before).total_seconds() / 2 + 0.001
+    return ClockSkew((local_time - mid).total_seconds(), error)
 
 
 def _with_defaults(uri: str) -> dict[str, Any]:
@@ -77,7 +108,9 @@ def connect(
     with _resolve(uri) as (real, sandbox_now):
         client = _client(real, listeners, origin, uri)
         try:
+            before = dt.datetime.now(dt.UTC)
             hello = _admin(client, shown, {"hello": 1})
+            after = dt.datetime.now(dt.UTC)
             if hello.get("msg") != "isdbgrid":
                 raise ClusterError(
                     f"{shown} is not a mongos ({_what_it_is(hello)}); zonectl reads and "
@@ -86,7 +119,16 @@ def connect(
                 )
             version = str(_admin(client, shown, {"buildInfo": 1}).get("version", ""))
             if sandbox_now is None:
-                yield Connection(client, shown, version, _read_fcv(client))
+                skew = _measure(before, after, hello)
+                offset = dt.timedelta(seconds=skew.offset_s if skew else 0.0)
+                yield Connection(
+                    client,
+                    shown,
+                    version,
+                    _read_fcv(client),
+                    wall=lambda: dt.datetime.now(dt.UTC) + offset,
+                    skew=skew,
+                )
             else:
                 now = sandbox_now
                 yield Connection(
@@ -96,6 +138,8 @@ def connect(
                     _read_fcv(client),
                     clock=lambda: now().timestamp(),
                     wall=now,
+                    local=now,
+                    skew=ClockSkew(0.0, 0.0),
                 )
         finally:
             client.close()

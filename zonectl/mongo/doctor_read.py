@@ -124,13 +124,14 @@ def _read_privileges(conn: Connection) -> tuple[tuple[str, ...], tuple[Privilege
 
 
 def read_clock(conn: Connection) -> ClockSample:
-    """hello's `localTime` (a mongos sends it: reference §6.3) between two host readings."""
-    before = dt.datetime.now(dt.UTC)
+    """hello's `localTime` (a mongos sends it: reference §6.3) between two host readings
+    (an in-process sandbox's clock is this process's too: conn.local)."""
+    before = conn.local()
     try:
         reply = conn.client.admin.command({"hello": 1})
     except PyMongoError as exc:
         raise ClusterError(f"{conn.uri}: hello failed: {_say(exc)}") from None
-    after = dt.datetime.now(dt.UTC)
+    after = conn.local()
     local = reply.get("localTime")
     if not isinstance(local, dt.datetime):
         raise ClusterError(f"{conn.uri}: hello has no localTime; cannot measure clock skew")

@@ -10,8 +10,9 @@
   Blocked without the policy's `reshard: true`, while another resharding runs, or before 5.0.
 - `migrate: reshard` on a zone change (same key): the reshard route, ReshardCollection with
   forceRedistribution (7.2+) and the new zones; `migrate: reshard` is itself the opt-in.
-A resharding already running on the namespace is never doubled: to the policy's key, the
-plan leaves the namespace to it; to another key, the plan is refused.
+A resharding already running on the namespace is never doubled: to the policy's key (or
+the same key: the reshard route), the plan leaves the namespace to it and says so; to
+another key, the plan is refused.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from typing import Any
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.model.cluster import ClusterState, LiveRange
+from zonectl.model.cluster import ClusterState, LiveRange, LiveResharding
 from zonectl.model.desired import CollectionPolicy
 from zonectl.model.keys import format_value, is_max_key
 from zonectl.plan.ops import Op, RefineShardKey, ReshardCollection
 from zonectl.plan.ranges import Problems, WantedRange, same_key
 
 KeyPattern = Mapping[str, Any]
+IN_PROGRESS = "is in progress on the server"  # in_progress()'s words, which views look for
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,18 @@ def classify(cp: CollectionPolicy, actual: ClusterState, problems: Problems) -> 
         return None
     kind = "refine" if extends(cp.key, live.key) else "reshard"
     return KeyChange(kind, cp.key, live.key)
+
+
+def in_progress(running: LiveResharding) -> str:
+    """The plan's note for a namespace a running resharding owns until it commits: its
+    zones are the resharding's, and range updates would conflict with it."""
+    since = f", started {running.started:%Y-%m-%d %H:%M} UTC" if running.started else ""
+    state = f"state {running.state}" if running.state else "state unknown"
+    return (
+        f"{running.namespace}: a resharding to {format_value(running.key)} {IN_PROGRESS} "
+        f"({state}{since}); nothing is planned for it until it ends (`zonectl "
+        "status` shows its progress; `zonectl recover --resharding wait|abort`)"
+    )
 
 
 def extends(new: KeyPattern, old: KeyPattern) -> bool:
@@ -131,6 +145,21 @@ def reshard_op(
     )
 
 
+def takes_route(cp: CollectionPolicy, actual: ClusterState, problems: Problems) -> bool:
+    """Whether `migrate: reshard` applies: only a sharded collection can be resharded. On a
+    namespace not sharded (or not there yet) its ranges are planned as range ops, warned."""
+    if cp.migrate != "reshard":
+        return False
+    if cp.namespace in actual.collections:
+        return True
+    problems.warn(
+        cp.position,
+        f"{cp.namespace} is not sharded: `migrate: reshard` has nothing to reshard; its "
+        "ranges are planned as range ops",
+    )
+    return False
+
+
 def route_op(
     cp: CollectionPolicy, actual: ClusterState, zones: Sequence[WantedRange]
 ) -> ReshardCollection:
@@ -157,6 +186,14 @@ def reshard_blocked(cp: CollectionPolicy, actual: ClusterState) -> str:
     others = [r.namespace for r in actual.reshardings if r.namespace != cp.namespace]
     if others:
         return f"a resharding of {others[0]} is running: one resharding at a time in a cluster"
+    if not cp.manages_ranges and actual.ranges_of(cp.namespace):
+        # The server refuses a resharding of a zoned collection without `zones` (BadValue
+        # "Must specify value for zones field"), and zonectl would send none: the entry
+        # leaves the ranges alone, but they cannot outlive the old key.
+        return (
+            f"{cp.namespace} has live zone ranges, written in the old key, that a resharding "
+            "replaces: list them in the new key under `ranges:` (or `ranges: []` for none)"
+        )
     if not cp.reshard and cp.migrate != "reshard":
         where = f" ({cp.position})" if cp.position is not None else ""
         return (

@@ -19,8 +19,10 @@ Ordering rules (each tested on its own in tests/plan/test_ordering.py):
    window, then the balancer on/off switch (a balancer being enabled starts inside its
    new window).
 
-Ownership (DESIGN §2): memberships of zones named under `shards` and ranges of namespaces
-named under `collections` are authoritative; everything else is reported as unmanaged.
+Ownership (DESIGN §2): memberships of zones named under `shards` are authoritative, and
+per namespace under `collections` what its entry names (`CollectionPolicy.aspects`): its
+ranges only when it names `ranges`, `pin`, `firehose` or `slices`, its key only with `key`;
+everything else is reported as unmanaged (plan/unmanaged.py) and left alone.
 
 Ranges on an unsharded namespace are allowed by MongoDB since 4.0.2 (§1.5 (a)) and are
 used to pre-split a collection about to be sharded: they are planned, with a warning.
@@ -49,7 +51,8 @@ from zonectl.plan.ops import (
     SetCollectionBalancing,
 )
 from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
-from zonectl.plan.sampling import sampling_ops, unmanaged_samplers
+from zonectl.plan.sampling import sampling_ops
+from zonectl.plan.unmanaged import owns_ranges, unmanaged_items
 from zonectl.plan.unsharded import (
     book_move,
     initial_load,
@@ -58,7 +61,7 @@ from zonectl.plan.unsharded import (
     refuse_kind,
     stuck_notes,
 )
-from zonectl.plan.value import Plan, Unmanaged, make_fingerprint
+from zonectl.plan.value import Plan, make_fingerprint
 
 
 def make_plan(
@@ -103,21 +106,27 @@ def make_plan(
                 move_ops.append(op)
         change = key_change.classify(cp, actual, problems)
         key = change.key if change is not None else None
-        wanted = _namespace_ranges(desired, actual, ns, boundaries, problems, key)
+        wanted = (
+            _namespace_ranges(desired, actual, ns, boundaries, problems, key)
+            if cp.manages_ranges
+            else []
+        )
         for r in wanted:
             zones_in_use.setdefault(r.zone, problems.where(r.position))
         live_ranges = actual.ranges_of(ns)
-        if change is not None and change.kind == "running":
-            plan_notes.append(f"{ns}: a resharding to the policy's key is running; left to it")
+        running = actual.resharding_of(ns)
+        if running is not None and (change is None or change.kind == "running"):
+            plan_notes.append(key_change.in_progress(running))  # never a second one
         elif change is not None and change.kind == "reshard":
             key_ops.append(key_change.reshard_op(change, cp, actual, wanted))
         else:
             if change is not None:  # a refine: the live ranges as it will rewrite them
                 key_ops.append(key_change.refine_op(change, cp, actual))
                 live_ranges = key_change.refined_ranges(live_ranges, change.key)
-            diff = _diff_ranges(ns, wanted, live_ranges)
+            diff = _diff_ranges(ns, wanted, live_ranges) if cp.manages_ranges else []
             rezoned = any(after.get(r.zone) != live_holders.get(r.zone) for r in wanted)
-            if (diff or rezoned) and change is None and cp.migrate == "reshard":
+            changed = (diff or rezoned) and change is None
+            if changed and key_change.takes_route(cp, actual, problems):
                 key_ops.append(key_change.route_op(cp, actual, wanted))  # the reshard route
             else:
                 range_ops.extend(diff)
@@ -125,8 +134,12 @@ def make_plan(
         balancing_ops.extend(sampling_ops(desired, actual, ns, problems))
     plan_notes += stuck_notes(stuck, actual.features_text)
     for lr in actual.ranges:
-        if lr.namespace not in desired.collections:
-            zones_in_use.setdefault(lr.zone, f"unmanaged namespace {lr.namespace}")
+        if not owns_ranges(desired, lr.namespace):
+            entry = desired.collections.get(lr.namespace)
+            where = f"unmanaged namespace {lr.namespace}"
+            if entry is not None:
+                where = f"{problems.where(entry.position)}: live ranges of {lr.namespace}"
+            zones_in_use.setdefault(lr.zone, where)
     for zone, where in sorted(zones_in_use.items()):
         if not after.get(zone):
             problems.errors.append(
@@ -162,7 +175,7 @@ def make_plan(
         fingerprint=make_fingerprint(actual, frozenset(desired.collections)),
         sources=desired.sources,
         cluster_version=actual.version,
-        unmanaged=_unmanaged(desired, actual),
+        unmanaged=unmanaged_items(desired, actual),
         warnings=tuple(problems.warnings),
         namespaces=tuple(sorted(namespaces)) if namespaces is not None else (),
         notes=tuple(plan_notes),
@@ -290,21 +303,3 @@ def _restrict(
     needed = {op.zone for op in kept if isinstance(op, AssignZoneRange)}
     adds = [op for op in ops if isinstance(op, AddShardToZone) and op.zone in needed]
     return [*adds, *kept]
-
-
-def _unmanaged(desired: DesiredState, actual: ClusterState) -> tuple[Unmanaged, ...]:
-    items: list[Unmanaged] = []
-    holders = _holders(actual)
-    for zone in sorted(set(holders) - desired.managed_zones):
-        items.append(Unmanaged("zone", zone, "shards " + ", ".join(sorted(holders[zone]))))
-    by_ns: dict[str, list[LiveRange]] = {}
-    for r in actual.ranges:
-        if r.namespace not in desired.collections:
-            by_ns.setdefault(r.namespace, []).append(r)
-    for ns in sorted(by_ns):
-        zones = sorted({r.zone for r in by_ns[ns]})
-        n = len(by_ns[ns])
-        detail = f"{n} range{'s' if n != 1 else ''} in zone{'s' if len(zones) > 1 else ''} "
-        items.append(Unmanaged("namespace", ns, detail + ", ".join(zones)))
-    items.extend(unmanaged_samplers(desired, actual))
-    return tuple(items)

@@ -16,7 +16,7 @@ from bson.min_key import MinKey
 from zonectl.model.bsontypes import type_name
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
-from zonectl.model.keys import compare, format_value, sort_key
+from zonectl.model.keys import compare, format_value, sort_key, type_rank
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
@@ -46,6 +46,19 @@ class WindowMove:
 
     def describe(self) -> str:
         return f"{self.ns}: window {_show(self.old)} -> {_show(self.new)}"
+
+    @property
+    def backwards(self) -> bool:
+        """The new boundary is earlier than the live one: the newest data would leave the
+        hot zone's range and older data come back into it. Values of different BSON types
+        are not ordered in time (a changed `type` is key_type_problem's to report)."""
+        if self.old is None or self.new is None:
+            return False
+        return type_rank(self.old) == type_rank(self.new) and compare(self.new, self.old) < 0
+
+    def shown(self, which: str) -> str:
+        """`old` or `new` as the operator reads it (an ObjectId with its creation second)."""
+        return _show(self.old if which == "old" else self.new)
 
 
 def _show(value: Any) -> str:
@@ -118,6 +131,26 @@ def live_boundary(actual: ClusterState, ns: str, fh: Firehose) -> Any:
         if fh.cold and r.zone == fh.cold and isinstance(r.min.get(fh.field), MinKey):
             return r.max.get(fh.field)
     return None
+
+
+def backward_windows(
+    desired: DesiredState, actual: ClusterState, boundaries: Mapping[str, Any]
+) -> list[str]:
+    """A warning per firehose window the plan would move to an earlier boundary than the
+    live one, for `plan` and `apply` (which show it; `rotate` refuses it)."""
+    out = []
+    for ns in window_namespaces(desired):
+        fh = desired.collections[ns].firehose
+        assert fh is not None
+        move = WindowMove(ns, live_boundary(actual, ns, fh), boundaries.get(ns), ())
+        if move.backwards:
+            out.append(
+                f"{ns}: the window boundary moves back from {move.shown('old')} to "
+                f"{move.shown('new')}: the live window is ahead of this instant (a `rotate "
+                "--at` in the future, or a clock that jumped); `zonectl rotate` refuses this "
+                "without --allow-backwards"
+            )
+    return out
 
 
 def _is_top(bound: Mapping[str, Any]) -> bool:
@@ -232,7 +265,8 @@ def with_pattern_ops(
 ) -> WindowPlan:
     """Add what pattern rules ask of the namespaces they matched (a rotate run places a
     collection created since the last run): their range, moveCollection and balancing ops,
-    never memberships or shard-key changes, which stay `zonectl apply`'s (a cron job must
+    never memberships or shard-key changes, which stay `zonectl apply`'s (and so do the
+    range ops of a namespace with a range in a zone no shard carries yet) (a cron job must
     not start an hours-long resharding, nor a blocked key change stop the rotation).
     Converged namespaces add nothing, so a run with nothing new and no window due still
     sends no write."""
@@ -245,9 +279,20 @@ def with_pattern_ops(
     full = make_plan(
         cut, actual, boundaries=boundaries, at=at, namespaces=names, origins=origins, notes=notes
     )
-    have = set(window.plan.ops)
-    extra = tuple(op for op in full.ops if not isinstance(op, _APPLY_ONLY) and op not in have)
-    left = tuple(op for op in full.ops if isinstance(op, _APPLY_ONLY))
+    # A range in a zone no shard carries yet waits for the membership apply adds (the server
+    # answers ZoneNotFound), and so do the other range ops of its namespace.
+    live_zones = actual.zones()
+    waiting = {
+        op.ns for op in full.ops if isinstance(op, AssignZoneRange) and op.zone not in live_zones
+    }
+
+    def apply_only(op: Op) -> bool:
+        ranged = isinstance(op, AssignZoneRange | RemoveZoneRange) and op.ns in waiting
+        return ranged or isinstance(op, _APPLY_ONLY)
+
+    have = window.plan.ops  # compared by value: range ops hold dict bounds, not hashable
+    extra = tuple(op for op in full.ops if not apply_only(op) and op not in have)
+    left = tuple(op for op in full.ops if apply_only(op))
     plan = dataclasses.replace(
         window.plan,
         ops=window.plan.ops + extra,

@@ -2,7 +2,8 @@
 needs, and the sampled collections no policy names (reported as unmanaged, left alone).
 
 configureQueryAnalyzer exists from 7.0 (configure_query_analyzer_cmd.cpp): before that the
-policy line gets a warning and no op. Views and time-series collections cannot be sampled
+policy line gets a warning and no op, as does a collection that does not exist (the server
+answers NamespaceNotFound). Views and time-series collections cannot be sampled
 (validateCollectionOptions): a plan error at the policy line.
 """
 
@@ -32,6 +33,13 @@ def sampling_ops(
         )
         return []
     live = actual.unsharded.get(ns)
+    if live is None and ns not in actual.collections and actual.databases:
+        # Listed (needs_listing reads the databases for sampling on a namespace that is
+        # not sharded) and not there: the server answers NamespaceNotFound.
+        problems.warn(
+            wanted.position, f"{ns} does not exist yet: `sampling` is planned once it is created"
+        )
+        return []
     if live is not None and live.kind in ("view", "timeseries"):
         kind = "a view" if live.kind == "view" else "a time-series collection"
         problems.error(

@@ -34,9 +34,9 @@ FORMAT_VERSION = 1
 
 @dataclass(frozen=True)
 class Unmanaged:
-    """A zone or namespace present on the cluster that no policy names: reported, untouched."""
+    """A zone, namespace or setting on the cluster that no policy manages: reported, untouched."""
 
-    kind: str  # "zone" | "namespace" | "sampling"
+    kind: str  # "zone" | "namespace" | "balancing" | "sampling"
     name: str
     detail: str
 
@@ -53,6 +53,7 @@ class Summary:
     collections: int = 0  # moveCollection ops (8.0+ unsharded pins)
     key_changes: int = 0  # refineCollectionShardKey and reshardCollection ops
     blocked: int = 0  # of those, ops that cannot run yet (opt-in, index, one at a time)
+    same_key: int = 0  # of those, reshardings to the same key (the reshard route)
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,11 @@ class Plan:
             collections=sum(isinstance(op, MoveCollection) for op in self.ops),
             key_changes=len(keys),
             blocked=sum(bool(op.blocked) for op in keys),
+            same_key=sum(
+                isinstance(op, ReshardCollection)
+                and list(op.key.items()) == list(op.previous.items())
+                for op in keys
+            ),
         )
 
     def with_impacts(self, impacts: Mapping[int, Impact]) -> Plan:

@@ -96,6 +96,7 @@ def _collection(
         migrate=model.migrate,
         reshard=bool(model.reshard),
         position=entry.at(key=True),
+        names_ranges="ranges" in model.model_fields_set,
     )
 
 
@@ -158,6 +159,8 @@ def _normal_collection(c: CollectionPolicy) -> dict[str, Any]:
         # only when set, so digests of policies without sampling stay put
         **({"sampling": c.sampling.rate} if c.sampling is not None else {}),
         **({"reshard": True} if c.reshard else {}),  # only when set: old digests stay put
+        # `ranges: []` (no zones) differs from no `ranges:` (ranges not managed)
+        **({"noZones": True} if c.names_ranges and not c.zones() else {}),
         **(
             {"slices": [sl.schedule, sl.timezone, sl.keep, sl.hot, sl.cold]}
             if (sl := c.slices) is not None

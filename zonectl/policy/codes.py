@@ -29,6 +29,7 @@ CODES: dict[str, str] = {
     "ZP140": "invalid namespace",
     "ZP141": "invalid namespace pattern",
     "ZP142": "invalid collection-per-period template",
+    "ZP143": "a collection entry manages nothing",
     "ZP200": "invalid Extended JSON value in a bound",
     "ZP201": "min is not less than max",
     "ZP202": "bound fields do not match the shard key",

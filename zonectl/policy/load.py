@@ -11,7 +11,7 @@ from typing import Any
 from zonectl.diagnostics import Diagnostic, Severity, has_errors, sorted_diagnostics
 from zonectl.errors import InvalidPolicyError
 from zonectl.model.desired import DesiredState
-from zonectl.policy import check_firehose, check_misc, check_ranges
+from zonectl.policy import check_firehose, check_misc, check_ownership, check_ranges
 from zonectl.policy.build import build_desired
 from zonectl.policy.check_ranges import CheckedRange
 from zonectl.policy.fragment import Fragment, parse_fragment
@@ -68,6 +68,7 @@ def check_policy(
     for ns, coll in merged.collections.items():
         problems += check_misc.check_namespace(coll, own_database)
         problems += check_misc.check_sampling(coll)
+        problems += check_ownership.check_manages_something(coll)
         key, key_problems = check_ranges.check_key(coll)
         problems += key_problems
         keys[ns] = key

@@ -139,10 +139,18 @@ def reshard_lines(f: Forecast) -> list[str]:
     """The reshard route per namespace, and which route is fastest (forecast/reshard.py)."""
     eager = {n.ns: n for n in f.namespaces}
     out = []
+    unavailable = [r.ns for r in f.reshard if not r.available]
+    if unavailable:  # the cluster's version, not the collection: said once
+        shown = ", ".join(unavailable[:3]) + (
+            f" and {len(unavailable) - 3} more" if len(unavailable) > 3 else ""
+        )
+        out.append(
+            "  reshard route: needs 7.2+ (forceRedistribution), so it is not forecast for "
+            f"{plural(len(unavailable), 'collection')} ({shown})"
+        )
     for r in f.reshard:
         n = eager.get(r.ns)
         if not r.available:
-            out.append(f"  {r.ns}: reshard route: needs 7.2+ (forceRedistribution)")
             continue
         # Nothing out of zone (a zone gained a shard): the balancer's spreading is not
         # forecast, so the routes are not compared.

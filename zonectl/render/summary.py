@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zonectl.plan.key_change import IN_PROGRESS
 from zonectl.plan.ops import AddShardToZone, Op, RemoveShardFromZone
 from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.plan.value import Plan, Summary
@@ -32,6 +33,8 @@ def summary_line(plan: Plan) -> str:
                 f"No changes zonectl can make, but {plural(stuck, 'pinned collection')} "
                 "outside its zone that no zone can reach on this version (see notes)."
             )
+        if any(IN_PROGRESS in note for note in plan.notes):
+            return "No changes to make now: a resharding is in progress (see notes)."
         return "No changes: the cluster matches the policy."
     s: Summary = plan.summary()
     text = (
@@ -42,10 +45,13 @@ def summary_line(plan: Plan) -> str:
         text += f", {plural(s.settings, 'setting')} to change"
     if s.collections:
         text += f", {plural(s.collections, 'collection')} to move"
-    if s.key_changes:
-        text += f", {plural(s.key_changes, 'shard key')} to change"
-        if s.blocked:
-            text += f" ({s.blocked} blocked)"
+    changed = s.key_changes - s.same_key  # a reshard route keeps the key: not a key change
+    if changed:
+        text += f", {plural(changed, 'shard key')} to change"
+    if s.same_key:
+        text += f", {plural(s.same_key, 'collection')} to reshard to the same key"
+    if s.blocked:
+        text += f" ({s.blocked} blocked)"
     if s.to_add and s.impact_known:
         text += f"; ~{plural(s.chunks, 'chunk')} (~{format_bytes(s.bytes)}) will migrate"
     elif (s.collections or s.key_changes) and s.impact_known and s.bytes:

@@ -54,6 +54,7 @@ CODES: dict[str, int] = {
     "ConflictingUpdateOperators": 40,
     "ConflictingOperationInProgress": 117,
     "NamespaceNotSharded": 118,
+    "DocumentValidationFailure": 121,
     "ChunkTooBig": 153,
     "ZoneStillInUse": 163,
     "ZoneNotFound": 177,

@@ -6,7 +6,7 @@ that describes it, so a fidelity question has one place to look.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -28,10 +28,21 @@ class VersionProfile:
     imbalance_threshold_chunks: int  # §5.3: 4.4 -> 2, 5.0 -> 1 (ignored when by data size)
     default_chunk_size_mb: int  # §2.5: 64 through 5.0, 128 from 6.0
     unknown_mode_is_off: bool  # §2.5: 7.x treats an unknown mode as off, 4.4 BadValue
+    # balancer-settings.md §4.1: configureCollectionBalancing `enableBalancing` (8.0.10+, 8.1)
+    has_enable_balancing: bool = False
+    # balancer-settings.md §5.3: balancerCollectionStatus `chunkSize` is a double in 8.x
+    chunk_size_status_double: bool = False
+    # balancer-settings.md §1.4: `activeWindowDOW` honoured (at FCV >= 8.3) by an 8.3+ binary
+    has_window_dow: bool = False
 
     @property
     def major_minor(self) -> str:
         return ".".join(self.version.split(".")[:2])
+
+    @property
+    def has_auto_merger(self) -> bool:
+        """balancer-settings.md §3: the AutoMerger and `{_id: "automerge"}` are 7.0+."""
+        return self.balancer_toggles_automerge
 
     @property
     def version_array(self) -> list[int]:
@@ -115,6 +126,32 @@ PROFILES: dict[str, VersionProfile] = {
         imbalance_threshold_chunks=1,
         default_chunk_size_mb=128,
         unknown_mode_is_off=True,
+        chunk_size_status_double=True,
+    ),
+    # 8.3 (a rapid release; FCV 8.3, last LTS 8.0): day-of-week balancing windows
+    # (featureFlagBalancerWindowDOW, balancer-settings.md §1.4), enableBalancing (§4.1).
+    # Wire version 28: one per release after 8.0's 25 (inferred, not read).
+    "8.3": VersionProfile(
+        version="8.3.0",
+        max_wire_version=28,
+        chunks_keyed_by_uuid=True,
+        zone_check_first=True,
+        manual_moves_check_zones=False,
+        has_move_range=True,
+        move_range_one_bound=True,
+        move_chunk_typed_errors=True,
+        has_configure_collection_balancing=True,
+        balancer_toggles_automerge=True,
+        balancer_status_term=True,
+        has_defragmentation=True,
+        has_autosplit_only_mode=False,
+        imbalance_by_data_size=True,
+        imbalance_threshold_chunks=1,
+        default_chunk_size_mb=128,
+        unknown_mode_is_off=True,
+        has_enable_balancing=True,
+        chunk_size_status_double=True,
+        has_window_dow=True,
     ),
 }
 
@@ -122,10 +159,30 @@ DEFAULT_VERSION = "7.0"
 
 
 def profile(version: str) -> VersionProfile:
-    """Look up a profile by "7.0" or a full "7.0.16"."""
+    """Look up a profile by "7.0" or a full "7.0.16"; a full version keeps its patch
+    release, and the switches that changed within a release follow it."""
     key = ".".join(version.split(".")[:2])
     try:
-        return PROFILES[key]
+        base = PROFILES[key]
     except KeyError:
         known = ", ".join(PROFILES)
         raise ValueError(f"unsupported server version {version!r}; choose one of {known}") from None
+    parts = version.split(".")
+    if len(parts) < 3 or version == base.version:
+        return base
+    try:
+        patch = int(parts[2])
+    except ValueError:
+        raise ValueError(f"unsupported server version {version!r}: expected x.y.z") from None
+    return _at_patch(base, version, patch)
+
+
+def _at_patch(base: VersionProfile, version: str, patch: int) -> VersionProfile:
+    """Patch-level gates (balancer-settings.md): data-size balancing from 6.0.3 (§6.1),
+    configureCollectionBalancing `enableBalancing` from 8.0.10 (§4.1)."""
+    changes: dict[str, object] = {"version": version}
+    if base.major_minor == "6.0":
+        changes["imbalance_by_data_size"] = patch >= 3
+    if base.major_minor == "8.0":
+        changes["has_enable_balancing"] = patch >= 10
+    return replace(base, **changes)  # type: ignore[arg-type]

@@ -71,11 +71,15 @@ def summary_lines(command: str, outcomes: Sequence[Outcome], code: int) -> list[
     ok = sum(1 for o in outcomes if o.code in (0, 4))
     stopped = sum(1 for o in outcomes if o.result == "interrupted")
     skipped = sum(1 for o in outcomes if not o.started)
-    failed = len(outcomes) - ok - stopped - skipped
+    failed = sum(1 for o in outcomes if o.result == "failed")
+    # The other results in the words of the table's rows (a policy problem is `invalid`,
+    # not `failed`), so the summary and the rows agree.
+    others = [o.result for o in outcomes if o.started and o.code not in (0, 1, 4, 130)]
+    counted = "".join(f", {others.count(w)} {w}" for w in dict.fromkeys(sorted(others)))
     after_ctrl_c = f", {stopped} interrupted, {skipped} skipped" if stopped or skipped else ""
     head = (
         f"zonectl: fleet {command}: {len(outcomes)} cluster(s), "
-        f"{ok} ok, {failed} failed{after_ctrl_c}; exit {code}"
+        f"{ok} ok, {failed} failed{counted}{after_ctrl_c}; exit {code}"
     )
     width = max([len("cluster"), *(len(o.cluster) for o in outcomes)])
     rows = [f"  {'cluster':<{width}}  {'result':<11}  exit  {'time':>6}  detail"]

@@ -54,8 +54,10 @@ def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetAr
         outcomes = _run_all(jobs, args.jobs, out, err)
     code = worst_code([o.code for o in outcomes])
     kind = _kind(spec, kwargs)
-    sys.stdout.write(combine(kind, spec.command, outcomes))
-    sys.stdout.flush()
+    to_files = any(per_cluster.values())  # -o DIR: each cluster's artifact is in its file
+    if not (to_files and not any(o.stdout for o in outcomes)):  # else no empty headers
+        sys.stdout.write(combine(kind, spec.command, outcomes))
+        sys.stdout.flush()
     for line in summary_lines(spec.command, outcomes, code):
         stderr.print(line, markup=False)
     return code

@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zonectl.sandbox.balancer import rounds
+from zonectl.sandbox.balancer.auto_merger import AutoMerger
 from zonectl.sandbox.balancer.costs import MigrationCost, MigrationCosts
+from zonectl.sandbox.balancer.defragment import Defragmenter
 from zonectl.sandbox.balancer.migrations import (
     ActiveMigrations,
     InFlight,
@@ -33,6 +35,7 @@ from zonectl.sandbox.balancer.migrations import (
 )
 from zonectl.sandbox.balancer.policy import PolicyParams
 from zonectl.sandbox.balancer.settings import BalancerSettings, parse_settings
+from zonectl.sandbox.catalog import fcv
 from zonectl.sandbox.errors import CommandError
 
 if TYPE_CHECKING:
@@ -60,10 +63,14 @@ class RoundResult:
     splits: int = 0
     migrations: list[InFlight] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # ChunkTooBig: split or marked jumbo
+    merged: int = 0  # chunks the auto-merger merged
+    defragmented: int = 0  # defragmentation merges and phase transitions
 
     @property
     def changed(self) -> bool:
-        return bool(self.splits or self.migrations or self.failures)
+        return bool(
+            self.splits or self.migrations or self.failures or self.merged or self.defragmented
+        )
 
 
 class Balancer:
@@ -81,6 +88,8 @@ class Balancer:
         self.settings = BalancerSettings(
             max_chunk_size_bytes=cluster.version.default_chunk_size_mb * 1024 * 1024
         )
+        self.auto_merger = AutoMerger(cluster)  # 7.0+
+        self.defrag = Defragmenter(cluster, lambda ns: [m.min for m in self.active.touching(ns)])
         self._cond = threading.Condition(lock)
         self._round: RoundResult | None = None
         self._round_started: dt.datetime | None = None
@@ -96,6 +105,7 @@ class Balancer:
             cluster.setting("chunksize"),
             cluster.setting("automerge"),
             self.cluster.version,
+            dow_enabled=not fcv.below(cluster.catalog, cluster.version, (8, 3)),
         )
         self.settings = settings
         return settings
@@ -135,16 +145,20 @@ class Balancer:
                 return result
             if not settings.should_balance(self.cluster.clock.now()):
                 result.skipped = "off" if settings.mode != "full" else "window"
+                self.auto_merger.disable()  # the main loop disables it and skips the round
+                self.defrag.interrupt()
                 self._end_round()
                 return result
-            rounds.finish_defragmentation(self.cluster)
+            result.merged = self._auto_merge(settings)
             result.splits = rounds.split_at_zone_boundaries(self.cluster)
+            before = self.defrag.actions
             for flight, failure in rounds.start_migrations(
                 self.cluster,
                 settings,
                 self.params(settings),
                 self.active.busy(),
                 self.migration_cost,
+                self._defrag_moves(settings),
             ):
                 if flight is not None:
                     self.active.register(flight)
@@ -152,9 +166,29 @@ class Balancer:
                     result.migrations.append(flight)
                 if failure is not None:
                     result.failures.append(failure)
+            result.defragmented = self.defrag.actions - before
             if not any(m.by_balancer for m in self.active):
                 self._end_round()
             return result
+
+    def _auto_merge(self, settings: BalancerSettings) -> int:
+        """balancer-settings.md §3.3: enabled while balancing with automerge on (7.0+;
+        `gAutoMerger` is FCV-gated, so a 7.0 binary at FCV 6.0 has none)."""
+        cluster = self.cluster
+        if not cluster.version.has_auto_merger:
+            return 0
+        if fcv.below(cluster.catalog, cluster.version, (7, 0)):
+            return 0
+        if settings.auto_merge:
+            self.auto_merger.enable()
+        else:
+            self.auto_merger.disable()
+        return self.auto_merger.tick()
+
+    def _defrag_moves(self, settings: BalancerSettings) -> Callable[[set[str]], list[Any]] | None:
+        if not self.cluster.version.has_defragmentation:
+            return None
+        return lambda available: self.defrag.step(settings, available)
 
     def complete_migrations(self) -> int:
         """Finish every migration in flight now, and the round that started them."""
@@ -207,10 +241,23 @@ class Balancer:
         self.costs.copy_rate = rate
 
     def migration_cost(
-        self, donor: str, recipient: str, nbytes: int, docs: int, wait_for_delete: bool = False
+        self,
+        donor: str,
+        recipient: str,
+        nbytes: int,
+        docs: int,
+        wait_for_delete: bool = False,
+        secondary_throttle: bool = False,
     ) -> MigrationCost:
         """The steps and length of migrating `nbytes` (`docs` documents) donor -> recipient."""
-        return self.costs.migration(donor, recipient, nbytes, docs, wait_for_delete=wait_for_delete)
+        return self.costs.migration(
+            donor,
+            recipient,
+            nbytes,
+            docs,
+            wait_for_delete=wait_for_delete,
+            secondary_throttle=secondary_throttle,
+        )
 
     def _end_round(self) -> None:
         result, started = self._round, self._round_started

@@ -44,6 +44,11 @@ _D3_COORDINATOR = 0.050  # migration coordinator document, majority (recipient 1
 _D5_CRITSEC = 0.050  # enter the critical section (recipient 6-7 too)
 _D6_COMMIT = 0.250  # _configsvrCommitChunkMigration, majority, and the donor's refresh
 _DELETE_PER_DOC = 10e-6  # range deletion with _waitForDelete, seconds per document
+# `_secondaryThrottle` on (true or a write concern): the recipient waits for its secondaries
+# after each cloned batch (MigrationDestinationManager::_migrateDriver, opReplicatedEnough);
+# batches of up to 16 MB (BSONObjMaxUserSize). The wait per batch is a guess.
+_CLONE_BATCH_BYTES = 16 * 1024 * 1024
+_REPL_WAIT_PER_BATCH = 0.020
 
 
 @dataclass(frozen=True)
@@ -106,12 +111,21 @@ class MigrationCosts:
         return 1.0 + self._rng.uniform(-self.jitter, self.jitter)
 
     def migration(
-        self, donor: str, recipient: str, nbytes: int, docs: int, *, wait_for_delete: bool = False
+        self,
+        donor: str,
+        recipient: str,
+        nbytes: int,
+        docs: int,
+        *,
+        wait_for_delete: bool = False,
+        secondary_throttle: bool = False,
     ) -> MigrationCost:
         """The steps of migrating `nbytes` in `docs` documents donor -> recipient (one
         jitter draw per migration, from the seeded generator)."""
         fixed_f, clone_f = self._factor(), self._factor()
         clone = (nbytes / self.pair_rate(donor, recipient) + docs * self.per_document_s) * clone_f
+        if secondary_throttle:
+            clone += -(-max(nbytes, 1) // _CLONE_BATCH_BYTES) * _REPL_WAIT_PER_BATCH
         recipient_s = [
             _R1_CREATE * fixed_f,
             _R2_OVERLAP * fixed_f,

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from bson import Int64
+
 from zonectl.model.keys import bson_equal, format_value
 from zonectl.sandbox.balancer.costs import MigrationCost
 from zonectl.sandbox.errors import CommandError
@@ -39,6 +41,11 @@ class InFlight:
     started: dt.datetime
     due: dt.datetime
     by_balancer: bool = True
+    # What the balancer sends with it (balancer document, reference §1.2): `_waitForDelete`,
+    # `_secondaryThrottle` (None = default) and the collection's chunk size.
+    wait_for_delete: bool = False
+    secondary_throttle: bool | dict[str, Any] | None = None
+    max_chunk_size_bytes: int | None = None
     error: CommandError | None = field(default=None, compare=False)
     cost: MigrationCost | None = field(default=None, compare=False)
 
@@ -214,7 +221,10 @@ def _migration_id(mig: InFlight) -> str:
 
 def record_migration(cluster: Cluster, mig: InFlight, force_jumbo: bool) -> None:
     """4.4-6.x keep one `config.migrations` document per balancer migration in flight
-    (mongo:src/mongo/s/catalog/type_migration.cpp; field forms inferred, reference §2.6)."""
+    (mongo:src/mongo/db/s/balancer/type_migration.cpp; field forms inferred, reference
+    §2.6). 6.0 adds the optional `maxChunkSizeBytes` and the secondary throttle, which
+    `MigrationSecondaryThrottleOptions::append` writes as `secondaryThrottle` (and a
+    `writeConcern`) unless it is the default (from memory)."""
     if cluster.version.version_array[0] > 6:
         return
     store = cluster.chunks(mig.ns)
@@ -230,10 +240,25 @@ def record_migration(cluster: Cluster, mig: InFlight, force_jumbo: bool) -> None
             "fromShard": mig.donor,
             "toShard": mig.recipient,
             "chunkVersion": [store.chunk(i).lastmod, store.epoch],
-            "waitForDelete": False,
+            "waitForDelete": mig.wait_for_delete,
             "forceJumbo": "forceBalancer" if force_jumbo else "doNotForceJumbo",
         }
+        | _optional_fields(cluster, mig)
     )
+
+
+def _optional_fields(cluster: Cluster, mig: InFlight) -> dict[str, Any]:
+    if cluster.version.version_array[0] < 6:
+        return {}
+    out: dict[str, Any] = {}
+    if mig.max_chunk_size_bytes is not None:
+        out["maxChunkSizeBytes"] = Int64(mig.max_chunk_size_bytes)
+    throttle = mig.secondary_throttle
+    if isinstance(throttle, dict):
+        out |= {"secondaryThrottle": True, "writeConcern": throttle}
+    elif throttle is not None:
+        out["secondaryThrottle"] = throttle
+    return out
 
 
 def forget_migration(cluster: Cluster, mig: InFlight) -> None:

@@ -25,16 +25,6 @@ if TYPE_CHECKING:
     from zonectl.sandbox.catalog.cluster import Cluster
 
 
-def finish_defragmentation(cluster: Cluster) -> None:
-    """6.0+ defragmentation is not simulated: a requested one completes at the next round,
-    clearing `defragmentCollection` as the real one does when it ends."""
-    for ns in cluster.sharded_namespaces():
-        doc = cluster.collection_doc(ns) or {}
-        if doc.get("defragmentCollection"):
-            cluster.set_collection_field(ns, "defragmentCollection", None)
-            cluster.set_collection_field(ns, "defragmentationPhase", None)
-
-
 def split_at_zone_boundaries(cluster: Cluster) -> int:
     """§5.1 step 2 for every sharded collection; the number of chunks split."""
     splits = 0
@@ -50,12 +40,15 @@ def split_at_zone_boundaries(cluster: Cluster) -> int:
     return splits
 
 
-def split_chunk(cluster: Cluster, ns: str, i: int, points: list[Any]) -> list[int]:
-    """Split chunk i of ns and log `split` (two pieces) or `multi-split` (one per piece)."""
+def split_chunk(
+    cluster: Cluster, ns: str, i: int, points: list[Any], weights: list[int] | None = None
+) -> list[int]:
+    """Split chunk i of ns and log `split` (two pieces) or `multi-split` (one per piece);
+    `weights` shares the size and count (`ChunkStore.split`)."""
     store = cluster.chunks(ns)
     assert store is not None
     before = store.chunk(i)
-    pieces = store.split(i, points, cluster.now_ts())
+    pieces = store.split(i, points, cluster.now_ts(), weights)
     docs = [store.chunk(p) for p in pieces]
     before_doc: dict[str, Any] = {"min": before.min, "max": before.max, "lastmod": before.lastmod}
     if len(docs) == 2:
@@ -70,7 +63,8 @@ def split_chunk(cluster: Cluster, ns: str, i: int, points: list[Any]) -> list[in
     return pieces
 
 
-Cost = Callable[[str, str, int, int, bool], MigrationCost]  # donor, to, bytes, docs, wait
+# donor, to, bytes, docs, _waitForDelete, _secondaryThrottle on
+Cost = Callable[[str, str, int, int, bool, bool], MigrationCost]
 
 
 def start_migrations(
@@ -79,12 +73,16 @@ def start_migrations(
     params: PolicyParams,
     busy: set[str],
     cost: Cost,
+    first: Callable[[set[str]], list[Migration]] | None = None,
 ) -> Iterator[tuple[InFlight | None, str | None]]:
-    """Pick this round's migrations and start each: (in-flight migration, failure)."""
+    """Pick this round's migrations and start each: (in-flight migration, failure).
+    `first` picks migrations before the policy (defragmentation's, as
+    `BalancerDefragmentationPolicy::selectChunksToMove` runs first in `_doBalanceRound`)."""
     shards = view.shard_views(cluster)
     colls = [view.collection_view(cluster, ns, settings) for ns in cluster.sharded_namespaces()]
     available = {s.id for s in shards} - busy
-    chosen = select_migrations([c for c in colls if c is not None], shards, available, params)
+    chosen = first(available) if first is not None else []
+    chosen += select_migrations([c for c in colls if c is not None], shards, available, params)
     for mig in chosen:
         yield _start_one(cluster, mig, settings, cost)
 
@@ -102,7 +100,8 @@ def _start_one(
         # chunk size and splits the rest off first (MigrateInfo with max = none).
         points = view.split_keys_for_size(store, i, max_bytes)
         if points:
-            split_chunk(cluster, mig.ns, i, points[:1])
+            # autoSplitVector's first key: about one chunk size below it, the rest above.
+            split_chunk(cluster, mig.ns, i, points[:1], [1, len(points)])
     # Draining moves always force jumbo (kForceBalancer); others only with the setting.
     force = mig.reason == "draining" or settings.attempt_to_balance_jumbo_chunks
     lo, hi = store.min_at(i), store.max_at(i)
@@ -116,7 +115,11 @@ def _start_one(
         return None, error.message
     now = cluster.clock.now()
     donor = store.shard_at(i)
-    steps = cost(donor, mig.to, store.size_at(i), store.count_at(i), settings.wait_for_delete)
+    # kDefault (absent) and false leave the clone unthrottled; true or a write concern wait.
+    throttle = settings.secondary_throttle not in (None, False)
+    steps = cost(
+        donor, mig.to, store.size_at(i), store.count_at(i), settings.wait_for_delete, throttle
+    )
     flight = InFlight(
         ns=mig.ns,
         min=lo,
@@ -127,6 +130,9 @@ def _start_one(
         started=now,
         due=now + steps.duration,
         cost=steps,
+        wait_for_delete=settings.wait_for_delete,
+        secondary_throttle=settings.secondary_throttle,
+        max_chunk_size_bytes=max_bytes,
     )
     log_move(cluster, "moveChunk.start", flight, {}, by=donor)
     return flight, None

@@ -16,6 +16,7 @@ from typing import Any
 
 from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import format_value
+from zonectl.sandbox.balancer.window_dow import Window, in_dow_window, parse_dow
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.versions import VersionProfile
 
@@ -34,6 +35,10 @@ class BalancerSettings:
     attempt_to_balance_jumbo_chunks: bool = False
     max_chunk_size_bytes: int = 128 * MB
     auto_merge: bool = True
+    # `_secondaryThrottle`: None = kDefault (absent), True/False = kOn/kOff, a dict = a
+    # write concern (MigrationSecondaryThrottleOptions::createFromBalancerConfig)
+    secondary_throttle: bool | dict[str, Any] | None = None
+    dow: tuple[Window, ...] | None = None  # 8.3 activeWindowDOW, when it replaces activeWindow
 
     def should_balance(self, now: dt.datetime) -> bool:
         """`BalancerConfiguration::shouldBalance`: mode full and inside the window.
@@ -46,6 +51,8 @@ class BalancerSettings:
     def in_window(self, now: dt.datetime) -> bool:
         # isTimeInBalancingWindow compares whole ptimes of today; both ends are inclusive,
         # and `now` carries seconds, so stop "06:00" admits 06:00:00 only.
+        if self.dow is not None:
+            return in_dow_window(self.dow, now)
         if self.window is None:
             return True
         if now.tzinfo is not None:
@@ -134,10 +141,32 @@ def _parse_mode(doc: Mapping[str, Any], version: VersionProfile) -> str:
     raise CommandError.of("BadValue", "Invalid balancer mode")
 
 
-def _parse_balancer(doc: Mapping[str, Any], version: VersionProfile) -> dict[str, Any]:
+def _secondary_throttle(doc: Mapping[str, Any]) -> bool | dict[str, Any] | None:
+    """`MigrationSecondaryThrottleOptions::createFromBalancerConfig` (reference §1.2)."""
+    if "_secondaryThrottle" not in doc:
+        return None
+    value = doc["_secondaryThrottle"]
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise CommandError.of(
+        "TypeMismatch",
+        f'"_secondaryThrottle" had the wrong type. Expected object, found {type_name(value)}',
+    )
+
+
+def _parse_balancer(
+    doc: Mapping[str, Any], version: VersionProfile, dow_enabled: bool
+) -> dict[str, Any]:
+    mode = _parse_mode(doc, version)
+    dow = parse_dow(doc, _minutes, dow_enabled) if version.has_window_dow else None
     return {
-        "mode": _parse_mode(doc, version),
-        "window": parse_window(doc),
+        "mode": mode,
+        "dow": dow,
+        # A non-empty activeWindowDOW in force: activeWindow is neither used nor checked.
+        "window": parse_window(doc) if dow is None else None,
+        "secondary_throttle": _secondary_throttle(doc),
         "wait_for_delete": _bool_field(doc, "_waitForDelete", False),
         "attempt_to_balance_jumbo_chunks": _bool_field(doc, "attemptToBalanceJumboChunks", False),
     }
@@ -165,10 +194,13 @@ def parse_settings(
     chunksize: Mapping[str, Any] | None,
     automerge: Mapping[str, Any] | None,
     version: VersionProfile,
+    *,
+    dow_enabled: bool = False,
 ) -> BalancerSettings:
-    """`BalancerConfiguration::refreshAndCheck`: balancer, then chunk size, then automerge."""
+    """`BalancerConfiguration::refreshAndCheck`: balancer, then chunk size, then automerge.
+    `dow_enabled`: featureFlagBalancerWindowDOW, on at FCV 8.3 and above."""
     try:
-        fields = _parse_balancer(balancer or {}, version)
+        fields = _parse_balancer(balancer or {}, version, dow_enabled)
     except CommandError as err:
         raise _wrap("Failed to refresh the balancer settings", err) from None
     try:

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from bson import Decimal128, Int64
+from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
 from zonectl.model.keys import compare, is_prefix_of, pad_bound, sort_key
@@ -142,14 +143,22 @@ def _interpolate_value(lo: Any, hi: Any, fraction: float) -> Any:
 
 
 def interpolate_key(
-    lo: Mapping[str, Any], hi: Mapping[str, Any], fraction: float
+    lo: Mapping[str, Any],
+    hi: Mapping[str, Any],
+    fraction: float,
+    extent: tuple[Any, Any] | None = None,
 ) -> dict[str, Any] | None:
-    """A full key about `fraction` of the way from lo to hi, strictly inside, or None."""
+    """A full key about `fraction` of the way from lo to hi, strictly inside, or None.
+    `extent` (`ChunkStore.extent`) stands in for a MinKey or MaxKey end."""
     names = list(lo)
     if not names:
         return None
     first = names[0]
-    value = _interpolate_value(lo[first], hi[first], fraction)
+    a, b = lo[first], hi[first]
+    if extent is not None:
+        a = extent[0] if isinstance(a, MinKey) else a
+        b = extent[1] if isinstance(b, MaxKey) else b
+    value = _interpolate_value(a, b, fraction)
     if value is None:
         return None
     point = {name: (value if name == first else MinKey()) for name in names}
@@ -167,7 +176,7 @@ def split_keys_for_size(store: ChunkStore, i: int, max_bytes: int) -> list[dict[
     lo, hi = store.min_at(i), store.max_at(i)
     points: list[dict[str, Any]] = []
     for k in range(1, pieces):
-        point = interpolate_key(lo, hi, k / pieces)
+        point = interpolate_key(lo, hi, k / pieces, store.extent)
         if point is None:
             return []
         if points and compare(points[-1], point) >= 0:

@@ -26,6 +26,7 @@ gives every piece collVersion.minor+1, +2, ...; a migration gives the moved chun
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import itertools
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
@@ -93,6 +94,10 @@ class ChunkStore:
         self._totals: dict[str, list[int]] = {}
         # Per shard, the encoded mins of its chunks in order: the {uuid, shard, min} index.
         self._by_shard: dict[str, list[bytes]] = {}
+        # The lowest and highest finite first-field values any bound ever had: where the
+        # documents are, for splitting a chunk that reaches MinKey or MaxKey after merges
+        # (the sandbox holds no documents to ask; balancer/view.py interpolates).
+        self.extent: tuple[Any, Any] | None = None
 
     # ----------------------------------------------------------------- building
     def load(
@@ -125,6 +130,7 @@ class ChunkStore:
         self._sizes = array("q", sizes if sizes is not None else [0] * n)
         self._counts = array("q", counts if counts is not None else [0] * n)
         self._major, self._minor = 1, max(n - 1, 0)
+        self._widen(bounds)
         self._recount()
 
     def load_documents(
@@ -139,6 +145,7 @@ class ChunkStore:
         self._counts = array("q", counts)
         best = max((d["lastmod"] for d in decoded), default=Timestamp(1, 0), key=_ts_order)
         self._major, self._minor = best.time, best.inc
+        self._widen([d["min"] for d in decoded] + [d["max"] for d in decoded[-1:]])
         self._recount()
 
     # ----------------------------------------------------------------- reading
@@ -256,10 +263,17 @@ class ChunkStore:
         return sum(self._counts)
 
     # ----------------------------------------------------------------- changing
-    def split(self, i: int, points: Sequence[Mapping[str, Any]], now: Timestamp) -> list[int]:
+    def split(
+        self,
+        i: int,
+        points: Sequence[Mapping[str, Any]],
+        now: Timestamp,
+        weights: Sequence[int] | None = None,
+    ) -> list[int]:
         """Split chunk i at `points` (full keys strictly inside it, ascending). Size and count
-        are shared evenly between the pieces. Returns the pieces' indices. The first piece
-        keeps the chunk's `_id` and history, as commitChunkSplit does."""
+        are shared evenly between the pieces, or in proportion to `weights` (one per piece).
+        Returns the pieces' indices. The first piece keeps the chunk's `_id` and history, as
+        commitChunkSplit does."""
         doc = self.document(i)
         lo, hi = doc["min"], doc["max"]
         edges = [lo, *points, hi]
@@ -267,6 +281,7 @@ class ChunkStore:
             if compare(a, b) >= 0:
                 raise ValueError(f"split points must lie strictly inside the chunk {lo}..{hi}")
         pieces = len(edges) - 1
+        self._widen(points)
         size, count = self._sizes[i], self._counts[i]
         new_docs, new_keys = [], []
         for p in range(pieces):
@@ -288,8 +303,8 @@ class ChunkStore:
         for key in new_keys[1:]:
             self._index_add(self._shards[i], key)
         self._shards[i : i + 1] = [self._shards[i]] * pieces
-        self._sizes[i : i + 1] = array("q", _share(size, pieces))
-        self._counts[i : i + 1] = array("q", _share(count, pieces))
+        self._sizes[i : i + 1] = array("q", _share(size, pieces, weights))
+        self._counts[i : i + 1] = array("q", _share(count, pieces, weights))
         self._add(self._shards[i], pieces - 1, 0, 0)
         return list(range(i, i + pieces))
 
@@ -309,10 +324,19 @@ class ChunkStore:
         self._index_add(self._shards[i], self._keys[i])
 
     def merge(self, lo: int, hi: int, now: Timestamp) -> None:
-        """Merge chunks lo..hi-1 (contiguous, same shard: the caller checks) into one."""
+        """Merge chunks lo..hi-1 (contiguous, same shard: the caller checks) into one.
+
+        The merged chunk's single history entry is valid after the latest `validAfter` of
+        the pieces (`commitChunksMerge` and `commitMergeAllChunksOnShard` in
+        mongo:src/mongo/db/s/config/sharding_catalog_manager_chunk_operations.cpp), so a
+        merge does not restart the auto-merger's history window; `now` when none has one.
+        """
         if hi - lo < 2:
             raise ValueError("merging needs at least two chunks")
         first, last = self.document(lo), self.document(hi - 1)
+        stamps = [h[0]["validAfter"] for h in (self.document(j).get("history") for j in
+                                                range(lo, hi)) if h]  # fmt: skip
+        valid_after = max(stamps, key=_ts_order) if stamps else now
         self._minor += 1
         shard = first["shard"]
         merged = self._encode_doc(
@@ -322,7 +346,7 @@ class ChunkStore:
             shard,
             Timestamp(self._major, self._minor),
             False,
-            [{"validAfter": now, "shard": shard}],
+            [{"validAfter": valid_after, "shard": shard}],
         )
         self._docs[lo:hi] = [merged]
         self._add(self._shards[lo], -(hi - lo - 1), 0, 0)
@@ -349,6 +373,17 @@ class ChunkStore:
         self._add(self._shards[i], 0, size_bytes - self._sizes[i], count - self._counts[i])
         self._sizes[i] = size_bytes
         self._counts[i] = count
+
+    def _widen(self, bounds: Sequence[Mapping[str, Any]]) -> None:
+        for bound in bounds:
+            value = next(iter(bound.values()), None) if bound else None
+            if isinstance(value, bool) or not isinstance(value, int | float | dt.datetime):
+                continue
+            try:
+                lo, hi = self.extent if self.extent is not None else (value, value)
+                self.extent = (min(lo, value), max(hi, value))
+            except TypeError:  # mixed types: keep what we had
+                continue
 
     def _add(self, shard: str, chunks: int, size: int, count: int) -> None:
         t = self._totals.setdefault(shard, [0, 0, 0])
@@ -413,7 +448,11 @@ def _intern(name: str) -> str:
     return _INTERNED.setdefault(name, name)
 
 
-def _share(total: int, pieces: int) -> list[int]:
+def _share(total: int, pieces: int, weights: Sequence[int] | None = None) -> list[int]:
+    if weights is not None and len(weights) == pieces and sum(weights) > 0:
+        parts = [total * w // sum(weights) for w in weights]
+        parts[-1] += total - sum(parts)
+        return parts
     base, extra = divmod(total, pieces)
     return [base + (1 if p < extra else 0) for p in range(pieces)]
 

@@ -6,8 +6,8 @@ through a mongos, `find` on admin.system.version reads the config server's copy,
 way MongoDB names for reading the cluster's FCV from a router (COMPASS-10539, after
 SERVER-118760). `getParameter: {featureCompatibilityVersion: 1}` on a mongos answers the
 mongos binary's own version, not the cluster's FCV (SERVER-100224, SERVER-118760: the
-parameter was linked into mongos by mistake; 8.3 makes it InvalidOptions): the sandbox, a 5.0
-to 8.0 mongos, answers it that way too (commands/admin.py).
+parameter was linked into mongos by mistake; 8.3 makes it InvalidOptions): the sandbox
+answers it that way too, per profile (commands/admin.py).
 
 A cluster file's `featureCompatibilityVersion:` may be the binary's own release or the last
 LTS before it (the FCV a cluster keeps until `setFeatureCompatibilityVersion` after an
@@ -23,7 +23,7 @@ from zonectl.sandbox.versions import VersionProfile
 SYSTEM_VERSION = "admin.system.version"
 FCV_ID = "featureCompatibilityVersion"
 # Each profile's last LTS (the releases page: 5.0 follows 4.4, 6.0 follows 5.0, ...).
-LAST_LTS = {"5.0": "4.4", "6.0": "5.0", "7.0": "6.0", "8.0": "7.0"}
+LAST_LTS = {"5.0": "4.4", "6.0": "5.0", "7.0": "6.0", "8.0": "7.0", "8.3": "8.0"}
 
 
 def allowed(version: VersionProfile) -> tuple[str, ...]:

@@ -25,10 +25,13 @@ _STARTED = time.monotonic()
 def _parameters(request: Request) -> dict[str, Any]:
     version = request.sandbox.version
     mechanisms = ["SCRAM-SHA-1", "SCRAM-SHA-256"]
-    return {
+    out: dict[str, Any] = {}
+    if version.version_array[:2] < [8, 3]:
         # A 5.0-8.2 mongos answers its binary's release here, not the cluster's FCV
-        # (SERVER-100224, SERVER-118760); the FCV itself is in admin.system.version.
-        "featureCompatibilityVersion": {"version": version.major_minor},
+        # (SERVER-100224, SERVER-118760); the FCV itself is in admin.system.version. 8.3
+        # no longer has it on a mongos: asking for it alone is InvalidOptions.
+        out["featureCompatibilityVersion"] = {"version": version.major_minor}
+    return out | {
         "authenticationMechanisms": mechanisms,
         "logLevel": 0,
         "cursorTimeoutMillis": 600000,

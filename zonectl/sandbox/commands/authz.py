@@ -41,6 +41,7 @@ COMMAND_PRIVILEGES: dict[str, Need] = {
     "moveRange": [[("{ns}", "moveChunk")]],
     "split": [[("{ns}", "splitChunk")]],
     "mergeChunks": [[("{ns}", "splitChunk")]],
+    "mergeAllChunksOnShard": [[("{ns}", "splitChunk")]],  # cluster_merge_all_chunks_on_shard
     "clearJumboFlag": [[("{ns}", "clearJumboFlag")]],
     "enableSharding": [[("{ns}", "enableSharding")]],
     "shardCollection": [[("{ns}", "enableSharding")]],

@@ -13,6 +13,7 @@ from typing import Any
 
 from zonectl.model.keys import compare, format_value
 from zonectl.sandbox.balancer import view
+from zonectl.sandbox.balancer.merges import commit_merge
 from zonectl.sandbox.commands import move_rules
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
@@ -97,7 +98,7 @@ def split_cmd(request: Request) -> dict[str, Any]:
 
 def _median(store: Any, i: int) -> dict[str, Any]:
     """splitVector with `force`: the chunk's median key, or CannotSplit (87)."""
-    point = view.interpolate_key(store.min_at(i), store.max_at(i), 0.5)
+    point = view.interpolate_key(store.min_at(i), store.max_at(i), 0.5, store.extent)
     if point is None or store.count_at(i) == 1:
         raise CommandError(
             87, "Unable to find median in chunk because chunk is indivisible.", "CannotSplit"
@@ -140,8 +141,7 @@ def merge_chunks_cmd(request: Request) -> dict[str, Any]:
             f"that exactly fills the range [{format_value(lo)}, {format_value(hi)})",
         )
     if last > first:
-        store.merge(first, last + 1, sandbox.cluster.now_ts())
-        sandbox.cluster.log_change("merge", ns, {"min": lo, "max": hi, "shard": shard})
+        commit_merge(sandbox.cluster, ns, first, last + 1)
     return {}
 
 

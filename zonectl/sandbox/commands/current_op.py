@@ -61,7 +61,7 @@ def _migration_ops(request: Request, flight: InFlight, now: dt.datetime) -> list
         "toShard": flight.recipient,
         "min": flight.min,
         "max": flight.max,
-        "waitForDelete": False,
+        "waitForDelete": flight.wait_for_delete,
         "forceJumbo": False,
     }
     base = {"type": "op", "active": True, "numYields": 0, "waitingForLock": False}

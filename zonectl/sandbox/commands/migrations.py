@@ -233,7 +233,7 @@ def _sized_end(sandbox: Sandbox, ns: str, store: ChunkStore, i: int, from_min: b
         return store.max_at(i) if from_min else store.min_at(i)
     fraction = max_bytes / size
     point = view.interpolate_key(
-        store.min_at(i), store.max_at(i), fraction if from_min else 1 - fraction
+        store.min_at(i), store.max_at(i), fraction if from_min else 1 - fraction, store.extent
     )
     if point is None:
         return store.max_at(i) if from_min else store.min_at(i)

@@ -8,10 +8,10 @@ batch stops at the first, as mongod's write_ops_exec does; a duplicate `_id` is 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from zonectl.sandbox.catalog import doc_sizes
+from zonectl.sandbox.catalog import doc_sizes, settings_schema
 from zonectl.sandbox.catalog.store import Collection
 from zonectl.sandbox.catalog.unsharded import create_with_options
 from zonectl.sandbox.commands.authz import shell_repr
@@ -60,7 +60,20 @@ def _duplicate(namespace: str, _id: Any) -> CommandError:
     )
 
 
-def _insert_one(coll: Collection, namespace: str, doc: Any) -> Mapping[str, Any]:
+Check = Callable[[Mapping[str, Any]], None]
+
+
+def _validator(request: Request, namespace: str) -> Check:
+    """The collection's validator (only config.settings has one: catalog/settings_schema)."""
+    sandbox = request.sandbox
+
+    def check(doc: Mapping[str, Any]) -> None:
+        settings_schema.check_write(sandbox.catalog, sandbox.version, namespace, doc)
+
+    return check
+
+
+def _insert_one(coll: Collection, namespace: str, doc: Any, check: Check) -> Mapping[str, Any]:
     if not isinstance(doc, Mapping):
         raise CommandError.of("TypeMismatch", "insert documents must be objects")
     stored: dict[str, Any] = with_id_first(dict(doc))
@@ -68,6 +81,7 @@ def _insert_one(coll: Collection, namespace: str, doc: Any) -> Mapping[str, Any]
         raise CommandError.of("BadValue", "can't use an array for _id")
     if coll.get(stored["_id"]) is not None:
         raise _duplicate(namespace, stored["_id"])
+    check(stored)
     coll.put(stored)
     return stored
 
@@ -99,9 +113,10 @@ def insert(request: Request) -> dict[str, Any]:
     wait_while_writes_blocked(request, namespace)
     coll = request.sandbox.catalog.ensure(namespace)
     cluster = request.sandbox.cluster
+    check = _validator(request, namespace)
 
     def one(doc: Any, _index: int) -> int:
-        doc_sizes.count(cluster, namespace, _insert_one(coll, namespace, doc), 1)
+        doc_sizes.count(cluster, namespace, _insert_one(coll, namespace, doc, check), 1)
         return 1
 
     return _reply(*_run_batch(request, "documents", one))
@@ -121,11 +136,13 @@ def _update_docs(
         )
     matched = modified = 0
     now = request.sandbox.clock.now()
+    check = _validator(request, namespace)
     targets = [dict(decoded(d)) for d in filtered(coll.scan(query), query)]
     for doc in targets[: None if multi else 1]:
         new = apply_update(doc, update, now=now)
         matched += 1
         if new != doc:
+            check(new)  # strict validation: every update that changes the document
             coll.put(new)
             modified += 1
     if matched or not spec.get("upsert"):
@@ -139,6 +156,7 @@ def _update_docs(
     new = with_id_first(new)
     if coll.get(new["_id"]) is not None:
         raise _duplicate(namespace, new["_id"])
+    check(new)
     coll.put(new)
     return 0, 0, new["_id"]
 

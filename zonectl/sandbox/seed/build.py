@@ -111,6 +111,8 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
         cluster.coll(SETTINGS).put(doc)
         if b.chunkSizeMB is not None:
             cluster.coll(SETTINGS).put({"_id": "chunksize", "value": b.chunkSizeMB})
+        if b.autoMerger is not None:
+            cluster.coll(SETTINGS).put({"_id": "automerge", "enabled": b.autoMerger})
     apply_costs(sandbox, spec)
 
 

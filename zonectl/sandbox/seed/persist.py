@@ -8,6 +8,7 @@ over the target, so a crash never leaves a half-written state file.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import tempfile
 from collections.abc import Iterator
@@ -53,7 +54,8 @@ def save(sandbox: Sandbox, path: str | Path) -> None:
 
 def _records(sandbox: Sandbox) -> Iterator[dict[str, Any]]:
     cluster = sandbox.cluster
-    yield {"t": "meta", "version": sandbox.version.major_minor, "ts": list(cluster.ts_state())}
+    meta = {"t": "meta", "version": sandbox.version.major_minor, "ts": list(cluster.ts_state())}
+    yield {**meta, "clock": sandbox.clock.now()}
     for ns in sandbox.catalog.namespaces():
         coll = sandbox.catalog.get(ns)
         if isinstance(coll, MemoryCollection):
@@ -98,6 +100,7 @@ def load(sandbox: Sandbox, path: str | Path) -> None:
                 ts = record.get("ts")
                 if ts:
                     cluster.restore_ts(int(ts[0]), int(ts[1]))
+                _restore_clock(sandbox, record.get("clock"))
             elif kind == "coll":
                 plain = bson.decode(record.raw)
                 coll = MemoryCollection(record["ns"], plain["docs"], plain.get("meta"))
@@ -121,6 +124,16 @@ def load(sandbox: Sandbox, path: str | Path) -> None:
                 cluster.attach_store(store)
             else:
                 raise StateFileError(f"{path}: unknown record {kind!r}")
+
+
+def _restore_clock(sandbox: Sandbox, saved: Any) -> None:
+    """A virtual clock resumes where the last run left it when that is later than now: the
+    migrations a command simulated moved it ahead of real time, and a cluster's clock never
+    runs backwards (else the changelog they wrote would be dated in the next run's future).
+    A real-time clock (`zonectl sandbox --time-scale`) keeps following this host's."""
+    if isinstance(saved, dt.datetime):
+        aware = saved if saved.tzinfo else saved.replace(tzinfo=dt.UTC)
+        sandbox.clock.advance_to(aware)
 
 
 def _iter_records(f: BinaryIO, path: Path) -> Iterator[RawBSONDocument]:

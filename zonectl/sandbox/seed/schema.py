@@ -145,6 +145,9 @@ class BalancerSpec(_Model):
     enabled: bool = True
     activeWindow: WindowSpec | None = None
     chunkSizeMB: int | None = Field(default=None, ge=1, le=1024)
+    # `{_id: "automerge", enabled}` (7.0+ reads it; balancer-settings.md §3.1). Absent: no
+    # document, i.e. the auto-merger runs whenever the balancer does.
+    autoMerger: bool | None = None
     # Simulated migration costs (zonectl/sandbox/balancer/costs.py): the copy rate of shards
     # without their own, e.g. "40MiB/s" (default 64MiB/s); a per-document part of the clone;
     # each migration scaled by a seeded factor in [1 - jitter, 1 + jitter].

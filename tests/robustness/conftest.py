@@ -1,0 +1,8 @@
+"""Robustness tests: no command ends in an internal error. Helpers in robust_kit.py."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
