@@ -72,7 +72,8 @@ class SizeTally:
 
 class ChunkSizes:
     """Per connection: each namespace's chunk counts per shard, bytes per shard and
-    measured ranges, read once and shared by every figure of the run."""
+    measured ranges, read once and shared by every figure of the run. Counts go through
+    `batch` (one aggregate for many), dataSize within the `max_measured` budget."""
 
     def __init__(
         self,
