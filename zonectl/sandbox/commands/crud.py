@@ -317,6 +317,22 @@ def _union_collections(pipeline: Any) -> Iterator[str]:
             yield from _union_collections(spec.get("pipeline"))
 
 
+# Collectionless stages of real servers the sandbox does not implement: from which version
+# a server has them (manual: $listClusterCatalog "New in version 8.0.10", and in 8.1).
+_LATER_STAGES = {"$listClusterCatalog": ((8, 0, 10), (8, 1, 0))}
+
+
+def _server_has(request: Request, stage: str) -> bool:
+    """Whether the server the sandbox plays knows `stage` (one it does not implement)."""
+    since = _LATER_STAGES.get(stage)
+    if since is None:
+        return False
+    parts = [int(p) for p in request.sandbox.version.version.split(".")[:3] if p.isdigit()]
+    have = tuple([*parts, 0, 0, 0][:3])
+    patch_release, next_release = since
+    return have >= next_release or (have[:2] == patch_release[:2] and have >= patch_release)
+
+
 def _first_stage(pipeline: Any) -> Mapping[str, Any]:
     first = pipeline[0] if isinstance(pipeline, list) and pipeline else None
     return first if isinstance(first, Mapping) else {}
@@ -377,13 +393,12 @@ def aggregate(request: Request) -> dict[str, Any]:
             request, "admin.$cmd.aggregate", (encode(d) for d in found), batch_size=batch
         )
     if request.arg == 1:
-        if first_stage and first_stage[0] not in KNOWN_STAGES:
-            # Parsing comes first: an unknown stage (e.g. $listClusterCatalog, new in 8.0.10
-            # and 8.1, on the 5.0-8.0.4 profiles) fails as the server fails it.
-            raise CommandError.assertion(
-                40324, f"Unrecognized pipeline stage name: '{first_stage[0]}'"
-            )
-        raise CommandError.of("InvalidNamespace", "{aggregate: 1} is not supported by the sandbox")
+        name = first_stage[0] if first_stage else None
+        if name is not None and name not in KNOWN_STAGES and not _server_has(request, name):
+            # Parsing comes first: a stage the server lacks fails as the server fails it.
+            raise CommandError.assertion(40324, f"Unrecognized pipeline stage name: '{name}'")
+        what = f"{name}" if name else "{aggregate: 1}"
+        raise CommandError.of("InvalidNamespace", f"{what} is not supported by the sandbox")
     namespace = namespace_of(request)
     if not isinstance(pipeline, list):
         raise CommandError.of("TypeMismatch", "'pipeline' option must be specified as an array")
