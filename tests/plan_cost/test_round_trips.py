@@ -209,3 +209,18 @@ def _rotate_policy(n: int) -> str:
             "      keep: 1\n      hot: hot\n      cold: archive\n"
         )
     return text
+
+
+def test_analyze_reads_do_not_grow_with_collections_but_the_key_analysis_of_each(
+    sandbox_server: Any, sent: Sent
+) -> None:
+    """Changelog counts in one aggregation, chunks in one cursor; analyzeShardKey has no
+    bulk form, so one per collection (sent concurrently)."""
+    found = []
+    for n in (20, 200):
+        names = _sent_by(sent, ["analyze", "--uri", _cluster(sandbox_server, n).uri])
+        assert names.pop("analyzeShardKey") == n
+        for name in ("hello", "isMaster", "ismaster"):
+            names.pop(name, None)
+        found.append(names)
+    assert found[0] == found[1]

@@ -28,7 +28,7 @@ from zonectl.mongo.analyze_bulk import Reply, read_changes, read_chunk_infos, re
 from zonectl.mongo.chunk_batch import ChunkBatch, straddling
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.shard_key_read import key_metrics, workload_of
-from zonectl.mongo.state import read_config_documents
+from zonectl.mongo.state import WHOLE, read_config_documents
 from zonectl.mongo.workload_read import with_workload
 from zonectl.plan.impact import default_chunk_bytes
 from zonectl.plan.patterns import is_pattern, matches
@@ -167,7 +167,8 @@ def _unsharded_kind(conn: Connection, ns: str) -> Kind:
 def _read_distribution(conn: Connection) -> dict[str, dict[str, tuple[int, int]]] | None:
     """ns -> shard -> (owned documents, owned bytes); None before 6.0.3 or when refused."""
     try:
-        docs = list(conn.client.admin.aggregate([{"$shardedDataDistribution": {}}]))
+        stage: list[dict[str, Any]] = [{"$shardedDataDistribution": {}}]
+        docs = list(conn.client.admin.aggregate(stage, batchSize=WHOLE))  # one reply
     except OperationFailure:
         return None
     return {
