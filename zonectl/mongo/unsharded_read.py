@@ -20,6 +20,7 @@ from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import LiveMove, LiveUnsharded
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.state import WHOLE
 from zonectl.plan.ops import Impact, MoveCollection
 from zonectl.plan.value import Plan
 
@@ -74,8 +75,10 @@ def read_listing(conn: Connection, desired: DesiredState) -> Listing:
         for d in dbs:
             for shard, size in (d.get("shards") or {}).items():
                 out.shard_bytes[str(shard)] = out.shard_bytes.get(str(shard), 0) + int(size)
-        out.databases = {str(d["_id"]): str(d.get("primary", "")) for d in config.databases.find()}
-        out.sharded = [d for d in config.collections.find() if not d.get("dropped")]
+        databases = config.databases.find({}, batch_size=WHOLE)  # one reply each, no getMore
+        out.databases = {str(d["_id"]): str(d.get("primary", "")) for d in databases}
+        listed = config.collections.find({}, batch_size=WHOLE)
+        out.sharded = [d for d in listed if not d.get("dropped")]
         out.round_trips += 2
         names = sorted({str(d["name"]) for d in dbs} | set(out.databases))
         tracked = {str(d["_id"]): d for d in out.sharded if d.get("unsplittable")}
