@@ -11,18 +11,42 @@ def test_y(sandbox_server, server_version):  # runs once per profile: 5.0 6.0 7.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pymongo
 import pytest
+from typer.testing import CliRunner
 
 from zonectl.sandbox.launch import serve
 from zonectl.sandbox.state import Sandbox
 from zonectl.sandbox.wire.server import SandboxServer
 
 VERSIONS = ("5.0", "6.0", "7.0", "8.0")
+
+sys.path.append(str(Path(__file__).resolve().parent))  # cli_output_scan, for the tests too
+from cli_output_scan import check_result  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _every_cli_output_is_scanned() -> Iterator[None]:
+    """Every in-process run of the CLI in the suite (typer's CliRunner, which every test
+    kit uses) has its stdout and stderr checked for a literal `\\n` in zonectl's own
+    text (tests/cli_output_scan.py); a finding fails the test that made the run."""
+    original = CliRunner.invoke
+
+    def invoke(self: CliRunner, app: Any, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        result = original(self, app, args, *rest, **kwargs)
+        check_result(args, result.stdout, result.stderr)
+        return result
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(CliRunner, "invoke", invoke)
+        yield
+
 
 # Short timeouts: a sandbox is local, so anything slow is a bug, not the network.
 CLIENT_OPTIONS: dict[str, Any] = {

@@ -34,11 +34,13 @@ class Diagnostic:
     message: str
     hint: str | None = None
 
+    def lines(self) -> list[str]:
+        """The diagnostic, then its hint: each line printed (and made inert) on its own."""
+        head = f"{self.position}: {self.severity} {self.code} {self.message}"
+        return [head, f"  hint: {self.hint}"] if self.hint else [head]
+
     def __str__(self) -> str:
-        text = f"{self.position}: {self.severity} {self.code} {self.message}"
-        if self.hint:
-            text += f"\n  hint: {self.hint}"
-        return text
+        return "\n".join(self.lines())
 
 
 def has_errors(diagnostics: list[Diagnostic]) -> bool:

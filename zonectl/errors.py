@@ -23,14 +23,25 @@ class ExitCode(IntEnum):
 
 
 class ZonectlError(Exception):
-    """Root of every error zonectl raises on purpose. The message is shown to the operator."""
+    """Root of every error zonectl raises on purpose. The message is shown to the operator:
+    one line, then `details`, one line each (zonectl's own line breaks are these, never a
+    '\\n' inside a message, so each line can be made inert whole: a name from the cluster
+    holding a line break is shown escaped and cannot start a line of its own)."""
 
     exit_code: ExitCode = ExitCode.FAILURE
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, hint: str | None = None, details: Sequence[str] = ()
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.details = tuple(details)
+
+    @property
+    def text(self) -> str:
+        """The message and its detail lines as the boundary lays them out (not yet inert)."""
+        return "".join([self.message, *(f"\n  {line}" for line in self.details)])
 
 
 class InvalidPolicyError(ZonectlError):
@@ -39,9 +50,14 @@ class InvalidPolicyError(ZonectlError):
     exit_code = ExitCode.INVALID_POLICY
 
     def __init__(
-        self, message: str, *, diagnostics: Sequence[Diagnostic] = (), hint: str | None = None
+        self,
+        message: str,
+        *,
+        diagnostics: Sequence[Diagnostic] = (),
+        hint: str | None = None,
+        details: Sequence[str] = (),
     ) -> None:
-        super().__init__(message, hint=hint)
+        super().__init__(message, hint=hint, details=details)
         self.diagnostics = list(diagnostics)
 
 

@@ -67,7 +67,7 @@ def test_dry_run_prints_the_commands_and_sends_none(cluster: Cluster) -> None:
 
 def test_a_saved_plan_applies_and_a_stale_one_is_refused(cluster: Cluster, tmp_path: Path) -> None:
     saved = tmp_path / "plan.json"
-    assert zonectl("plan", str(MATRIX), "--uri", cluster.uri, "-o", str(saved)).code == 0
+    assert zonectl("plan", str(MATRIX), "--uri", cluster.uri, "--save-plan", str(saved)).code == 0
     cluster.client.admin.command("addShardToZone", "s-fast-1", zone="archive")
     stale = zonectl("apply", "--plan", str(saved), "--uri", cluster.uri, "--yes")
     assert stale.code == 1

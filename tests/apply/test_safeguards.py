@@ -10,9 +10,6 @@ import time
 
 from apply_kit import FIXTURES, MATRIX, Cluster, spawn, zonectl
 
-from zonectl.mongo.executor import HANDLERS
-from zonectl.plan.ops import OP_CLASSES
-
 EVENTS_ONLY = FIXTURES / "events-only"
 CLUSTER_COMMANDS = {
     "addShardToZone",
@@ -35,10 +32,6 @@ def state_changes(seen: list[tuple[str, str]]) -> list[tuple[str, str]]:
         for name, ns in seen
         if name in CLUSTER_COMMANDS or (name in writes and ns.startswith("config."))
     ]
-
-
-def test_every_op_class_has_an_executor_function() -> None:
-    assert set(OP_CLASSES) <= set(HANDLERS)
 
 
 def test_a_second_apply_sends_no_state_changing_command(cluster: Cluster) -> None:

@@ -186,12 +186,38 @@ def test_status_and_export_run_per_cluster(fleet: dict[str, Any], tmp_path: Path
     (west,) = json.loads(out)["clusters"]
     assert west["cluster"] == "west" and west["output"]["format_version"] >= 1
     out_dir = tmp_path / "exported"
-    code, _, _err = run(
+    code, out, _err = run(
         fleet, "export", "--cluster", "east", "--cluster", "renamed", "-o", str(out_dir)
     )
     assert code == 0
+    assert out == ""  # the policies are in the files: no empty `# cluster:` headers
     assert sorted(p.name for p in out_dir.iterdir()) == ["east.yaml", "renamed.yaml"]
     assert "rs-east-a" in (out_dir / "renamed.yaml").read_text(encoding="utf-8")
+
+
+def test_o_in_a_fleet_run_writes_each_clusters_artifact_in_its_format(
+    fleet: dict[str, Any], tmp_path: Path
+) -> None:
+    pages, reports = tmp_path / "pages", tmp_path / "reports"
+    args = ("--cluster", "east", "--cluster", "west")
+    code, out, _ = run(fleet, "status", *args, "--format", "html", "-o", str(pages))
+    assert code == 0 and out == ""
+    assert sorted(p.name for p in pages.iterdir()) == ["east.html", "west.html"]
+    assert all(p.read_text(encoding="utf-8").startswith("<!DOCTYPE html>") for p in pages.iterdir())
+    code, out, _ = run(fleet, "status", *args, "--format", "json", "-o", str(reports))
+    assert code == 0 and out == ""
+    doc = json.loads((reports / "west.json").read_text(encoding="utf-8"))
+    assert doc["format_version"] >= 1
+
+
+def test_plan_o_without_format_is_refused_once_before_any_cluster(
+    fleet: dict[str, Any], tmp_path: Path
+) -> None:
+    plans = tmp_path / "plans"
+    code, out, err = run(fleet, "plan", "--cluster", "east", "--cluster", "west", "-o", str(plans))
+    assert code == 2 and out == ""
+    assert err.count("zonectl: error: plan -o FILE writes what --format names") == 1
+    assert "--save-plan" in err and not plans.exists()
 
 
 def test_html_over_several_clusters_is_one_page_with_a_section_each(
@@ -215,7 +241,9 @@ def test_a_plan_saved_per_cluster_applies_to_that_cluster_with_its_overlay(
     fleet: dict[str, Any], tmp_path: Path
 ) -> None:
     plans = tmp_path / "plans"
-    code, _, err = run(fleet, "plan", "--cluster", "east", "--cluster", "renamed", "-o", str(plans))
+    code, _, err = run(
+        fleet, "plan", "--cluster", "east", "--cluster", "renamed", "--save-plan", str(plans)
+    )
     assert code == 0
     assert sorted(p.name for p in plans.iterdir()) == ["east.json", "renamed.json"]
     code, _, err = zonectl(

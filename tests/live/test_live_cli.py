@@ -106,7 +106,10 @@ def test_a_held_lease_refuses_apply_until_recover_breaks_it(
 def test_a_saved_plan_is_refused_once_the_cluster_changed(scratch: Scratch, tmp_path: Path) -> None:
     policy = ranges_policy(scratch, tmp_path)
     saved = tmp_path / "plan.json"
-    assert scratch.zonectl("plan", str(policy), "-n", scratch.ns(), "-o", str(saved)).code == 0
+    assert (
+        scratch.zonectl("plan", str(policy), "-n", scratch.ns(), "--save-plan", str(saved)).code
+        == 0
+    )
     client = scratch.target.client
     client.admin.command({"addShardToZone": scratch.shards[0], "zone": scratch.hot})
     client.admin.command(

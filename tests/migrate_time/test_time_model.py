@@ -186,3 +186,16 @@ def _flight(h: Any, i: int, to: str) -> Any:
     cost = h.sandbox.balancer.migration_cost(donor, to, store.size_at(i), store.count_at(i))
     due = now + cost.duration
     return InFlight(NS, store.min_at(i), store.max_at(i), donor, to, "t", now, due, cost=cost)
+
+
+def test_the_sandbox_clock_starts_where_the_uri_says(tmp_path: Path) -> None:
+    """`now=` pins a sandbox's virtual clock (benchmarks/doc_pictures.py runs the demo at
+    one instant, so its pictures print the same every day); it needs an offset."""
+    at = dt.datetime(2026, 11, 23, 17, 1, tzinfo=dt.UTC)
+    with sandbox_uri.start("sandbox:?now=2026-11-23T17:01:00Z") as handle:
+        assert handle.sandbox.clock.frozen and handle.sandbox.clock.now() == at
+    with sandbox_uri.start("sandbox:?now=2026-11-23T18:01:00%2B01:00") as handle:
+        assert handle.sandbox.clock.now() == at
+    for bad, why in (("yesterday", "not an ISO 8601 instant"), ("2026-11-23T17:01", "offset")):
+        with pytest.raises(UsageError, match=f"now={bad!r}.*{why}"):
+            sandbox_uri.parse(f"sandbox:?now={bad}")

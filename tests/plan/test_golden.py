@@ -53,7 +53,7 @@ def run_case(case: Path) -> dict[str, str]:
     try:
         plan = make_plan(desired, actual, boundaries=boundaries, at=at)
     except PlanError as exc:
-        return {"expected.err": exc.message + "\n"}
+        return {"expected.err": exc.text + "\n"}
     chunks = state.get("chunks", [])
     by_op = {
         i: [c for c in chunks if c["ns"] == op.ns]

@@ -89,7 +89,7 @@ def test_invalid_policy_exits_3() -> None:
 
 def test_saved_plan_round_trips_and_matches_the_json_output(tmp_path: Path) -> None:
     saved = tmp_path / "plan.json"
-    code, out, err = plan("changes", "-o", str(saved), "--format", "json")
+    code, out, err = plan("changes", "--save-plan", str(saved), "--format", "json")
     assert code == 0 and "saved to" in err
     loaded = load_plan(saved.read_text())
     assert saved.read_text() == out
@@ -109,7 +109,9 @@ def test_credentials_are_never_printed(sandbox_server: Any, tmp_path: Path) -> N
     ]
     codes, text = [], []
     for args in runs:
-        code, out, err = zonectl("plan", str(FIXTURES / "changes"), *args, "-o", str(saved))
+        code, out, err = zonectl(
+            "plan", str(FIXTURES / "changes"), *args, "--save-plan", str(saved)
+        )
         codes.append(code)
         text += [out, err]
     env = {"ZONECTL_URI": f"mongodb://ops:{PASSWORD}@127.0.0.1:1/?serverSelectionTimeoutMS=300"}

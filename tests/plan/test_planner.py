@@ -167,7 +167,7 @@ def test_fingerprint_changes_with_live_metadata_not_with_tag_order() -> None:
 def plan_error(desired: object, actual: object, **kw: object) -> str:
     with pytest.raises(PlanError) as info:
         make_plan(desired, actual, boundaries=kw.get("boundaries", {}), at=AT)  # type: ignore[arg-type]
-    return info.value.message
+    return info.value.text
 
 
 def test_unknown_shard_is_a_plan_error() -> None:

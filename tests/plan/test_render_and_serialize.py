@@ -10,8 +10,8 @@ from bson import Int64, ObjectId
 from plan_builders import AT, MAX, MIN
 
 from zonectl.errors import ZonectlError
+from zonectl.plan.kinds import OP_CLASSES
 from zonectl.plan.ops import (
-    OP_CLASSES,
     AddShardToZone,
     AssignZoneRange,
     Impact,
@@ -29,6 +29,7 @@ from zonectl.plan.ops import (
     SplitChunk,
 )
 from zonectl.plan.serialize import dump_plan, load_plan
+from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
 from zonectl.plan.value import Plan, Unmanaged
 from zonectl.render import markdown, text
 from zonectl.render.summary import summary_line
@@ -46,6 +47,10 @@ ONE_OF_EACH: list[Op] = [
     SetQueryAnalyzer("app.users", 5.0, None),
     SetBalancerWindow("23:00", "06:00", None),
     SetBalancerEnabled(True, False),
+    SetClusterSetting("secondaryThrottle", {"w": "majority", "wtimeout": 60000}, None),
+    SetClusterSetting("activeWindowDOW", [{"day": "Monday", "start": "9:00", "stop": "17:00"}]),
+    SetCollectionSetting("app.events", "chunkSizeMB", 32, 128),
+    SetCollectionSetting("app.events", "defragment", True),
     SplitChunk("app.events", {"ts": D, "_id": MIN}),
     MoveRange("app.events", {"ts": D, "_id": MIN}, {"ts": MAX, "_id": MAX}, "shard-fast-1"),
     MoveCollection("shop.orders", "shard-logs-0", "shard-std-0", "logs", Impact(1, 1, 3 << 30)),
@@ -100,7 +105,15 @@ def test_every_op_describes_itself_and_gives_its_command(op: Op) -> None:
         "refineCollectionShardKey",
         "reshardCollection",
         "configureQueryAnalyzer",
+        "configureCollectionBalancing",
     }
+
+
+@pytest.mark.parametrize("op", ONE_OF_EACH, ids=lambda op: type(op).__name__)
+def test_every_op_says_how_the_executor_reads_its_answer(op: Op) -> None:
+    """An `update` answers ok with writeErrors inside (the executor reads them); every
+    other command answers with its error (zonectl/mongo/executor.py, one path for all)."""
+    assert (op.reply != "command") == (next(iter(op.command())) == "update")
 
 
 def test_a_saved_plan_round_trips_into_equal_ops() -> None:
@@ -120,7 +133,7 @@ def test_loading_refuses_another_format_version() -> None:
 
 def test_summary_line_counts_adds_removes_rezoned_shards_and_migration() -> None:
     assert summary_line(a_plan(ONE_OF_EACH)) == (
-        "2 to add, 1 to remove, 2 shards to re-zone, 4 settings to change, "
+        "2 to add, 1 to remove, 2 shards to re-zone, 8 settings to change, "
         "1 collection to move, 2 shard keys to change (1 blocked); "
         "migration impact not estimated."
     )

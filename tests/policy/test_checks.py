@@ -264,7 +264,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
         [
             'p.yaml:7:5: error ZP110 unknown key "kye" in collections["app.e"]\n'
             '  hint: did you mean "key"? allowed: key, ranges, pin, firehose, slices, '
-            "balancing, sampling, migrate, reshard"
+            "balancing, sampling, migrate, reshard, partition, chunkSizeMB, autoMerger, defragment"
         ],
     ),
     "missing_required_key": (

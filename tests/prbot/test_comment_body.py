@@ -157,3 +157,16 @@ def test_the_entry_point_says_what_is_missing_without_a_token(
     ]
     assert main(argv, {"GITHUB_REPOSITORY": "a/b"}, FakeGitHub()) == 1
     assert "$GITHUB_TOKEN is not set" in capsys.readouterr().err
+
+
+def test_turning_sampling_on_is_a_change_not_a_destructive_one(demo_plan: str) -> None:
+    """The demo plan turns query sampling of app.audit on: listed with the changes, not
+    counted with the destructive ones (README and docs/review.md show the demo's 4)."""
+    assert "~ query sampling off -> 2 samples/s" in demo_plan
+    body = build_comment(Report(0, "", demo_plan, 4))
+    warning = body[body.index("> [!WARNING]") : body.index("<details>")]
+    bullets = [line for line in warning.splitlines() if line.startswith("> - ")]
+    assert "> **4 destructive change(s)**" in warning and len(bullets) == 4
+    assert "sampling" not in warning
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "> **4 destructive change(s)**" in readme

@@ -6,53 +6,34 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from docs_kit import ROOT, blocks, commands, run, run_blocks, scratch
 
-ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
-EXIT = re.compile(r"#\s*exit (\d+)")
-
-
-def blocks(lang: str) -> list[str]:
-    return [body for kind, body in FENCE.findall(README.read_text()) if kind == lang]
 
 
 def shell_lines() -> list[str]:
-    return [line.strip() for body in blocks("sh") for line in body.splitlines() if line.strip()]
+    return [c.line for b in blocks(README.read_text()) if b.runs for c in commands(b)]
 
 
-def expected_exit(line: str) -> int:
-    found = EXIT.search(line)
-    return int(found.group(1)) if found else 0
+def yaml_blocks(text: str) -> list[str]:
+    return [b.body for b in blocks(text) if b.lang == "yaml"]
 
 
 @pytest.fixture
-def scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """A directory with the repository's policies, and a PATH whose `zonectl` is this
-    interpreter's zonectl (the package under test, installed or not)."""
-    (tmp_path / "policies").symlink_to(ROOT / "policies")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    shim = bin_dir / "zonectl"
-    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m zonectl "$@"\n')
-    shim.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ZONECTL_")}
-    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
-    env["PYTHONPATH"] = str(ROOT)
-    env["NO_COLOR"] = "1"
-    return tmp_path, env
+def readme_scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A directory with the repository's policies (the README's paths start there)."""
+    return scratch(tmp_path, ROOT / "policies")
 
 
-def test_the_setup_commands_work_as_written(scratch: tuple[Path, dict[str, str]]) -> None:
+def test_the_setup_commands_work_as_written(readme_scratch: tuple[Path, dict[str, str]]) -> None:
     """`pip install` is CI's job (.ci/run runs it); what follows `&&` is run here."""
-    cwd, env = scratch
+    cwd, env = readme_scratch
     setup = [line for line in shell_lines() if line.startswith("pip install")]
     assert setup == [
         "pip install . && zonectl plan policies/demo --uri sandbox:",
@@ -66,22 +47,14 @@ def test_the_setup_commands_work_as_written(scratch: tuple[Path, dict[str, str]]
 
 
 def test_every_tour_command_runs_in_order_with_its_exit_code(
-    scratch: tuple[Path, dict[str, str]],
+    readme_scratch: tuple[Path, dict[str, str]],
 ) -> None:
-    cwd, env = scratch
-    tour = [line for line in shell_lines() if not line.startswith("pip install")]
-    assert tour[0].startswith("export ZONECTL_URI=")
-    ran = []
-    for line in tour:
-        if line.startswith("export "):
-            name, _, value = line.removeprefix("export ").partition("=")
-            env[name] = shlex.split(value)[0]
-            continue
-        result = run(line, cwd, env)
-        assert result.returncode == expected_exit(line), (
-            f"{line}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-        )
-        ran.append((line, result.stdout))
+    cwd, env = readme_scratch
+    tour = [
+        b for b in blocks(README.read_text()) if b.runs and not b.body.startswith("pip install")
+    ]
+    assert commands(tour[0])[0].line.startswith("export ZONECTL_URI=")
+    ran = run_blocks("README.md", tour, cwd, env)
     outputs = dict(ran)
     # A newcomer following only the README reaches a converged cluster and sees it.
     assert "all scanned namespaces comply with their zones" in outputs["zonectl status"]
@@ -93,7 +66,7 @@ def test_every_tour_command_runs_in_order_with_its_exit_code(
 
 
 def test_the_policy_example_validates(tmp_path: Path) -> None:
-    [example] = blocks("yaml")
+    [example] = yaml_blocks(README.read_text())
     (tmp_path / "example.yaml").write_text(example)
     result = subprocess.run(
         [sys.executable, "-m", "zonectl", "validate", str(tmp_path / "example.yaml")],
@@ -126,15 +99,9 @@ def test_the_docs_the_readme_links_exist() -> None:
         assert (ROOT / target).exists(), target
 
 
-def run(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
-    )
-
-
 def test_the_policy_reference_example_validates(tmp_path: Path) -> None:
     text = (ROOT / "docs" / "policy.md").read_text()
-    complete = [b for k, b in FENCE.findall(text) if k == "yaml" and b.startswith("apiVersion")]
+    complete = [b for b in yaml_blocks(text) if b.startswith("apiVersion")]
     assert complete
     for i, body in enumerate(complete):
         (tmp_path / f"doc{i}.yaml").write_text(body)

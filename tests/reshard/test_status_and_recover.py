@@ -45,6 +45,9 @@ def test_recover_aborts_a_resharding_left_running(foo: Callable[..., Any]) -> No
     running = Background(sb, dict(TO_NEW))
     code, _, err = zonectl("recover", "--uri", sb.uri, "--resharding", "abort")
     assert code == 0 and "resharding of db.foo aborted" in err
+    # The key as plan and status print keys, not as a Python dict.
+    assert "a resharding of db.foo to the key { newKey: 1 } is running" in err
+    assert "{'newKey': 1}" not in err
     running.join()
     assert running.error is not None and running.error.code == 341
     config = sb.client.config

@@ -12,6 +12,7 @@ from typing import Any
 import pymongo
 from bson import MaxKey, MinKey
 from builders import add_range, add_shards, shard_collection
+from cli_output_scan import allow_foreign_line_break
 
 # Characters a terminal or viewer acts on (C0 but line feed, DEL, C1, line/paragraph
 # separators, bidirectional overrides).
@@ -43,6 +44,8 @@ FRAGMENTS = (
     "\u202e",  # right-to-left override
     "<!--",
 )
+# The only line break these names hold: its escape `\n` is the name's, not zonectl's text.
+allow_foreign_line_break("::error::pwned")
 
 
 @dataclass(frozen=True)

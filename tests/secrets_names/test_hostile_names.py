@@ -1,8 +1,8 @@
 """Names from the cluster are printed inertly: sandbox clusters whose database, collection,
 zone and shard names carry terminal escapes, rich markup, markdown, HTML and workflow
-commands; status, plan in every format, analyze, export, doctor and the PR bot's body keep
-working, print no raw control character, no live link or HTML and no workflow command of
-the name's making, and the export still plans empty."""
+commands; status and plan in every format (HTML included), analyze, export, doctor and
+the PR bot's body keep working, print no raw control character, no live link or HTML and
+no workflow command of the name's making, and the export still plans empty."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def outputs_of(names: Names, tmp: Path) -> dict[str, str]:
     seen: dict[str, str] = {}
     with fresh_sandbox() as (uri, client):
         build_cluster(client, names)
-        for fmt in ("text", "json", "openmetrics"):
+        for fmt in ("text", "json", "openmetrics", "html"):
             seen[f"status {fmt}"] = "".join(run("status", "--uri", uri, "--format", fmt))
         for fmt in ("text", "markdown"):
             seen[f"analyze {fmt}"] = "".join(run("analyze", "--uri", uri, "--format", fmt))
@@ -67,7 +67,7 @@ def outputs_of(names: Names, tmp: Path) -> dict[str, str]:
         empty = json.loads(run("plan", str(policy), "--uri", uri, "--format", "json")[0])
         assert empty["ops"] == [], empty["ops"]  # the export round-trips
         remove_ranges(client, names.namespaces)
-        for fmt in ("text", "json", "markdown", "github"):
+        for fmt in ("text", "json", "markdown", "github", "html"):
             out, err = run("plan", str(policy), "--uri", uri, "--format", fmt)
             seen[f"plan {fmt}"], seen[f"plan {fmt} stderr"] = out, err
     seen["pr body"] = build_comment(Report(0, "", seen["plan markdown"], 0))
@@ -161,6 +161,22 @@ def test_annotations_escape_what_github_decodes(issue_cluster: tuple[str, Path])
     assert injected_commands(out) == []
     warning = next(line for line in lines if "[2Jclear" in line)
     assert "[2Jclear%0A::error::pwned%250A,x:y" in warning  # data: %, CR and LF escaped
+
+
+def test_html_pages_show_control_characters_of_names_as_visible_escapes(
+    issue_cluster: tuple[str, Path],
+) -> None:
+    """Control characters are a parse error in HTML, and a terminal showing the page
+    would obey an ESC: the pages carry `\\x1b` as text, and names' markup as text."""
+    uri, policy = issue_cluster
+    pages = {
+        "status": run("status", "--uri", uri, "--format", "html")[0],
+        "plan": run("plan", str(policy), "--uri", uri, "--format", "html")[0],
+    }
+    for what, page in pages.items():
+        assert raw_controls(page) == [], what
+        assert "\\x1b[2Jclear\\n::error::pwned" in page, what
+        assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page, what
 
 
 def test_metric_labels_hold_names_escaped_and_parse(issue_cluster: tuple[str, Path]) -> None:

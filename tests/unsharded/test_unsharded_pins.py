@@ -208,7 +208,7 @@ def test_apply_of_a_saved_plan_waits_for_a_move_started_meanwhile_and_sends_none
 ) -> None:
     sb = served("8.0")
     saved = tmp_path / "plan.json"
-    code, _, _ = zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "-o", str(saved))
+    code, _, _ = zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "--save-plan", str(saved))
     assert code == 0
     thread = start_move(sb, "shop.orders", "s2")
     journal = sb.new_client().zonectl.journal
@@ -237,7 +237,7 @@ def test_apply_stops_when_a_running_move_outlasts_the_wait_timeout(
 ) -> None:
     sb = served("8.0")
     saved = tmp_path / "plan.json"
-    zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "-o", str(saved))
+    zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "--save-plan", str(saved))
     thread = start_move(sb, "shop.orders", "s2")
     code, _, err = zonectl(
         "apply", "--plan", str(saved), "--uri", sb.uri, "--yes", "--wait-timeout", "0.3s"

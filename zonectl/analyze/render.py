@@ -55,10 +55,13 @@ def _candidates_text(c: CollectionReport) -> list[str]:
 
 
 def _finding_text(f: Finding) -> list[str]:
-    return [
+    lines = [
         f"{f.severity.value} {f.rule} {f.name}: {f.evidence}",
         f"    fix: {f.fix}  [{f.source}]",
     ]
+    if f.snippet is not None:
+        lines += ["      " + line for line in f.snippet.splitlines()]
+    return lines
 
 
 def render_json(report: Report) -> str:
@@ -113,6 +116,7 @@ def _finding_json(f: Finding) -> dict[str, Any]:
         "evidence": f.evidence,
         "fix": f.fix,
         "source": f.source,
+        **({"snippet": f.snippet} if f.snippet is not None else {}),
     }
 
 
@@ -127,6 +131,10 @@ def render_markdown(report: Report) -> str:
                 f"{_cell(f.evidence)} | {_cell(f.fix)} |"
             )
         lines.append("")
+    for f in found:
+        if f.snippet is not None:
+            where = markdown_code(f.namespace) if f.namespace else "-"
+            lines += [f"`{f.rule}` {where}: the policy snippet", "", *_fenced(f.snippet)]
     for c in report.collections:
         key = markdown_code(c.key)
         lines += [f"### {markdown_code(c.namespace)}", "", f"{c.kind}; key {key}; {_cell(c.shape)}"]
@@ -150,6 +158,21 @@ def render_markdown(report: Report) -> str:
             best = markdown_code(c.best_key) if c.best_key else "-"
             lines += ["", f"Best for this workload: {best}", ""]
     return "\n".join(lines) + "\n"
+
+
+def _fenced(text: str) -> list[str]:
+    """A YAML block; the fence is longer than any backtick run inside (names come from the
+    cluster), so nothing in it closes the block early."""
+    fence = "`" * max(3, _longest_backticks(text) + 1)
+    return [f"{fence}yaml", *text.splitlines(), fence, ""]
+
+
+def _longest_backticks(text: str) -> int:
+    best = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        best = max(best, run)
+    return best
 
 
 def _cell(text: str) -> str:

@@ -41,6 +41,7 @@ class Finding:
     evidence: str
     fix: str  # one sentence
     source: Source
+    snippet: str | None = None  # a ready policy fragment the fix refers to (YAML)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ findings of every rule; cluster-wide findings (draining zones). Pure."""
 
 from __future__ import annotations
 
-from zonectl.analyze import rules_key, rules_workload, rules_zone
+from zonectl.analyze import rules_hotspots, rules_key, rules_key_choice, rules_workload, rules_zone
 from zonectl.analyze.inputs import AnalyzeInput, CollectionInput
 from zonectl.analyze.report import (
     CollectionReport,
@@ -58,6 +58,12 @@ def _collection(
         fh_figures, fh_findings = _firehose(data, coll, policy, holders)
         figures += fh_figures
         findings += fh_findings
+        spread_figures, spread_findings = _spread(data, coll)
+        figures += spread_figures
+        if any(f.rule == "ZA132" for f in spread_findings):
+            # GridFS: ZA132 names the key to move to; ZA103's firehose advice does not fit.
+            findings = [f for f in findings if f.rule != "ZA103"]
+        findings += spread_findings
     figures += rules_workload.workload_figures(coll)
     findings += rules_workload.workload_rules(coll, policy)
     candidates, best = rules_workload.candidate_reports(coll)
@@ -71,6 +77,19 @@ def _collection(
         candidates=candidates,
         best_key=best,
     )
+
+
+def _spread(data: AnalyzeInput, coll: CollectionInput) -> tuple[list[Figure], list[Finding]]:
+    """Where inserts land (ZA131), a GridFS chunks key (ZA132), too few key values for the
+    shards (ZA133)."""
+    shards = rules_hotspots.eligible_shards(data.state, coll)
+    points = rules_hotspots.insert_points(coll, data.state)
+    figures = [rules_hotspots.insert_figure(points)] if points is not None else []
+    findings = rules_hotspots.hotspot_rule(coll, points, shards)
+    findings += rules_key_choice.gridfs_rule(coll)
+    holding = rules_key_choice.holding_shards(coll, shards)
+    findings += rules_key_choice.cardinality_rule(coll, shards, holding)
+    return figures, findings
 
 
 def _kind_findings(coll: CollectionInput, data: AnalyzeInput) -> list[Finding]:

@@ -11,11 +11,8 @@ fires on fewer than MIN_SAMPLES samples.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from zonectl.analyze.inputs import Candidate, CollectionInput, Workload
 from zonectl.analyze.report import CandidateReport, Confidence, Figure, Finding, Severity
@@ -258,26 +255,3 @@ def key_text(key: Mapping[str, Any]) -> str:
     """A key as a policy writes it: `{sessionId: 1}`, `{_id: "hashed"}`."""
     parts = [f'{name}: "{v}"' if isinstance(v, str) else f"{name}: {v}" for name, v in key.items()]
     return "{" + ", ".join(parts) + "}"
-
-
-def parse_candidates(texts: Sequence[str]) -> list[dict[str, Any]]:
-    """Parse `--candidate` keys (YAML flow mappings: `{sessionId: 1}`); ValueError naming
-    the bad one."""
-    out = []
-    for text in texts:
-        try:
-            value = YAML(typ="safe").load(text)
-        except YAMLError as exc:
-            raise ValueError(f"--candidate {text!r}: not a key pattern ({exc})") from None
-        values = list(value.values()) if isinstance(value, dict) else []
-        good = bool(values) and all(
-            v == "hashed" or (isinstance(v, int) and not isinstance(v, bool) and v == 1)
-            for v in values
-        )
-        if not good or sum(v == "hashed" for v in values) > 1:
-            raise ValueError(
-                f"--candidate {text!r}: expected a key pattern such as '{{sessionId: 1}}' or "
-                "'{_id: hashed}' (ascending fields, or one hashed field)"
-            )
-        out.append({str(k): v for k, v in value.items()})
-    return out

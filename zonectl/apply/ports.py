@@ -71,6 +71,12 @@ class AuditStore(Protocol):
     def write(self, doc: Doc) -> None: ...
 
 
+class MemoStore(Protocol):
+    """zonectl's own record of what an op started (Op.memo: a one-shot setting)."""
+
+    def write(self, memo: Doc) -> None: ...
+
+
 @dataclass(frozen=True)
 class Ports:
     """Everything apply does to a cluster goes through one of these."""
@@ -85,6 +91,7 @@ class Ports:
     version: str = ""
     unsharded: UnshardedReader | None = None  # needed only by MoveCollection ops
     reshard: ReshardControl | None = None  # needed only by ReshardCollection ops
+    memos: MemoStore | None = None  # needed only by ops with a memo (one-shot settings)
     # Seconds on the cluster's clock, for --budget and the progress bar: time.monotonic,
     # or an in-process sandbox's (virtual) clock so both run in simulated time.
     clock: Callable[[], float] = time.monotonic

@@ -275,6 +275,9 @@ class _Runner(NamespaceMigration):
             raise
         self.result.changed = True
         self.result.ops_done += 1 if not isinstance(op, SplitChunk) else 0
+        memo = op.memo()
+        if memo is not None and self.ports.memos is not None:
+            self.ports.memos.write(memo)  # after success: the op is not started twice
         self.rec.step(self.index, op.kind, op.describe(), "done")
         self.events.op(op, "done")
 

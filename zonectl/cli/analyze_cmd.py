@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
-from zonectl.analyze.rules_workload import parse_candidates
+from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded, stderr
+from zonectl.cli.candidate_keys import parse_candidates
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn, window_boundaries
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
@@ -53,6 +53,7 @@ def command(
         ),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    out: Annotated[Path | None, out_option()] = None,
     candidate: Annotated[
         list[str] | None,
         typer.Option(
@@ -92,7 +93,7 @@ def command(
         db, dot, coll = ns.partition(".")
         if not (db and dot and coll) or any(c in db for c in '/\\ "$'):
             raise UsageError(f"--namespace {ns!r}: expected a namespace db.collection")
-    candidates = _candidates(candidate or [], namespaces)
+    candidates = parse_candidates(candidate or [], namespaces)
     now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
     with connect(uri, origin=uri_origin(uri)) as conn:
@@ -110,23 +111,8 @@ def command(
         if is_pattern(pattern) and not any(matches(pattern, ns) for ns in data.collections):
             warn(f"--namespace {pattern!r} matches no sharded or policy namespace")
     report = build_report(data)
-    if fmt is Format.json:
-        sys.stdout.write(render_json(report))
-    elif fmt is Format.markdown:
-        sys.stdout.write(render_markdown(report))
-    else:
-        sys.stdout.write(render_text(report))
-    sys.stdout.flush()
-    if fmt is not Format.text:
+    render = {Format.json: render_json, Format.markdown: render_markdown}.get(fmt, render_text)
+    emit(render(report), out)
+    if fmt is not Format.text or out is not None:
         stderr.print(f"zonectl: {summary(report)}", markup=False)
     return int(ExitCode.OK)
-
-
-def _candidates(texts: list[str], namespaces: list[str] | None) -> list[dict[str, Any]]:
-    """`--candidate` keys, parsed; a bad one, or candidates without --namespace: exit 2."""
-    if texts and not namespaces:
-        raise UsageError("--candidate needs --namespace/-n: the collection to try the key on")
-    try:
-        return parse_candidates(texts)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None

@@ -7,6 +7,9 @@ import signal
 import typer
 
 from zonectl import __version__
+from zonectl.cli.help_flags import hide_flag_types
+
+hide_flag_types()
 
 app = typer.Typer(
     name="zonectl",
@@ -16,7 +19,7 @@ app = typer.Typer(
         "4 changes pending (--detailed-exitcode), 5 needs a human, 130 interrupted."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion, --show-completion (zonectl.cli.completion)
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
@@ -45,9 +48,13 @@ def _register() -> None:
 
 
 def main() -> None:
+    from zonectl.cli.completion import COMPLETE_VAR, attach_completions
+
     _register()
+    command = typer.main.get_command(app)  # what app() runs, with the completions attached
+    attach_completions(command)
     try:
-        app()
+        command(prog_name="zonectl", complete_var=COMPLETE_VAR)
     finally:
         # The command is done, its clean-up included (balancing restored, journal closed,
         # lease released). A Ctrl-C from here on, while pymongo closes its monitors at exit,

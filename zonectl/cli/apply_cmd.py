@@ -61,7 +61,11 @@ def command(
     uri: Annotated[str | None, uri_option()] = None,
     plan_file: Annotated[
         Path | None,
-        typer.Option("--plan", help="Apply a plan saved by `zonectl plan -o`; refused if stale."),
+        typer.Option(
+            "--plan",
+            metavar="FILE",
+            help="Apply a plan saved by `zonectl plan --save-plan FILE`; refused if stale.",
+        ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     dry_run: Annotated[
@@ -125,7 +129,7 @@ def command(
 
       zonectl apply policies/ --uri sandbox:
 
-      zonectl plan policies/ -o plan.json && zonectl apply --plan plan.json --yes
+      zonectl plan policies/ --save-plan plan.json && zonectl apply --plan plan.json --yes
 
       zonectl apply policies/ --migrate --parallel 4 --budget 30m --yes
 
@@ -138,7 +142,9 @@ def command(
     metrics after the run and this run's time, exit code and last success.
     """
     if not paths and plan_file is None:
-        raise UsageError("give policy PATHs, or --plan FILE saved by `zonectl plan -o`")
+        raise UsageError(
+            "give policy PATHs, or --plan FILE saved by `zonectl plan --save-plan FILE`"
+        )
     settings = Settings.from_environ(os.environ)
     with MetricsRun(None if dry_run else metrics_file, "apply", uri, settings) as run:
         options = ApplyOptions(
@@ -171,6 +177,13 @@ def _read_plan(path: Path) -> Plan:
         return load_plan(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ZonectlError(f"cannot read plan {path}: {exc.strerror or exc}") from None
+    except ZonectlError as exc:
+        exc.message = f"{path}: {exc.message}"
+        exc.hint = exc.hint or (
+            "save a plan with `zonectl plan POLICY --save-plan FILE` (or --format json -o "
+            "FILE); `plan -o` writes what --format names"
+        )
+        raise
 
 
 def _preparer(
@@ -219,19 +232,19 @@ def _check_fresh(saved: Plan, desired: DesiredState, *, actual_fp: str, now: dt.
     if saved.policy_digest and desired.digest and saved.policy_digest != desired.digest:
         raise StalePlanError(
             f"saved plan {saved.plan_id} is stale: the policy files changed since it was made",
-            hint="run `zonectl plan -o` again and review the new plan",
+            hint="run `zonectl plan --save-plan FILE` again and review the new plan",
         )
     if actual_fp != saved.fingerprint:
         raise StalePlanError(
             f"saved plan {saved.plan_id} is stale: the cluster's zone metadata changed since "
             f"it was made at {saved.at.isoformat()}",
-            hint="run `zonectl plan -o` again and review the new plan",
+            hint="run `zonectl plan --save-plan FILE` again and review the new plan",
         )
     if saved.valid_until is not None and now >= saved.valid_until:
         raise StalePlanError(
             f"saved plan {saved.plan_id} is stale: its firehose window moved at "
             f"{saved.valid_until.isoformat()}",
-            hint="run `zonectl plan -o` again (or `zonectl rotate` from cron)",
+            hint="run `zonectl plan --save-plan FILE` again (or `zonectl rotate` from cron)",
         )
 
 

@@ -25,6 +25,7 @@ from zonectl.mongo.executor import bind
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease
 from zonectl.mongo.reshard_read import MongoReshard
+from zonectl.mongo.settings_read import MongoOnce
 from zonectl.mongo.state import read_cluster_state
 from zonectl.mongo.unsharded_read import MongoUnsharded
 from zonectl.render.summary import plural
@@ -47,6 +48,7 @@ def build_ports(conn: Connection, database: str) -> Ports:
         version=conn.version,
         unsharded=MongoUnsharded(conn),
         reshard=MongoReshard(conn),
+        memos=MongoOnce(client, database),
         clock=conn.clock,
     )
 
@@ -82,7 +84,7 @@ def make_confirm(yes: bool, render: Any) -> Any:
     """The confirmation step: shows the plan on stderr, then asks unless `--yes`."""
 
     def confirm(prepared: Prepared, previews: Sequence[Preview]) -> bool:
-        stderr.print(render(prepared.plan), markup=False, end="")
+        stderr.print_text(render(prepared.plan), end="")
         for p in previews:
             stderr.print(
                 f"--migrate {p.ns}: {plural(len(p.splits), 'split')}, "

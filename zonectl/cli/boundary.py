@@ -7,7 +7,7 @@ import functools
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec
 
 import typer
@@ -21,22 +21,30 @@ P = ParamSpec("P")
 
 class InertConsole(Console):
     """The conversation on stderr: every string printed is redacted, its control characters
-    (from names taken from the cluster) shown escaped, and never read as rich markup."""
+    (from names taken from the cluster) shown escaped, and never read as rich markup. A
+    string is one line: a line break in it is a name's, shown escaped; a text zonectl laid
+    out in lines itself (a rendered plan) goes through `print_text`."""
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         kwargs["markup"] = False
-        shown = [
-            terminal(redact(o), keep_newlines=True) if isinstance(o, str) else o for o in objects
-        ]
+        shown = [terminal(redact(o)) if isinstance(o, str) else o for o in objects]
         super().print(*shown, **kwargs)
+
+    def print_text(self, text: str, *, end: str = "\n") -> None:
+        """A text of zonectl's own lines, each already made inert by its renderer: its line
+        breaks are kept, any other control character is still shown escaped."""
+        super().print(terminal(redact(text), keep_newlines=True), markup=False, end=end)
 
 
 stderr = InertConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
-def report_error(message: str, hint: str | None = None) -> None:
-    """One line (names with line breaks in the message are shown escaped), then the hint."""
+def report_error(message: str, hint: str | None = None, details: Sequence[str] = ()) -> None:
+    """The message, its detail lines, then the hint: each line made inert whole (a name
+    with a line break in it is shown escaped and starts no line of its own)."""
     stderr.print(terminal(f"zonectl: error: {redact(message)}"))
+    for line in details:
+        stderr.print(terminal(f"  {redact(line)}"))
     if hint:
         stderr.print(terminal(f"  hint: {redact(hint)}"))
 
@@ -47,8 +55,9 @@ def run_guarded(fn: Callable[[], int]) -> int:
         return fn()
     except ZonectlError as exc:
         for diagnostic in getattr(exc, "diagnostics", ()):  # InvalidPolicyError: say where
-            stderr.print(redact(str(diagnostic)), markup=False)
-        report_error(exc.message, exc.hint)
+            for line in diagnostic.lines():
+                stderr.print(terminal(redact(line)))
+        report_error(exc.message, exc.hint, exc.details)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         stderr.print("zonectl: interrupted", markup=False)

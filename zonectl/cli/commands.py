@@ -17,6 +17,7 @@ def register(app: typer.Typer) -> None:
         sandbox_cmd,
         schema_cmd,
         status_cmd,
+        twin_cmd,
         validate_cmd,
     )
     from zonectl.cli.fleet import command as fleet_command
@@ -33,3 +34,4 @@ def register(app: typer.Typer) -> None:
     app.add_typer(fleet_command.app, name="fleet")
     app.command("doctor")(doctor_cmd.command)
     app.command("analyze")(analyze_cmd.command)
+    app.command("twin")(twin_cmd.command)

@@ -82,6 +82,9 @@ def window_boundaries(
     return boundaries, min(ticks) if ticks else None
 
 
-def warn(message: str) -> None:
-    # One line: a name from the cluster with a line break in it is shown escaped.
+def warn(message: str, details: Sequence[str] = ()) -> None:
+    """The message, then its detail lines: each line made inert whole (a name from the
+    cluster with a line break in it is shown escaped, starting no line of its own)."""
     stderr.print(terminal(f"zonectl: warning: {redact(message)}"), markup=False)
+    for line in details:
+        stderr.print(terminal(f"  {redact(line)}"), markup=False)

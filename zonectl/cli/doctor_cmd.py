@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -13,6 +12,7 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.apply_wiring import parse_duration
+from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option, uri_origin
 from zonectl.cli.fleet.context import FleetSpec
@@ -41,6 +41,7 @@ def command(
     ] = None,
     uri: Annotated[str | None, uri_option()] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
+    out: Annotated[Path | None, out_option()] = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="Warnings fail too (exit 1), not only failures.")
     ] = False,
@@ -117,10 +118,9 @@ def command(
             checks.extend(_run_probe(conn, settings.database, round_wait_s, teach_rate))
     passed = exit_status(checks, strict=strict)
     if fmt is Format.json:
-        sys.stdout.write(render_json(checks, uri=facts.uri, passed=passed, probe=probe))
+        emit(render_json(checks, uri=facts.uri, passed=passed, probe=probe), out)
     else:
-        sys.stdout.write(render_text(checks, f"zonectl doctor: {facts.uri}"))
-    sys.stdout.flush()
+        emit(render_text(checks, f"zonectl doctor: {facts.uri}"), out)
     return int(ExitCode.OK if passed else ExitCode.FAILURE)
 
 

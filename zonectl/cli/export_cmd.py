@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
-import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
-from zonectl.errors import ExitCode, ZonectlError
+from zonectl.errors import ExitCode
 from zonectl.model.cluster import ClusterState
 from zonectl.mongo import connect
 from zonectl.mongo.status import read_full_state
@@ -23,7 +21,7 @@ from zonectl.policy.export import build_policy
 
 
 @guarded
-@fleet_command(FleetSpec("export", files={"out": ".yaml"}, format_param=None, artifact="yaml"))
+@fleet_command(FleetSpec("export", format_param=None, artifact="yaml"))
 def command(
     uri: Annotated[str | None, uri_option()] = None,
     namespaces: Annotated[
@@ -36,7 +34,11 @@ def command(
         ),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("-o", "--out", help="Write the policy to FILE, not stdout.")
+        Path | None,
+        out_option(
+            "Write the policy to FILE instead of stdout, atomically: a reader never sees "
+            "half of it. In a fleet run FILE is a directory, one NAME.yaml per cluster."
+        ),
     ] = None,
 ) -> int:
     """Write the live zones, ranges and balancer settings as a policy file.
@@ -66,28 +68,11 @@ def command(
         warn(f"--namespace {name}: neither sharded nor given zone ranges; not exported")
     for message in warnings:
         warn(message)
-    if out is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return int(ExitCode.OK)
-    _write_atomically(out, text)
-    stderr.print(f"policy written to {out}", markup=False)
+    emit(text, out)
+    if out is not None:
+        stderr.print(f"policy written to {out}", markup=False)
     return int(ExitCode.OK)
 
 
 def _known(state: ClusterState) -> set[str]:
     return set(state.collections) | {r.namespace for r in state.ranges}
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """A reader (an editor, a CI job) never sees half a policy file."""
-    tmp: str | None = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
-        raise ZonectlError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -21,6 +21,7 @@ from zonectl.forecast.inputs import Range
 from zonectl.forecast.learn import choose_model
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
 from zonectl.forecast.reshard import ReshardRates, routes_for
+from zonectl.forecast.settings import chunk_size_notes
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
 from zonectl.model.cluster import feature_release
@@ -167,6 +168,11 @@ def read_forecast(
         by_data_size=sizes.major >= 6,
     )
     forecast = make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
+    planned = sizes.planned_mb is not None or bool(sizes.planned_ns_mb)
+    cut = chunk_size_notes(
+        [c for c in colls if c.ns in {n.ns for n in forecast.namespaces}], planned
+    )
+    forecast = dataclasses.replace(forecast, notes=(*forecast.notes, *cut))
     moving = {n.ns for n in forecast.namespaces}
     features = feature_release(sizes.conn.version, sizes.conn.fcv) or (7, 0)
     routes = routes_for(

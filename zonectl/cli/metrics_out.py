@@ -5,10 +5,7 @@ atomically to a node-exporter textfile that also records the run that wrote it."
 from __future__ import annotations
 
 import datetime as dt
-import os
-import tempfile
 from collections.abc import Sequence
-from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 import typer
 
+from zonectl.cli.artifact import write_atomically
 from zonectl.cli.common import warn
 from zonectl.cli.fleet.context import current_target
 from zonectl.cli.forecast_wiring import policy_timezone
@@ -26,6 +24,7 @@ from zonectl.mongo import Connection
 from zonectl.mongo.metrics_read import read_last_rotations, read_migrations_in_flight
 from zonectl.mongo.status import read_status
 from zonectl.plan.restrict import is_window_op, window_namespaces
+from zonectl.plan.settings_view import setting_lines
 from zonectl.render.exposition import find_sample, render_textfile
 from zonectl.render.metrics import (
     ClusterMetrics,
@@ -107,7 +106,10 @@ def _with_policy(
     try:
         policy = read_policy_plan(conn, desired, now)
     except PlanError as exc:
-        warn(f"metrics: the policy cannot be planned, so no drift figures: {exc.message}")
+        warn(
+            f"metrics: the policy cannot be planned, so no drift figures: {exc.message}",
+            exc.details,
+        )
         return replace(metrics, plan_error=True)
     plan, actual, desired = policy.plan, policy.resolved.actual, policy.resolved.desired
     drift: dict[str | None, int] = {None: 0}
@@ -130,32 +132,14 @@ def _with_policy(
         fh = desired.collections[ns].firehose
         assert fh is not None
         windows.append(WindowMetrics(ns, next_tick(fh, now), pending.get(ns, 0), last.get(ns)))
-    return replace(metrics, drift=drift, plan_error=False, windows=tuple(windows))
+    lines = setting_lines(actual, desired)
+    return replace(metrics, drift=drift, plan_error=False, windows=tuple(windows), settings=lines)
 
 
 def named_namespaces(desired: DesiredState) -> list[str]:
     """The namespaces a policy names exactly (not its glob patterns): what a frequent
     rotate's metrics scan, so a cron run does not read every chunk of the cluster."""
     return sorted(ns for ns in desired.collections if not any(c in ns for c in "*?["))
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` so a reader sees the old file or the new one, never half:
-    a temporary file in the same directory (same filesystem), fsync, then os.replace.
-    The temporary name does not end in .prom, so the collector never reads it."""
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 class MetricsRun:

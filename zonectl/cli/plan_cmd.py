@@ -16,6 +16,7 @@ import typer
 
 from zonectl.analyze.plan_rules import plan_findings, route_hint
 from zonectl.cli.annotations import finding_warning, github_warnings
+from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import (
     load_desired,
@@ -38,10 +39,11 @@ from zonectl.cli.forecast_wiring import (
 )
 from zonectl.cli.plan_after import state_after
 from zonectl.cli.policy_plan import read_policy_plan
-from zonectl.errors import ExitCode, ZonectlError
+from zonectl.errors import ExitCode, UsageError
 from zonectl.forecast.collection_moves import moves_of, with_collection_moves
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.reshard import recommend
+from zonectl.forecast.settings import planned_chunk_sizes, throttle_notes
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
@@ -72,8 +74,19 @@ class Format(StrEnum):
     html = "html"
 
 
+def check_out(options: Mapping[str, Any]) -> None:
+    """`plan -o FILE` once saved the JSON plan for apply whatever --format printed; now -o
+    writes what --format names. Without --format the old meaning is likely: refuse it."""
+    if options.get("out") is not None and options.get("fmt") is None:
+        raise UsageError(
+            "plan -o FILE writes what --format names, and no --format was given",
+            hint="to save the plan for `apply --plan FILE` use --save-plan FILE (or "
+            "--format json -o FILE); to write the text plan use --format text -o FILE",
+        )
+
+
 @guarded
-@fleet_command(FleetSpec("plan", files={"out": ".json"}))
+@fleet_command(FleetSpec("plan", files={"save_plan": ".json"}, precheck=check_out))
 def command(
     paths: Annotated[list[Path], typer.Argument(help="Policy files or directories.")],
     uri: Annotated[str | None, uri_option()] = None,
@@ -81,20 +94,28 @@ def command(
         str | None,
         typer.Option(help="Evaluate firehose windows at this instant (ISO 8601 with offset)."),
     ] = None,
-    out: Annotated[
+    out: Annotated[Path | None, out_option()] = None,
+    save_plan: Annotated[
         Path | None,
-        typer.Option("-o", "--out", help="Also save the plan as versioned JSON for apply."),
+        typer.Option(
+            "--save-plan",
+            metavar="FILE",
+            help="Also save the plan as versioned JSON for `apply --plan FILE`, whatever "
+            "--format prints.",
+            show_default=False,
+        ),
     ] = None,
     fmt: Annotated[
-        Format,
+        Format | None,
         typer.Option(
             "--format",
             "-f",
-            help="Output format; github: the plan's warnings as workflow annotations "
-            "(the plan itself goes to stderr); html: a self-contained page with the "
-            "forecast's burn-down.",
+            help="Output format (default: text); github: the plan's warnings as workflow "
+            "annotations (the plan itself goes to stderr); html: a self-contained page "
+            "with the forecast's burn-down.",
+            show_default=False,
         ),
-    ] = Format.text,
+    ] = None,
     detailed_exitcode: Annotated[
         bool, typer.Option("--detailed-exitcode", help="Exit 4 when the plan has changes.")
     ] = False,
@@ -144,9 +165,9 @@ def command(
 
       zonectl plan policies/ --format markdown > plan.md
 
-      zonectl plan policies/ -o plan.json --detailed-exitcode
+      zonectl plan policies/ --save-plan plan.json --detailed-exitcode
 
-      zonectl plan policies/ --format html > plan.html
+      zonectl plan policies/ --format html -o plan.html
     """
     instant = parse_at(at, dt.datetime.now(dt.UTC))
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
@@ -167,18 +188,16 @@ def command(
         plan = _valid_until(plan, next_tick)
     for message in plan.warnings:
         warn(message)
-    if out is not None:
-        try:
-            out.write_text(plan_document(plan, forecast, footprint), encoding="utf-8")
-        except OSError as exc:
-            raise ZonectlError(f"cannot write plan to {out}: {exc.strerror or exc}") from None
-        stderr.print(f"plan {plan.plan_id} saved to {out}", markup=False)
+    if save_plan is not None:
+        emit(plan_document(plan, forecast, footprint), save_plan)
+        stderr.print(f"plan {plan.plan_id} saved to {save_plan}", markup=False)
+    fmt = fmt or Format.text
     if fmt is Format.github:
-        stderr.print(render_text(plan, color=False), markup=False)
-        sys.stdout.write(github_warnings(plan.warnings))
+        stderr.print_text(render_text(plan, color=False))
+        emit(github_warnings(plan.warnings), out)
     else:
-        sys.stdout.write(_render(plan, fmt, forecast, footprint))
-    sys.stdout.flush()
+        color = out is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        emit(_render(plan, fmt, forecast, footprint, color=color), out)
     if detailed_exitcode and plan.has_changes:
         return int(ExitCode.CHANGES_PENDING)
     return int(ExitCode.OK)
@@ -245,6 +264,7 @@ def _plan_and_forecast(
         # one size for the impact lines and the forecast; one batch for their chunk reads
         sizes = ChunkSizes(conn, max_measured=measure)
         plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces, sizes)
+        sizes.planned_mb, sizes.planned_ns_mb = planned_chunk_sizes(plan.ops)
         after = state_after(plan, actual, expanded, namespaces)
         changed = {
             ns: {range_key(lo, hi) for lo, hi in ranges}
@@ -263,6 +283,8 @@ def _plan_and_forecast(
             no_balance=after.no_balance,
             rezoned=_rezoned(plan, after.ranges),
         )
+        said = throttle_notes(actual, plan.ops) if forecast.namespaces else []
+        forecast = dataclasses.replace(forecast, notes=(*forecast.notes, *said))
         footprint = {**counter.snapshot(), "chunk_sizes": sizes.tally.as_dict()}
     forecast = with_collection_moves(forecast, moves_of(plan))
     return _with_route_hints(plan, forecast), forecast, footprint
@@ -307,9 +329,9 @@ def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
 def plan_document(
     plan: Plan, forecast: Forecast, footprint: Mapping[str, Any] | None = None
 ) -> str:
-    """The plan's JSON document (what `-o` saves and `--format json` prints), with the
-    forecast under `forecast` and what reading the cluster cost under `server_footprint`:
-    informational, `apply --plan` ignores both."""
+    """The plan's JSON document (what `--save-plan` saves and `--format json` prints), with
+    the forecast under `forecast` and what reading the cluster cost under
+    `server_footprint`: informational, `apply --plan` ignores both."""
     doc = json.loads(render_json(plan))
     doc["forecast"] = forecast_dict(forecast)
     if footprint is not None:
@@ -317,12 +339,13 @@ def plan_document(
     return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
-def _render(plan: Plan, fmt: Format, forecast: Forecast, footprint: Mapping[str, Any]) -> str:
+def _render(
+    plan: Plan, fmt: Format, forecast: Forecast, footprint: Mapping[str, Any], *, color: bool
+) -> str:
     if fmt is Format.json:
         return plan_document(plan, forecast, footprint)
     if fmt is Format.markdown:
         return render_markdown(plan) + render_forecast_markdown(forecast)
     if fmt is Format.html:
         return render_plan_html(plan, forecast)
-    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     return render_text(plan, color=color) + "\n" + render_forecast_text(forecast)

@@ -10,6 +10,7 @@ from pathlib import Path
 from zonectl.cli.boundary import stderr
 from zonectl.errors import redact
 from zonectl.model.desired import DesiredState
+from zonectl.render.inert import terminal
 
 
 def load_policy_files(paths: Sequence[Path]) -> DesiredState:
@@ -19,5 +20,6 @@ def load_policy_files(paths: Sequence[Path]) -> DesiredState:
     own = Settings.from_environ(os.environ).database  # no pattern may name it
     loaded = load_policy(list(paths), own_database=own)
     for diagnostic in loaded.diagnostics:
-        stderr.print(redact(str(diagnostic)), markup=False)
+        for line in diagnostic.lines():  # each line inert whole: policy text is quoted
+            stderr.print(terminal(redact(line)), markup=False)
     return loaded.desired

@@ -8,8 +8,10 @@ import time
 from enum import StrEnum
 
 from zonectl.cli.boundary import stderr
+from zonectl.model.keys import format_value
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.reshard_read import MongoReshard, read_progress, read_reshardings
+from zonectl.render.inert import terminal
 
 _POLL_S = 1.0
 
@@ -26,9 +28,12 @@ def settle_reshardings(conn: Connection, action: str) -> list[str]:
     for r in read_reshardings(conn):
         progress = read_progress(conn, r.namespace)
         shown = f"{100 * progress.share:.0f}% copied" if progress else "no progress reported"
-        stderr.print(
-            f"zonectl: a resharding of {r.namespace} to the key {dict(r.key)} is running on "
-            f"the server (state {r.state or 'unknown'}, {shown}, since {r.started})",
+        stderr.print(  # one line, the key as every other message shows one
+            terminal(
+                f"zonectl: a resharding of {r.namespace} to the key {format_value(dict(r.key))} "
+                f"is running on the server (state {r.state or 'unknown'}, {shown}, "
+                f"since {r.started})"
+            ),
             markup=False,
         )
         if action == ReshardAction.abort:

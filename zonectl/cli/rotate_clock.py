@@ -97,12 +97,12 @@ def check_backwards(
         )
         if n
     )
-    listing = "\n  ".join(lines)
     if allow:
-        warn(f"--allow-backwards: moving {what} back:\n  {listing}")
+        warn(f"--allow-backwards: moving {what} back:", lines)
         return
     raise NeedsHumanError(
-        f"refusing to move {what} backwards; nothing was sent:\n  {listing}\n  {clocks(conn)}",
+        f"refusing to move {what} backwards; nothing was sent:",
+        details=[*lines, clocks(conn)],
         hint="if a clock jumped back, fix it and rerun; if the live boundary is ahead "
         "(a `rotate --at` in the future), wait until the clock passes it, or rerun with "
         "--allow-backwards to move it back now",

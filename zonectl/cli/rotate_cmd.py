@@ -208,7 +208,7 @@ def _rotate(
             )
             problems = window_problems(window, actual)
             if problems:
-                raise PlanError(listing("cannot rotate", problems))
+                raise PlanError(listing("cannot rotate", problems), details=problems)
             back = slices_back(window, desired, actual)
             check_backwards(
                 conn, window.moves, back, instant, given is not None, rules.allow_backwards
@@ -220,7 +220,8 @@ def _rotate(
         if window.left:  # the preflight's drift covers named namespaces; these matched
             warn(
                 f"{len(window.left)} change(s) of pattern-matched namespaces are left for "
-                "`zonectl apply`:\n" + "\n".join(f"  ~ {op.describe()}" for op in window.left)
+                "`zonectl apply`:",
+                [f"~ {op.describe()}" for op in window.left],
             )
         eager = [ns for ns in names if migrate and ns in first.collections]
         previews = [preview_migration(ports, ns, False) for ns in eager]
@@ -275,7 +276,7 @@ def _check_windows(desired: DesiredState, names: Sequence[str]) -> None:
             where = fh.position or desired.collections[ns].position
             problems.append(f"{where or (desired.sources or ('policy',))[0]}: {ns}: {problem}")
     if problems:
-        raise InvalidPolicyError(listing("invalid firehose window", problems))
+        raise InvalidPolicyError(listing("invalid firehose window", problems), details=problems)
 
 
 def _boundaries(
@@ -320,17 +321,17 @@ def _preflight(
             where = fh.position or desired.collections[ns].position
             problems.append(f"{where}: {problem}" if where else problem)
     if problems:
-        raise PlanError(listing("cannot rotate", problems))
+        raise PlanError(listing("cannot rotate", problems), details=problems)
     try:
         full = make_plan(desired, actual, boundaries=boundaries, at=instant)
     except PlanError as exc:
-        warn(f"outside firehose windows the policy cannot be planned: {exc.message}")
+        warn(f"outside firehose windows the policy cannot be planned: {exc.message}", exc.details)
         return actual
     drift = drift_ops(full, desired)
     if drift:
         warn(
-            f"{len(drift)} change(s) outside firehose windows are left for `zonectl apply`:\n"
-            + "\n".join(f"  ~ {op.describe()}" for op in drift)
+            f"{len(drift)} change(s) outside firehose windows are left for `zonectl apply`:",
+            [f"~ {op.describe()}" for op in drift],
         )
     return actual
 
@@ -339,7 +340,7 @@ def _confirm(yes: bool) -> Callable[[Prepared, Sequence[Preview]], bool]:
     def confirm(prepared: Prepared, previews: Sequence[Preview]) -> bool:
         if yes:
             return True
-        stderr.print(render_text(prepared.plan), markup=False, end="")
+        stderr.print_text(render_text(prepared.plan), end="")
         if not sys.stdin.isatty():
             raise ZonectlError("refusing to rotate without confirmation: stdin is not a terminal")
         return bool(typer.confirm("Rotate these windows?", default=False, err=True))

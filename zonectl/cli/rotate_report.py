@@ -52,7 +52,7 @@ def report(result: ApplyResult, window: WindowPlan) -> int:
 
 
 def listing(title: str, problems: Sequence[str]) -> str:
-    return f"{title} ({len(problems)} problem(s)):\n  " + "\n  ".join(problems)
+    return f"{title} ({len(problems)} problem(s)):"  # the problems follow as details
 
 
 def _pattern_count(window: WindowPlan) -> str:

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
@@ -38,6 +39,7 @@ from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.status import read_status
 from zonectl.mongo.unsharded_read import read_move_impacts
+from zonectl.plan.settings_view import setting_lines
 from zonectl.render.exposition import render_openmetrics
 from zonectl.render.forecast import forecast_dict, render_forecast_text
 from zonectl.render.html import render_status_html
@@ -87,6 +89,7 @@ def command(
             "html: one self-contained page picturing it (docs/status.md).",
         ),
     ] = Format.text,
+    out: Annotated[Path | None, out_option()] = None,
     metrics_file: Annotated[Path | None, metrics_file_option()] = None,
     copy_rate: Annotated[str | None, copy_rate_option()] = None,
     parallel: Annotated[int | None, parallel_forecast_option()] = None,
@@ -132,7 +135,7 @@ def command(
 
       zonectl status policies/ --format openmetrics
 
-      zonectl status --format html > status.html
+      zonectl status --format html -o status.html
     """
     settings = Settings.from_environ(os.environ)
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
@@ -141,7 +144,9 @@ def command(
         flags = with_policy_timezone(flags, desired, settings.config_timezone)
         if flags.tz_given:  # the metrics read the window in the same zone as the forecast
             settings = dataclasses.replace(settings, config_timezone=flags.tz_name)
-        run.exit_code = _status(uri, settings, desired, namespaces, fmt, flags, run)
+        text = _status(uri, settings, desired, namespaces, fmt, flags, run, color=out is None)
+        emit(text, out)
+        run.exit_code = int(ExitCode.OK)
         return run.exit_code
 
 
@@ -153,7 +158,10 @@ def _status(
     fmt: Format,
     flags: ForecastFlags,
     run: MetricsRun,
-) -> int:
+    *,
+    color: bool,
+) -> str:
+    """The artifact --format names; `color` when stdout may take it."""
     with connect(uri, origin=uri_origin(uri)) as conn:
         now = conn.wall()  # the cluster's now: a sandbox's (virtual) clock
         report = read_status(
@@ -170,9 +178,7 @@ def _status(
             )
             run.metrics = dataclasses.replace(metrics, forecast=_compliance_instants(forecast))
         if fmt is Format.openmetrics and run.metrics is not None:
-            sys.stdout.write(render_openmetrics(make_families(run.metrics)))
-            sys.stdout.flush()
-            return int(ExitCode.OK)
+            return render_openmetrics(make_families(run.metrics))
         if desired is not None:
             report, moves = _with_policy(conn, report, desired)
             forecast = with_collection_moves(forecast, moves)  # as plan counts them
@@ -181,19 +187,17 @@ def _status(
             if note.split(":", 1)[0] in namespaces:
                 warn(note)
     if fmt is Format.html:
-        sys.stdout.write(render_status_html(report, forecast))
-    elif fmt is Format.json:
+        return render_status_html(report, forecast)
+    if fmt is Format.json:
         doc = status_document(report)
         doc["forecast"] = forecast_dict(forecast)
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
-    else:
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        width = shutil.get_terminal_size((100, 24)).columns
-        sys.stdout.write(render_status_text(report, color=color, width=width))
-        if forecast.namespaces or forecast.collections:
-            sys.stdout.write("\n" + render_forecast_text(forecast))
-    sys.stdout.flush()
-    return int(ExitCode.OK)
+        return json.dumps(doc, indent=2) + "\n"
+    color = color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    width = shutil.get_terminal_size((100, 24)).columns
+    text = render_status_text(report, color=color, width=width)
+    if forecast.namespaces or forecast.collections:
+        text += "\n" + render_forecast_text(forecast)
+    return text
 
 
 def _with_policy(
@@ -212,7 +216,12 @@ def _with_policy(
         if db in actual.databases
     )
     origins = [f"{ns}: from pattern {p!r}" for ns, p in sorted(resolved.origins.items())]
-    placed = dataclasses.replace(report, databases=databases, placements=(*plan.notes, *origins))
+    placed = dataclasses.replace(
+        report,
+        databases=databases,
+        placements=(*plan.notes, *origins),
+        settings=setting_lines(actual, resolved.desired),
+    )
     return placed, moves_of(plan.with_impacts(read_move_impacts(conn, plan)))
 
 

@@ -10,11 +10,12 @@ from typing import Annotated, Any
 
 import typer
 
+from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.errors import ExitCode, InvalidPolicyError
 from zonectl.model.desired import DesiredState
-from zonectl.render.inert import workflow_data, workflow_property
+from zonectl.render.inert import terminal, workflow_data, workflow_property
 from zonectl.render.summary import plural
 
 FORMAT_VERSION = 1
@@ -31,8 +32,9 @@ def command(
     paths: Annotated[list[Path], typer.Argument(help="Policy files or directories.")],
     fmt: Annotated[
         Format,
-        typer.Option("--format", "-f", help="text (stderr), json or github (stdout)."),
+        typer.Option("--format", "-f", help="text (stderr, or -o FILE), json or github (stdout)."),
     ] = Format.text,
+    out: Annotated[Path | None, out_option()] = None,
 ) -> int:
     """Validate policy files: schema, shard-key bounds, overlaps, zones, firehose, balancer.
 
@@ -51,20 +53,29 @@ def command(
         diagnostics = exc.diagnostics
     else:
         desired, diagnostics = loaded.desired, loaded.diagnostics
-    _emit(fmt, diagnostics, desired)
+    _emit(fmt, diagnostics, desired, out)
     return int(ExitCode.OK if desired is not None else ExitCode.INVALID_POLICY)
 
 
-def _emit(fmt: Format, diagnostics: list[Diagnostic], desired: DesiredState | None) -> None:
+def _emit(
+    fmt: Format, diagnostics: list[Diagnostic], desired: DesiredState | None, out: Path | None
+) -> None:
     if fmt is Format.json:
-        typer.echo(json.dumps(json_report(diagnostics, desired), indent=2))
+        emit(json.dumps(json_report(diagnostics, desired), indent=2) + "\n", out)
     elif fmt is Format.github:
-        for diagnostic in diagnostics:
-            typer.echo(github_annotation(diagnostic))
+        emit("".join(f"{github_annotation(d)}\n" for d in diagnostics), out)
+    elif out is not None:
+        emit("".join(f"{line}\n" for d in diagnostics for line in _inert_lines(d)), out)
     else:
         for diagnostic in diagnostics:
-            typer.echo(str(diagnostic), err=True)
+            for line in _inert_lines(diagnostic):
+                typer.echo(line, err=True)
     typer.echo(f"zonectl: {summary(diagnostics, desired)}", err=True)
+
+
+def _inert_lines(d: Diagnostic) -> list[str]:
+    # A key or value quoted from the policy is shown escaped, each line on its own.
+    return [terminal(line) for line in d.lines()]
 
 
 def summary(diagnostics: list[Diagnostic], desired: DesiredState | None) -> str:

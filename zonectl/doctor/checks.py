@@ -14,7 +14,9 @@ from zonectl.doctor.privileges import COMMANDS, find_missing
 from zonectl.forecast.learn import MIN_SAMPLES
 from zonectl.forecast.timing import ASSUMED_FIXED_S
 from zonectl.forecast.units import DEFAULT_COPY_RATE, format_rate
+from zonectl.model.cluster import ClusterState, LiveCollection
 from zonectl.model.desired import DesiredState
+from zonectl.plan.settings_view import setting_lines
 
 # The lease is taken and judged with each host's own clock (apply/safeguards.py): a host
 # more than the renewal slack (a third of the 5 min TTL) ahead would take a live lease.
@@ -255,6 +257,7 @@ def _policy(facts: DoctorFacts, desired: DesiredState) -> list[Check]:
         )
     else:
         out.append(Check("policy:shards", Status.OK, f"{len(desired.shards)} shard(s) exist"))
+    out.extend(_settings(facts, desired))
     for ns, cp in sorted(desired.collections.items()):
         live = facts.sharded.get(ns)
         changes = (
@@ -335,3 +338,30 @@ def _history(facts: DoctorFacts) -> Check:
 
 def _migration_word(n: int) -> str:
     return "migration" if n == 1 else "migrations"
+
+
+def _settings(facts: DoctorFacts, desired: DesiredState) -> list[Check]:
+    """The balancer settings the policy names: which drift (apply will write them) and
+    which this cluster's release does not have (nothing will be written)."""
+    actual = ClusterState(
+        version=facts.version,
+        fcv=facts.fcv,
+        settings=facts.settings,
+        collections={
+            ns: LiveCollection(ns, key, settings=facts.collection_settings.get(ns, {}))
+            for ns, key in facts.sharded.items()
+        },
+    )
+    named = [x for x in setting_lines(actual, desired) if x.wanted is not None]
+    if not named:
+        return []
+    gated = [x for x in named if x.state.startswith("needs")]
+    drift = [x for x in named if x.drifts]
+    if gated:
+        detail = "; ".join(f"{x.name} {x.state}" for x in gated)
+        fix = "remove them from the policy, or upgrade (binary and FCV)"
+        return [Check("policy:settings", Status.WARN, f"not written here: {detail}", fix)]
+    if drift:
+        detail = "; ".join(f"{x.name} {x.live} -> {x.wanted}" for x in drift)
+        return [Check("policy:settings", Status.OK, f"{len(drift)} to change: {detail}")]
+    return [Check("policy:settings", Status.OK, f"{len(named)} balancer setting(s) match")]

@@ -74,3 +74,6 @@ class DoctorFacts:
     config_error: str | None = None  # why config.* could not be read (then it is all unknown)
     database: str = "zonectl"
     history: Learned | None = None  # what config.changelog teaches the forecast
+    # config.settings documents by _id, and each sharded collection's settings fields.
+    settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    collection_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)

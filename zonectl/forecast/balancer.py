@@ -38,6 +38,10 @@ class NamespaceChunks:
     bounds: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = field(default_factory=list)
     loads: dict[str, int] | None = None  # bytes of the collection per shard
     counts: dict[str, int] | None = None  # chunks of the collection per shard
+    # The chunk size in effect (after the plan): since 6.0.3 a balancer migration is a
+    # moveRange without `max`, and the donor cuts about this much off a larger chunk
+    # (reference balancer-settings §6.1 step 4). None: chunks move whole.
+    max_chunk_bytes: int | None = None
 
     def shard_loads(self, by_size: bool) -> dict[str, int]:
         """Bytes (or chunks) of the collection per shard, before any move."""
@@ -76,6 +80,8 @@ class _Collection:
     ) -> None:
         self.c = c
         self.by_size = by_size
+        self.sizes = list(c.sizes)  # what is left of each chunk (cut by chunk size)
+        self.cap = c.max_chunk_bytes if by_size else None
         self.load: dict[str, int] = {**dict.fromkeys(shard_zones, 0), **c.shard_loads(by_size)}
         self.violators: dict[str, list[int]] = {}
         for i, (shard, zone) in enumerate(zip(c.shards, c.zones, strict=True)):
@@ -105,13 +111,17 @@ class _Collection:
                     continue  # no recipient this round (or ever): warning 21892
                 to = min(holders, key=lambda s: self.load.get(s, 0))  # first of equals
                 available -= {shard, to}
-                size = self.c.sizes[i]
+                size = self.sizes[i]
+                if self.cap and size > self.cap:  # one chunk size cut off; the rest stays
+                    size = self.cap
+                    self.sizes[i] -= size
+                else:
+                    del self.violators[shard][pos]
+                    self.left -= 1
                 started.append((shard, seconds_for(shard, to, size), size))
                 step = size if self.by_size else 1
                 self.load[shard] -= step
                 self.load[to] = self.load.get(to, 0) + step
-                del self.violators[shard][pos]
-                self.left -= 1
                 break
         return started
 

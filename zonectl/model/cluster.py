@@ -37,6 +37,11 @@ class LiveCollection:
     uuid: Any = None  # bson Binary/UUID, for config.chunks look-ups on 5.0+
     unique: bool = False
     no_balance: bool = False
+    # The balancer-settings fields of its config.collections entry, as stored
+    # (maxChunkSizeBytes, enableAutoMerge, defragmentCollection, defragmentationPhase).
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    # balancerCollectionStatus, read only while it is defragmenting (phase and progress).
+    balancer_status: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,11 @@ class ClusterState:
     # (listIndexes specs), and the reshardings running in the cluster.
     indexes: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     reshardings: tuple[LiveResharding, ...] = ()
+    # config.settings documents by _id (balancer, chunksize, automerge), as stored.
+    settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # (namespace, setting key) of one-shot settings zonectl already ran on the collection
+    # as it is now (same UUID): defragmentation that has started once is not started again.
+    once_done: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def major(self) -> int:

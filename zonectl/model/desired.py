@@ -65,6 +65,15 @@ class Sampling:
 
 
 @dataclass(frozen=True)
+class SettingValue:
+    """A balancer setting the policy names (zonectl.balancer_settings has its row): the
+    value as plain data, and where the policy says it."""
+
+    value: Any
+    position: Position | None = dataclasses.field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class CollectionPolicy:
     namespace: str
     key: Mapping[str, Any] | None = None  # expected shard key; None: take the live one
@@ -79,6 +88,8 @@ class CollectionPolicy:
     pattern: str | None = None  # the `collections:` glob this namespace was expanded from
     slices: Slices | None = None  # only on a template entry (in DesiredState.patterns)
     sampling: Sampling | None = None  # None: not managed
+    # Balancer settings of this collection by policy key; a key absent: not managed.
+    settings: Mapping[str, SettingValue] = dataclasses.field(default_factory=dict)
     # The entry names `ranges:`, even empty: `ranges: []` says "no zones" (the live go).
     names_ranges: bool = False
 
@@ -97,7 +108,7 @@ class CollectionPolicy:
             "balancing": self.balancing is not None,
             "sampling": self.sampling is not None,
         }
-        return frozenset(aspect for aspect, on in named.items() if on)
+        return frozenset(aspect for aspect, on in named.items() if on) | frozenset(self.settings)
 
     def zones(self) -> frozenset[str]:
         """Every zone this collection's policy refers to."""
@@ -131,6 +142,8 @@ class BalancerPolicy:
     # Never sent to the cluster: only the forecast reads it.
     timezone: str | None = None
     position: Position | None = dataclasses.field(default=None, compare=False)
+    # The other balancer settings by policy key; a key absent: not managed.
+    settings: Mapping[str, SettingValue] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)

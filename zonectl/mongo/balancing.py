@@ -9,6 +9,7 @@ from typing import Any
 
 from pymongo.errors import OperationFailure, PyMongoError
 
+from zonectl.balancer_settings.table import row
 from zonectl.errors import ClusterError, redact
 from zonectl.mongo.connect import Client
 from zonectl.plan.ops import SetBalancerEnabled, SetCollectionBalancing
@@ -47,9 +48,24 @@ class MongoBalancing:
         return doc.get("mode", "full") == "full" and not doc.get("stopped", False)
 
     def set_balancer(self, running: bool) -> None:
-        """balancerStart/balancerStop with maxTimeMS like sh.startBalancer (§3.1, §3.6)."""
+        """balancerStart/balancerStop with maxTimeMS like sh.startBalancer (§3.1, §3.6).
+
+        On 7.0+ both also write `automerge.enabled` (balancer-settings §3.1): a pause and its
+        restore must leave the auto-merger as it was (a policy's `autoMerger: false`), so the
+        prior value is written back at once; a crash in between leaves it right too."""
+        merger = row("cluster", "autoMerger")
+        before = merger.live_value(self._setting(merger.doc))
         command = SetBalancerEnabled(running).command()
         self._run("admin", command, f"{next(iter(command))}")
+        if merger.live_value(self._setting(merger.doc)) != before:
+            database, write = merger.command(None, before)
+            self._run(database, write, f"restoring automerge.enabled: {before}")
+
+    def _setting(self, _id: str) -> Mapping[str, Any] | None:
+        doc: Mapping[str, Any] | None = self._read(
+            lambda: self.client.config.settings.find_one({"_id": _id})
+        )
+        return doc
 
     def wait_idle(
         self, ns: str | None, timeout_s: float, stopped: Callable[[], bool] = lambda: False

@@ -94,6 +94,24 @@ class ChunkSizes:
         self._measured: dict[tuple[str, Any, Any], int | None] = {}
         self._max_bytes: dict[str, int] = {}
         self._dsd = True
+        # Chunk sizes a plan sets (MB): the cluster's, and per namespace.
+        self.planned_mb: int | None = None
+        self.planned_ns_mb: dict[str, int] = {}
+
+    @property
+    def by_data_size(self) -> bool:
+        """6.0.3+ balances by data size and cuts migrations at the chunk size (§6.1)."""
+        return self.major >= 6
+
+    def move_cap(self, ns: str) -> int:
+        """Bytes a balancer migration of `ns` moves at most once the plan has run: the
+        chunk size it sets, else the one in effect (per collection, else the cluster's)."""
+        if ns in self.planned_ns_mb:
+            return self.planned_ns_mb[ns] * 1024 * 1024
+        own = (self.collection(ns) or {}).get("maxChunkSizeBytes")
+        if not own and self.planned_mb is not None:
+            return self.planned_mb * 1024 * 1024
+        return self.max_chunk_bytes(ns)
 
     # ------------------------------------------------------------ metadata
     def read_collections(self, namespaces: Sequence[str]) -> None:

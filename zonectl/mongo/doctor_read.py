@@ -17,7 +17,7 @@ from zonectl.mongo.chunk_scan import chunk_filter
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
-from zonectl.mongo.state import is_sharded_entry
+from zonectl.mongo.state import COLLECTION_FIELDS, SETTINGS_DOCS, is_sharded_entry
 
 
 def read_doctor_facts(
@@ -30,7 +30,10 @@ def read_doctor_facts(
     try:
         shards = {str(d["_id"]): bool(d.get("draining")) for d in config.shards.find({})}
         colls = [d for d in config.collections.find({}) if is_sharded_entry(d)]
-        settings = config.settings.find_one({"_id": "balancer"}) or {}
+        stored = {
+            str(d["_id"]): dict(d) for d in config.settings.find({"_id": {"$in": SETTINGS_DOCS}})
+        }
+        settings = stored.get("balancer") or {}
         migrations = config.migrations.count_documents({})
         # `jumbo` is not indexed: count it only where zonectl acts (the policy's namespaces,
         # else those with zone ranges), never over every chunk of a large cluster.
@@ -80,6 +83,10 @@ def read_doctor_facts(
         own_error=own_error,
         database=database,
         history=read_learned(conn),
+        settings=stored,
+        collection_settings={
+            str(d["_id"]): {k: d[k] for k in COLLECTION_FIELDS if k in d} for d in colls
+        },
     )
 
 

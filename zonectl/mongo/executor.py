@@ -1,6 +1,6 @@
-"""The executor, apply's `send` port: one function per op class, each sending exactly
-`op.command()` to `op.database`; a server error becomes an OpFailedError naming the op, its
-namespace and MongoDB's code, codeName and message."""
+"""The executor, apply's `send` port: every op sends exactly `op.command()` to
+`op.database`, its answer read as the op says (`Op.reply`); a server error becomes an
+OpFailedError naming the op, its namespace and MongoDB's code, codeName and message."""
 
 from __future__ import annotations
 
@@ -12,23 +12,7 @@ from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, redact
 from zonectl.plan.failures import OpFailedError
-from zonectl.plan.moves import MoveChunk
-from zonectl.plan.ops import (
-    AddShardToZone,
-    AssignZoneRange,
-    MoveCollection,
-    MoveRange,
-    Op,
-    RefineShardKey,
-    RemoveShardFromZone,
-    RemoveZoneRange,
-    ReshardCollection,
-    SetBalancerEnabled,
-    SetBalancerWindow,
-    SetCollectionBalancing,
-    SetQueryAnalyzer,
-    SplitChunk,
-)
+from zonectl.plan.ops import Op
 
 Client = MongoClient[dict[str, Any]]
 Reply = Mapping[str, Any]
@@ -75,91 +59,32 @@ def _write(client: Client, op: Op, must_match: bool) -> Reply:
     return reply
 
 
-def add_shard_to_zone(client: Client, op: AddShardToZone) -> Reply:
-    return _send(client, op)
-
-
-def remove_shard_from_zone(client: Client, op: RemoveShardFromZone) -> Reply:
-    return _send(client, op)
-
-
-def assign_zone_range(client: Client, op: AssignZoneRange) -> Reply:
-    return _send(client, op)
-
-
-def remove_zone_range(client: Client, op: RemoveZoneRange) -> Reply:
-    # ok even when nothing matched (reference §1.6): apply verifies in config.tags after.
-    return _send(client, op)
-
-
-def set_collection_balancing(client: Client, op: SetCollectionBalancing) -> Reply:
-    return _write(client, op, must_match=True)
-
-
-def set_query_analyzer(client: Client, op: SetQueryAnalyzer) -> Reply:
-    return _send(client, op)
-
-
-def set_balancer_enabled(client: Client, op: SetBalancerEnabled) -> Reply:
-    return _send(client, op)
-
-
-def set_balancer_window(client: Client, op: SetBalancerWindow) -> Reply:
-    return _write(client, op, must_match=False)
-
-
-def split_chunk(client: Client, op: SplitChunk) -> Reply:
-    return _send(client, op)
-
-
-def move_range(client: Client, op: MoveRange) -> Reply:
-    return _send(client, op)
-
-
-def move_chunk(client: Client, op: MoveChunk) -> Reply:
-    return _send(client, op)
-
-
-def move_collection(client: Client, op: MoveCollection) -> Reply:
-    # Returns when the move is done (at least 5 minutes; zonectl sets no socket timeout). A
-    # lost connection leaves the move running on the server: the next apply sees it in
-    # config.reshardingOperations and waits for it (apply/collection_moves.py).
-    return _send(client, op)
-
-
-def refine_shard_key(client: Client, op: RefineShardKey) -> Reply:
-    return _send(client, op)
-
-
-def reshard_collection(client: Client, op: ReshardCollection) -> Reply:
-    # Returns when the resharding commits (hours for a big collection; no socket timeout).
-    # apply/reshard/ runs it on a thread and watches it through $currentOp meanwhile.
-    return _send(client, op)
-
-
-HANDLERS: dict[type[Op], Callable[[Client, Any], Reply]] = {
-    AddShardToZone: add_shard_to_zone,
-    RemoveShardFromZone: remove_shard_from_zone,
-    AssignZoneRange: assign_zone_range,
-    RemoveZoneRange: remove_zone_range,
-    SetCollectionBalancing: set_collection_balancing,
-    SetQueryAnalyzer: set_query_analyzer,
-    SetBalancerEnabled: set_balancer_enabled,
-    SetBalancerWindow: set_balancer_window,
-    SplitChunk: split_chunk,
-    MoveRange: move_range,
-    MoveChunk: move_chunk,
-    MoveCollection: move_collection,
-    RefineShardKey: refine_shard_key,
-    ReshardCollection: reshard_collection,
-}
-
-
 def execute(client: Client, op: Op) -> Reply:
-    handler = HANDLERS.get(type(op))
-    if handler is None:
-        raise ClusterError(f"zonectl cannot execute op kind {op.kind!r}")
-    return handler(client, op)
+    """Send `op.command()` to `op.database` and read the answer as the op says (Op.reply):
+    one path for every op kind, so a new op needs no handler here. A balancer setting's
+    validator rejection (121, the 7.0+ $jsonSchema on config.settings, reference
+    balancer-settings §2.3) names the setting; it is reported, never retried."""
+    try:
+        if op.reply == "command":
+            # removeZoneRange answers ok even when nothing matched (reference §1.6): apply
+            # verifies in config.tags after. moveCollection and reshardCollection return
+            # when done (no socket timeout; apply watches them meanwhile).
+            return _send(client, op)
+        return _write(client, op, must_match=op.reply == "matched")
+    except OpFailedError as exc:
+        change = op.setting_change()
+        if exc.code != 121 or change is None:
+            raise
+        ns, key, _ = change
+        name = f"{ns} {key}" if ns else key
+        raise OpFailedError(
+            op,
+            exc.code,
+            exc.code_name,
+            f"the server's config.settings validator refused balancer setting {name} "
+            f"({exc.errmsg}); this server does not accept it: check the version it needs in "
+            "docs/balancer-settings.md",
+        ) from None
 
 
 def bind(client: Client) -> Callable[[Op], Reply]:

@@ -80,6 +80,7 @@ def read_namespace_chunks(
             _tally(sizes, 1, measured=True, estimated=False)
         _add(out, piece.shard, found, piece.zone, piece.jumbo)
     out.loads = _loads(sizes, ns, shards, counts)
+    out.max_chunk_bytes = sizes.move_cap(ns) if sizes.by_data_size else None
     return out
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from pymongo.errors import OperationFailure, PyMongoError
 
+from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import ClusterState, LiveBalancer, LiveCollection, LiveRange, LiveShard
 from zonectl.mongo.connect import Connection
@@ -27,6 +28,7 @@ def build_cluster_state(
     balancer: Doc | None,
     status: Doc | None = None,
     analyzers: Sequence[Doc] | None = None,
+    settings_docs: Mapping[str, Doc] | None = None,
 ) -> ClusterState:
     """ClusterState from config documents as the server stores them (reference §2)."""
     status = status or {}
@@ -51,6 +53,7 @@ def build_cluster_state(
                 uuid=d.get("uuid"),
                 unique=bool(d.get("unique", False)),
                 no_balance=bool(d.get("noBalance", False)),
+                settings={k: d[k] for k in COLLECTION_FIELDS if k in d},
             )
             for d in collections
             if is_sharded_entry(d)
@@ -69,7 +72,13 @@ def build_cluster_state(
             in_round=bool(status.get("inBalancerRound", False)),
         ),
         samplers=None if analyzers is None else active_samplers(analyzers),
+        settings=dict(settings_docs or ({"balancer": balancer} if balancer else {})),
     )
+
+
+# What the settings table reads: config.settings documents, config.collections fields.
+SETTINGS_DOCS = sorted({"balancer", *(r.doc for r in CLUSTER)})
+COLLECTION_FIELDS = (*(r.field for r in COLLECTION), "defragmentationPhase")
 
 
 def active_samplers(analyzers: Sequence[Doc]) -> dict[str, float]:
@@ -99,6 +108,7 @@ class ConfigDocuments:
     status: dict[str, Any] | None  # balancerStatus; None when the server refused it
     status_error: str | None = None
     analyzers: list[dict[str, Any]] | None = None  # config.queryAnalyzers; None: not read
+    settings: dict[str, dict[str, Any]] | None = None  # config.settings by _id
 
     def cluster_state(self, conn: Connection) -> ClusterState:
         return build_cluster_state(
@@ -110,6 +120,7 @@ class ConfigDocuments:
             balancer=self.balancer,
             status=self.status,
             analyzers=self.analyzers,
+            settings_docs=self.settings,
         )
 
 
@@ -130,7 +141,9 @@ def read_config_documents(
         collections = [
             d for d in config.collections.find(wanted, batch_size=WHOLE) if is_sharded_entry(d)
         ]
-        balancer = config.settings.find_one({"_id": "balancer"})
+        # The balancer, chunk size and automerge documents in one read (the settings table).
+        settings = {str(d["_id"]): d for d in config.settings.find({"_id": {"$in": SETTINGS_DOCS}})}
+        balancer = settings.get("balancer")
         status: dict[str, Any] | None = None
         status_error = None
         try:
@@ -142,7 +155,9 @@ def read_config_documents(
             f"{conn.uri}: reading config metadata failed: {redact(str(exc))}"
         ) from None
     analyzers = read_analyzers(conn)
-    return ConfigDocuments(shards, tags, collections, balancer, status, status_error, analyzers)
+    return ConfigDocuments(
+        shards, tags, collections, balancer, status, status_error, analyzers, settings
+    )
 
 
 def read_analyzers(conn: Connection) -> list[dict[str, Any]] | None:

@@ -4,6 +4,7 @@ and zonectl's lease/journal."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
@@ -22,6 +23,7 @@ from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.mongo.reshard_read import read_progress, read_reshardings
 from zonectl.mongo.state import WHOLE, read_config_documents
+from zonectl.plan.settings_view import setting_lines
 from zonectl.render.layout import ChunkLayout
 from zonectl.render.status import (
     BalancerState,
@@ -65,7 +67,7 @@ def read_status(
     scans = read_many_compliance(
         conn, [by_ns[ns] for ns in sharded], lambda ns: _live(state, ns), shard_zones, layouts
     )
-    servers = read_collection_statuses(conn, sharded)
+    statuses = read_collection_statuses(conn, sharded)
     collections = tuple(
         _collection(
             state,
@@ -74,7 +76,7 @@ def read_status(
             shard_zones,
             owned,
             scans.get(ns),
-            servers.get(ns),
+            statuses.get(ns),
             layouts.get(ns),
         )
         for ns in names
@@ -92,6 +94,14 @@ def read_status(
     noted = len(notes)
     lease, journals = _zonectl_state(conn, database, now, notes)
     own_state_read = len(notes) == noted
+    servers = {c.namespace: c.server for c in collections}
+    state = dataclasses.replace(
+        state,
+        collections={
+            ns: dataclasses.replace(live, balancer_status=servers.get(ns))
+            for ns, live in state.collections.items()
+        },
+    )
     b = state.balancer
     return StatusReport(
         uri=conn.uri,
@@ -120,6 +130,7 @@ def read_status(
         notes=tuple(notes),
         own_state_read=own_state_read,
         reshardings=_reshardings(conn, notes),
+        settings=setting_lines(state, None),
     )
 
 

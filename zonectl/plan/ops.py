@@ -1,15 +1,18 @@
-"""One frozen op class per admin action; the planner emits them, renderers and the executor
-dispatch on their type. Each op describes itself, names the database and gives the exact
-command document it maps to (reference §1-§4), and its inverse for rollback notes.
+"""One frozen op class per admin action; the planner emits them, the renderers dispatch on
+their type. Each op describes itself, names the database, gives the exact command document
+it maps to (reference §1-§4) and how the executor reads the answer, and its inverse for
+rollback notes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from zonectl.model.keys import format_value
+
+Reply = Literal["command", "write", "matched"]
 
 # mongosh's sh.startBalancer/stopBalancer and sh.disableBalancing use these (reference §3.1, §3.5).
 BALANCER_MAX_TIME_MS = 60_000
@@ -36,6 +39,7 @@ class Op:
     kind: ClassVar[str] = ""
     database: ClassVar[str] = "admin"
     destructive: ClassVar[bool] = False  # removes something the cluster had
+    setting: ClassVar[bool] = False  # changes a setting (counted as such in summaries)
 
     @property
     def namespace(self) -> str | None:
@@ -49,6 +53,23 @@ class Op:
 
     def inverse(self) -> Op | None:
         """The op that undoes this one, for rollback notes; None when there is none."""
+        return None
+
+    def setting_change(self) -> tuple[str | None, str, Any] | None:
+        """(namespace or None for the cluster, policy key, new value) of a balancer setting
+        this op writes (plan/setting_ops.py); None for other ops."""
+        return None
+
+    @property
+    def reply(self) -> Reply:
+        """How the executor reads the server's answer: "command" (ok or an error), "write"
+        (an `update` answers ok with writeErrors inside), "matched" (a write that must
+        match a document: config.collections of a collection that may have gone)."""
+        return "command"
+
+    def memo(self) -> dict[str, Any] | None:
+        """A record zonectl keeps in its own database once this op has succeeded (a one-shot
+        setting it must not start again); None for most ops."""
         return None
 
 
@@ -151,22 +172,36 @@ class RemoveZoneRange(Op):
 @dataclass(frozen=True)
 class SetCollectionBalancing(Op):
     """The noBalance switch: a plain update of config.collections through mongos, as the
-    shell helpers sh.enableBalancing/sh.disableBalancing do (reference §3.5)."""
+    shell helpers sh.enableBalancing/sh.disableBalancing do (reference §3.5); with
+    `by_command` (8.1+), configureCollectionBalancing enableBalancing, as mongosh does from FCV
+    8.1 (balancer-settings §4.1; the manual says 8.0.10, mongosh gates on FCV 8.1)."""
 
     kind: ClassVar[str] = "set_collection_balancing"
-    database: ClassVar[str] = "config"
+    setting: ClassVar[bool] = True
     ns: str
     enabled: bool
     previous: bool | None = None
+    by_command: bool = False
 
     @property
     def namespace(self) -> str:
         return self.ns
 
+    @property
+    def database(self) -> str:  # type: ignore[override]
+        return "admin" if self.by_command else "config"
+
+    @property
+    def reply(self) -> Reply:
+        # configureCollectionBalancing answers NamespaceNotSharded itself when no entry
+        return "command" if self.by_command else "matched"
+
     def describe(self) -> str:
         return f"{'enable' if self.enabled else 'disable'} balancing of {self.ns}"
 
     def command(self) -> dict[str, Any]:
+        if self.by_command:
+            return {"configureCollectionBalancing": self.ns, "enableBalancing": self.enabled}
         return {
             "update": "collections",
             "updates": [{"q": {"_id": self.ns}, "u": {"$set": {"noBalance": not self.enabled}}}],
@@ -176,7 +211,7 @@ class SetCollectionBalancing(Op):
     def inverse(self) -> Op | None:
         if self.previous is None:
             return None
-        return SetCollectionBalancing(self.ns, self.previous, self.enabled)
+        return SetCollectionBalancing(self.ns, self.previous, self.enabled, self.by_command)
 
 
 @dataclass(frozen=True)
@@ -186,6 +221,7 @@ class SetQueryAnalyzer(Op):
     `previous` None: sampling was off (or never configured)."""
 
     kind: ClassVar[str] = "set_query_analyzer"
+    setting: ClassVar[bool] = True
     ns: str
     rate: float | None
     previous: float | None = None
@@ -220,6 +256,7 @@ class SetBalancerEnabled(Op):
     """balancerStart/balancerStop; both write config.settings mode+stopped (reference §3.1)."""
 
     kind: ClassVar[str] = "set_balancer_enabled"
+    setting: ClassVar[bool] = True
     enabled: bool
     previous: bool | None = None
 
@@ -242,10 +279,15 @@ class SetBalancerWindow(Op):
     shell writes the document (reference §2.5). `start`/`stop` None removes the window."""
 
     kind: ClassVar[str] = "set_balancer_window"
+    setting: ClassVar[bool] = True
     database: ClassVar[str] = "config"
     start: str | None
     stop: str | None
     previous: tuple[str, str] | None = None
+
+    @property
+    def reply(self) -> Reply:
+        return "write"
 
     def describe(self) -> str:
         if self.start is None:

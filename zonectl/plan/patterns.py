@@ -117,9 +117,7 @@ def expand_patterns(
             origins[ns] = glob.text
             matched[glob.text].append(ns)
     if errors:
-        raise PlanError(
-            f"namespace patterns overlap ({len(errors)} problem(s)):\n  " + "\n  ".join(errors)
-        )
+        raise PlanError(f"namespace patterns overlap ({len(errors)} problem(s)):", details=errors)
     for glob in globs:
         names = matched[glob.text]
         where = glob.where(fallback)

@@ -15,9 +15,10 @@ Ordering rules (each tested on its own in tests/plan/test_ordering.py):
 4. Then memberships are removed, sorted by (zone, shard): after every range op, because a
    zone's last shard cannot leave while any namespace has a range of it (ZoneStillInUse,
    §1.3); the planner refuses a plan that would leave a zone with ranges and no shard.
-5. Last, per-collection balancing and query sampling (by namespace), then the balancer
-   window, then the balancer on/off switch (a balancer being enabled starts inside its
-   new window).
+5. Last, per-collection balancing, query sampling and balancer settings (by namespace),
+   then the balancer window and settings, then the balancer on/off switch (a balancer
+   being enabled starts inside its new window, with its new settings), then the settings
+   the switch itself writes on 7.0+ (automerge; plan/settings.py).
 
 Ownership (DESIGN §2): memberships of zones named under `shards` are authoritative, and
 per namespace under `collections` what its entry names (`CollectionPolicy.aspects`): its
@@ -52,6 +53,7 @@ from zonectl.plan.ops import (
 )
 from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
 from zonectl.plan.sampling import sampling_ops
+from zonectl.plan.settings import cluster_setting_ops, collection_setting_ops
 from zonectl.plan.unmanaged import owns_ranges, unmanaged_items
 from zonectl.plan.unsharded import (
     book_move,
@@ -132,6 +134,7 @@ def make_plan(
                 range_ops.extend(diff)
         balancing_ops.extend(_balancing(desired, actual, ns, problems))
         balancing_ops.extend(sampling_ops(desired, actual, ns, problems))
+        balancing_ops.extend(collection_setting_ops(desired, actual, ns, problems, plan_notes))
     plan_notes += stuck_notes(stuck, actual.features_text)
     for lr in actual.ranges:
         if not owns_ranges(desired, lr.namespace):
@@ -149,7 +152,8 @@ def make_plan(
     if problems.errors:
         raise PlanError(
             f"the policy cannot be planned against this cluster "
-            f"({len(problems.errors)} problem(s)):\n  " + "\n  ".join(problems.errors)
+            f"({len(problems.errors)} problem(s)):",
+            details=problems.errors,
         )
 
     adds = [
@@ -162,7 +166,7 @@ def make_plan(
         for zone in sorted(after)
         for shard in sorted(live_holders.get(zone, set()) - after[zone])
     ]
-    settings = _balancer_ops(desired, actual)
+    settings = _balancer_ops(desired, actual, problems)
     ops: list[Op] = [
         *adds, *key_ops, *range_ops, *move_ops, *removes, *balancing_ops, *settings
     ]  # fmt: skip
@@ -272,13 +276,16 @@ def _balancing(
         return []
     if live.no_balance == (not cp.balancing):
         return []
-    return [SetCollectionBalancing(ns, cp.balancing, not live.no_balance)]
+    by_command = actual.features >= (8, 1)  # configureCollectionBalancing enableBalancing
+    return [SetCollectionBalancing(ns, cp.balancing, not live.no_balance, by_command)]
 
 
-def _balancer_ops(desired: DesiredState, actual: ClusterState) -> list[Op]:
+def _balancer_ops(desired: DesiredState, actual: ClusterState, problems: Problems) -> list[Op]:
     policy, live = desired.balancer, actual.balancer
     if policy is None:
         return []
+    switch = policy.enabled if policy.enabled not in (None, live.enabled) else None
+    before, after = cluster_setting_ops(desired, actual, switch, problems)
     ops: list[Op] = []
     live_window = (
         (live.active_window["start"], live.active_window["stop"]) if live.active_window else None
@@ -289,9 +296,10 @@ def _balancer_ops(desired: DesiredState, actual: ClusterState) -> list[Op]:
         if want_pair != live_window:
             start, stop = want_pair if want_pair else (None, None)
             ops.append(SetBalancerWindow(start, stop, live_window))
-    if policy.enabled is not None and policy.enabled != live.enabled:
-        ops.append(SetBalancerEnabled(policy.enabled, live.enabled))
-    return ops
+    ops += before
+    if switch is not None:
+        ops.append(SetBalancerEnabled(switch, live.enabled))
+    return ops + after
 
 
 def _restrict(

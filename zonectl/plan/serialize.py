@@ -1,5 +1,5 @@
-"""The versioned JSON form of a plan (`format_version: 1`): what `plan -o` saves, what
-`--format json` prints and what `apply --plan` loads back into op objects.
+"""The versioned JSON form of a plan (`format_version: 1`): what `plan --save-plan` saves,
+what `--format json` prints and what `apply --plan` loads back into op objects.
 
 BSON values use canonical extended JSON, so NumberLong bounds of hashed keys, dates and
 MinKey/MaxKey survive the round trip exactly.
@@ -16,7 +16,8 @@ from typing import Any
 from bson import json_util
 
 from zonectl.errors import ZonectlError
-from zonectl.plan.ops import OPS_BY_KIND, Impact, Op
+from zonectl.plan.kinds import OPS_BY_KIND
+from zonectl.plan.ops import Impact, Op
 from zonectl.plan.value import FORMAT_VERSION, Plan, Unmanaged
 
 # Dates decode timezone-aware (UTC), as the mongo layer reads them.

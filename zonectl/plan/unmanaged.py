@@ -1,12 +1,14 @@
 """What a plan leaves alone, reported as "unmanaged": zones no `shards` entry names, the live
 ranges of namespaces whose entry (if any) names no ranges, pin, firehose or slices, a
-balancing switch turned off that no entry manages, and query sampling no entry names."""
+balancing switch turned off that no entry manages, query sampling no entry names, and
+stored balancer settings no policy key names."""
 
 from __future__ import annotations
 
 from zonectl.model.cluster import ClusterState, LiveRange
 from zonectl.model.desired import DesiredState
 from zonectl.plan.sampling import unmanaged_samplers
+from zonectl.plan.settings import unmanaged_settings
 from zonectl.plan.value import Unmanaged
 
 # Why a listed namespace's live state is left alone: its entry names none of these.
@@ -45,4 +47,5 @@ def unmanaged_items(desired: DesiredState, actual: ClusterState) -> tuple[Unmana
             detail = "balancing off (noBalance); its entry names no `balancing`"
             items.append(Unmanaged("balancing", ns, detail))
     items.extend(unmanaged_samplers(desired, actual))
+    items.extend(unmanaged_settings(desired, actual))
     return tuple(items)

@@ -11,6 +11,7 @@ from typing import Any
 
 from bson import json_util
 
+from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import sort_key
 from zonectl.plan.ops import (
@@ -23,10 +24,6 @@ from zonectl.plan.ops import (
     RemoveShardFromZone,
     RemoveZoneRange,
     ReshardCollection,
-    SetBalancerEnabled,
-    SetBalancerWindow,
-    SetCollectionBalancing,
-    SetQueryAnalyzer,
 )
 
 FORMAT_VERSION = 1
@@ -100,16 +97,7 @@ class Plan:
             to_add=sum(isinstance(op, AssignZoneRange) for op in self.ops),
             to_remove=sum(isinstance(op, RemoveZoneRange) for op in self.ops),
             shards_rezoned=len(shards),
-            settings=sum(
-                isinstance(
-                    op,
-                    SetCollectionBalancing
-                    | SetBalancerWindow
-                    | SetBalancerEnabled
-                    | SetQueryAnalyzer,
-                )
-                for op in self.ops
-            ),
+            settings=sum(op.setting for op in self.ops),
             chunks=sum(i.migrating for i in known),
             bytes=sum(i.bytes for i in known) + sum(m.impact.bytes for m in moves if m.impact),
             impact_known=len(known) == len(impacts) and all(m.impact for m in moves),
@@ -164,6 +152,22 @@ def make_fingerprint(actual: ClusterState, namespaces: frozenset[str]) -> str:
     homes = sorted((ns, u.shard) for ns, u in actual.unsharded.items() if ns in namespaces)
     if homes:  # where managed unsharded collections live (only then, so older plans match)
         data["unsharded"] = [list(pair) for pair in homes]
+    stored = {
+        f"{r.doc}.{r.field}": actual.settings[r.doc][r.field]
+        for r in CLUSTER
+        if r.is_stored(actual.settings.get(r.doc))
+    }
+    steady = {r.field for r in COLLECTION if not r.once}  # a running defragmentation moves on
+    stored.update(
+        {
+            f"{c.namespace}.{k}": v
+            for c in collections
+            for k, v in sorted(c.settings.items())
+            if k in steady
+        }
+    )
+    if stored:  # balancer settings (only when stored, so older plans match)
+        data["settings"] = stored
     sampled = sorted((ns, r) for ns, r in (actual.samplers or {}).items() if ns in namespaces)
     if sampled:  # query sampling of managed namespaces (only then, so older plans match)
         data["sampling"] = [list(pair) for pair in sampled]

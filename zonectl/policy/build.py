@@ -11,6 +11,8 @@ from bson import json_util
 from bson.binary import UuidRepresentation
 from bson.json_util import CANONICAL_JSON_OPTIONS
 
+from zonectl.balancer_settings.row import Setting
+from zonectl.balancer_settings.table import CLUSTER, COLLECTION, plain
 from zonectl.model.desired import (
     ActiveWindow,
     BalancerPolicy,
@@ -18,6 +20,7 @@ from zonectl.model.desired import (
     DesiredState,
     Firehose,
     Sampling,
+    SettingValue,
     Slices,
     ZoneRange,
 )
@@ -97,7 +100,17 @@ def _collection(
         reshard=bool(model.reshard),
         position=entry.at(key=True),
         names_ranges="ranges" in model.model_fields_set,
+        settings=_settings(model, COLLECTION, lambda key: entry.at(key, key=True)),
     )
+
+
+def _settings(model: Any, rows: tuple[Setting, ...], at: Any) -> dict[str, SettingValue]:
+    """The table's keys the policy names, as plain values with their position."""
+    return {
+        r.key: SettingValue(plain(getattr(model, r.key)), at(r.key))
+        for r in rows
+        if getattr(model, r.key) is not None
+    }
 
 
 def _sampling(entry: CollectionEntry) -> Sampling | None:
@@ -119,6 +132,7 @@ def _balancer(merged: Merged) -> BalancerPolicy | None:
         manage_window="activeWindow" in model.model_fields_set,
         timezone=model.timezone,
         position=doc.position(("balancer",), key=True),
+        settings=_settings(model, CLUSTER, lambda key: doc.position(("balancer", key), key=True)),
     )
 
 
@@ -139,6 +153,8 @@ def digest_of(state: DesiredState) -> str:
         }
         if b.timezone is not None:  # only when stated, so other digests stay put
             normal["balancer"]["timezone"] = b.timezone
+        if b.settings:  # only when stated, so other digests stay put
+            normal["balancer"]["settings"] = {k: v.value for k, v in sorted(b.settings.items())}
     if state.patterns:  # only when present, so digests of pattern-free policies stay put
         normal["patterns"] = {ns: _normal_collection(c) for ns, c in state.patterns.items()}
     text = json_util.dumps(normal, json_options=_DIGEST_JSON, sort_keys=False)
@@ -161,6 +177,11 @@ def _normal_collection(c: CollectionPolicy) -> dict[str, Any]:
         **({"reshard": True} if c.reshard else {}),  # only when set: old digests stay put
         # `ranges: []` (no zones) differs from no `ranges:` (ranges not managed)
         **({"noZones": True} if c.names_ranges and not c.zones() else {}),
+        **(
+            {"settings": {k: v.value for k, v in sorted(c.settings.items())}}
+            if c.settings  # only when set: old digests stay put
+            else {}
+        ),
         **(
             {"slices": [sl.schedule, sl.timezone, sl.keep, sl.hot, sl.cold]}
             if (sl := c.slices) is not None

@@ -7,7 +7,7 @@ from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.policy.fragment import CollectionEntry
 
 # Keys that only say how a managed change is made, not what is managed.
-MODIFIERS = frozenset({"migrate", "reshard"})
+MODIFIERS = frozenset({"migrate", "reshard", "partition"})
 
 
 def managed_keys(coll: CollectionEntry) -> list[str]:

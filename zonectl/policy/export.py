@@ -19,6 +19,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.model.cluster import ClusterState, LiveRange
 from zonectl.model.keys import bson_equal, format_value, global_max, global_min, sort_key
 from zonectl.policy.check_misc import exact_pattern, is_pattern
@@ -196,6 +197,11 @@ def _balancer(state: ClusterState) -> CommentedMap:
         else "found: none (always active)",
         "activeWindow",
     )
+    for r in CLUSTER:  # the settings table: what is stored, exactly as the policy says it
+        stored = state.settings.get(r.doc)
+        if r.is_stored(stored) and (r.since is None or state.features >= r.since):
+            section[r.key] = to_extended_json(r.live_value(stored))
+            _note(section, f"found: {r.stored_text}", r.key)
     return section
 
 
@@ -255,6 +261,11 @@ def _collection(
         section["balancing"] = not live.no_balance
         if live.no_balance:
             _note(section, "found: noBalance set", "balancing")
+    if live is not None:
+        for setting in COLLECTION:
+            if not setting.once and setting.is_stored(live.settings):
+                section[setting.key] = to_extended_json(setting.live_value(live.settings))
+                _note(section, f"found: {setting.stored_text}", setting.key)
     rate = (state.samplers or {}).get(ns)
     if rate is not None:
         number = int(rate) if rate == int(rate) else rate

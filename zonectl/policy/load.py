@@ -11,7 +11,14 @@ from typing import Any
 from zonectl.diagnostics import Diagnostic, Severity, has_errors, sorted_diagnostics
 from zonectl.errors import InvalidPolicyError
 from zonectl.model.desired import DesiredState
-from zonectl.policy import check_firehose, check_misc, check_ownership, check_ranges
+from zonectl.policy import (
+    check_firehose,
+    check_misc,
+    check_ownership,
+    check_partition,
+    check_ranges,
+    check_settings,
+)
 from zonectl.policy.build import build_desired
 from zonectl.policy.check_ranges import CheckedRange
 from zonectl.policy.fragment import Fragment, parse_fragment
@@ -86,12 +93,14 @@ def check_policy(
         problems += check_firehose.check_firehose(coll, key)
         problems += check_firehose.check_bound_types(coll, good)
         problems += check_firehose.check_coverage(coll, good)
+        problems += check_partition.check_partition(coll, key, good)
     if merged.shards_complete:
         problems += check_misc.check_zone_references(
             merged.collections.values(), merged.assigned_zones
         )
     if merged.balancer is not None:
         problems += check_misc.check_balancer(*merged.balancer)
+        problems += check_settings.check_day_windows(*merged.balancer)
     return keys, checked, problems
 
 

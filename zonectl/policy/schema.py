@@ -15,7 +15,11 @@ from pydantic import (
     StrictInt,
     StrictStr,
     Tag,
+    create_model,
 )
+
+from zonectl.balancer_settings.row import Setting
+from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 
 API_VERSION = "zonectl/v1"
 KIND = "ZonePolicy"
@@ -42,9 +46,15 @@ class ActiveWindowModel(_Model):
     stop: StrictStr = Field(description='Stop time, "HH:MM"; may be before start.')
 
 
-class BalancerModel(_Model):
-    """Cluster balancer settings; absent keys are left as they are."""
+def _setting_fields(rows: tuple[Setting, ...]) -> dict[str, Any]:
+    """One optional field per row of the settings table (absent: not managed)."""
+    return {
+        r.key: (r.annotation | None, Field(None, description=f"{r.summary} ({r.since_text})"))
+        for r in rows
+    }
 
+
+class _BalancerOwn(_Model):
     enabled: StrictBool | None = Field(None, description="Run the balancer (true) or stop it.")
     activeWindow: ActiveWindowModel | None = Field(
         None, description="Restrict balancing to a daily window; null removes the window."
@@ -56,6 +66,17 @@ class BalancerModel(_Model):
         "the cluster. --balancer-tz overrides it.",
         examples=["Europe/Berlin"],
     )
+
+
+# The settings table's rows, as fields after the model's own: a new row is a new policy
+# key, nothing more here.
+_BalancerSettings: Any = create_model(
+    "_BalancerSettings", __base__=_BalancerOwn, **_setting_fields(CLUSTER)
+)
+
+
+class BalancerModel(_BalancerSettings):
+    """Cluster balancer settings; absent keys are left as they are."""
 
 
 class RangeModel(_Model):
@@ -119,9 +140,7 @@ Sampling = Annotated[
 ]
 
 
-class CollectionModel(_Model):
-    """What zonectl manages for one namespace."""
-
+class _CollectionOwn(_Model):
     key: dict[StrictStr, Any] | None = Field(
         None,
         description='The expected shard key, e.g. {ts: 1, _id: 1} or {_id: "hashed"}.',
@@ -148,6 +167,21 @@ class CollectionModel(_Model):
         description="Allow reshardCollection on this collection: a key change that is not a "
         "refine, or `migrate: reshard`. Without it such a change is planned but blocked.",
     )
+    partition: StrictStr | None = Field(
+        None,
+        description="The key's first field: the ranges partition the key space by whole "
+        "values of it (a multi-hotspot key such as {bucket: 1, ts: 1}). Validation checks "
+        "they cover MinKey to MaxKey and that no value of the field is split between ranges.",
+    )
+
+
+_CollectionSettings: Any = create_model(
+    "_CollectionSettings", __base__=_CollectionOwn, **_setting_fields(COLLECTION)
+)
+
+
+class CollectionModel(_CollectionSettings):
+    """What zonectl manages for one namespace."""
 
 
 class PolicyFileModel(_Model):

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import difflib
 import json
-import types
-import typing
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
+from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.policy.schema import API_VERSION, KIND, PolicyFileModel
+from zonectl.policy.schema_walk import walk
 from zonectl.policy.tree import Document
 
 _EXPECTED = {
@@ -32,12 +32,13 @@ def schema_diagnostics(doc: Document, errors: Sequence[ErrorDetails]) -> list[Di
 
 
 def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
-    loc = tuple(error["loc"])
+    walked = walk(tuple(error["loc"]), PolicyFileModel)
+    loc = walked.loc  # without the branch tags of tagged unions
     kind = error["type"]
     where = display_path(loc[:-1]) if loc else "the document"
     if kind == "extra_forbidden":
         name = str(loc[-1])
-        allowed = allowed_keys(loc[:-1])
+        allowed = allowed_keys(tuple(error["loc"])[:-1])
         close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
         hint = f'did you mean "{close[0]}"?' if close else None
         allowed_text = ", ".join(allowed)
@@ -59,13 +60,32 @@ def _one(doc: Document, error: ErrorDetails) -> Diagnostic:
     if loc == ("kind",):
         message = f"kind {got} is not {KIND}; zonectl reads only {KIND} documents"
         return _error("ZP114", doc.position(loc), message)
-    if kind == "literal_error":
+    if walked.forms is not None:  # the value fits no branch: say what each accepts
+        expected = f"expected {walked.forms}"
+    elif kind == "literal_error":
         expected = f"expected {error.get('ctx', {}).get('expected', '?')}"
     elif kind == "greater_than_equal":
         expected = f"must be at least {error.get('ctx', {}).get('ge')}"
+    elif kind == "less_than_equal":
+        expected = f"must be at most {error.get('ctx', {}).get('le')}"
     else:
         expected = _EXPECTED.get(kind) or error["msg"][0].lower() + error["msg"][1:]
-    return _error("ZP112", doc.position(loc), f"{display_path(loc)}: {expected}, got {got}")
+    message = f"{display_path(loc)}: {expected.replace('True', 'true')}, got {got}"
+    return _error("ZP112", doc.position(loc), message, _setting_hint(loc))
+
+
+def _setting_hint(loc: Sequence[str | int]) -> str | None:
+    """For a key of the balancer settings table: what MongoDB accepts, and an example."""
+    if len(loc) >= 2 and loc[0] == "balancer":
+        rows, key = CLUSTER, loc[1]
+    elif len(loc) >= 3 and loc[0] == "collections":
+        rows, key = COLLECTION, loc[2]
+    else:
+        return None
+    for r in rows:
+        if r.key == key:
+            return f"{r.summary} e.g. {key}: {json.dumps(r.example)}"
+    return None
 
 
 def display_path(loc: Sequence[str | int]) -> str:
@@ -98,28 +118,10 @@ def describe(value: Any) -> str:
 
 def allowed_keys(loc: Sequence[str | int], root: type[BaseModel] = PolicyFileModel) -> list[str]:
     """The keys the model at `loc` under `root` accepts (for "did you mean")."""
-    target: Any = root
-    for step in loc:
-        target = _unwrap(target)
-        if isinstance(target, type) and issubclass(target, BaseModel):
-            field = target.model_fields.get(str(step))
-            target = field.annotation if field else None
-        elif typing.get_origin(target) in (dict, list):
-            target = typing.get_args(target)[-1]
-        else:
-            return []
-    target = _unwrap(target)
+    target = walk(loc, root).target
     if isinstance(target, type) and issubclass(target, BaseModel):
         return list(target.model_fields)
     return []
-
-
-def _unwrap(annotation: Any) -> Any:
-    """`X | None` -> X."""
-    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return args[0] if len(args) == 1 else annotation
-    return annotation
 
 
 def _error(code: str, where: Any, message: str, hint: str | None = None) -> Diagnostic:

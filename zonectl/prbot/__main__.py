@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import sys
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from zonectl.prbot.sticky import (
     Transport,
     upsert_sticky,
 )
+from zonectl.redaction import redact
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,8 +67,12 @@ def main(
             transport = urllib_transport
         thread = _thread(args, env, transport)
         outcome = upsert_sticky(thread, body)
-    except BotError as exc:
-        print(f"zonectl-prbot: error: {exc}", file=sys.stderr)
+    except BotError as exc:  # URLs in it may carry credentials: never shown
+        print(f"zonectl-prbot: error: {redact(str(exc))}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: one line, not a traceback that may quote a secret
+        print(f"zonectl-prbot: internal error: {type(exc).__name__}: {redact(str(exc))}",
+              file=sys.stderr)  # fmt: skip
         return 1
     extra = f" ({len(outcome.duplicates)} older duplicate(s) left)" if outcome.duplicates else ""
     print(f"zonectl-prbot: {outcome.action} comment {outcome.comment_id}{extra}", file=sys.stderr)
@@ -115,6 +121,33 @@ def _need(env: Mapping[str, str], name: str, why: str) -> str:
     return value
 
 
+def _api_url(env: Mapping[str, str], name: str, default: str | None) -> str:
+    """The forge's API base URL: http(s) with a host and no credentials (the token has its
+    own variable and goes in a header); said, never quoted with a password, when not."""
+    value = env.get(name) or default
+    if value is None:
+        raise BotError(f"${name} is not set: run inside GitLab CI")
+    try:
+        parts = urllib.parse.urlsplit(value)
+        has_credentials = "@" in parts.netloc
+        _ = parts.port  # a port that is no number raises ValueError
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        valid, has_credentials = False, "@" in value
+    if has_credentials:
+        raise BotError(
+            f"${name} holds credentials ({redact(value)}): put the token in "
+            f"${'GITHUB_TOKEN' if name.startswith('GITHUB') else 'ZONECTL_GITLAB_TOKEN'}, "
+            "not in the URL"
+        )
+    if not valid:
+        example = default or "https://gitlab.example.com/api/v4"
+        raise BotError(
+            f"${name} is not an http(s) URL with a host: {redact(value)}; e.g. {example}"
+        )
+    return value
+
+
 def _thread(args: argparse.Namespace, env: Mapping[str, str], transport: Transport) -> Thread:
     if args.forge == "github":
         number = args.number or _event(env).get("pull_request", {}).get("number")
@@ -122,7 +155,7 @@ def _thread(args: argparse.Namespace, env: Mapping[str, str], transport: Transpo
             raise BotError("no pull request number: pass --number or run on pull_request")
         return GitHubThread(
             transport,
-            api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
+            api_url=_api_url(env, "GITHUB_API_URL", "https://api.github.com"),
             repository=_need(env, "GITHUB_REPOSITORY", "owner/name of the repository"),
             number=int(number),
             token=_need(env, "GITHUB_TOKEN", "give the job `pull-requests: write`"),
@@ -132,7 +165,7 @@ def _thread(args: argparse.Namespace, env: Mapping[str, str], transport: Transpo
         raise BotError("no merge request: pass --number or run in a merge request pipeline")
     return GitLabThread(
         transport,
-        api_url=_need(env, "CI_API_V4_URL", "run inside GitLab CI"),
+        api_url=_api_url(env, "CI_API_V4_URL", None),
         project=_need(env, "CI_PROJECT_ID", "run inside GitLab CI"),
         mr_iid=int(iid),
         token=_need(env, "ZONECTL_GITLAB_TOKEN", "a project access token with the api scope"),

@@ -1,4 +1,4 @@
-"""The machine view of a plan: the same versioned JSON document `plan -o` saves."""
+"""The machine view of a plan: the same versioned JSON document `plan --save-plan` saves."""
 
 from __future__ import annotations
 

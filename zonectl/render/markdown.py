@@ -24,6 +24,7 @@ from zonectl.plan.ops import (
     SplitChunk,
     format_range,
 )
+from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
 from zonectl.plan.value import Plan
 from zonectl.render.inert import markdown_code as code
 from zonectl.render.inert import markdown_text, terminal
@@ -74,14 +75,14 @@ CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
     AssignZoneRange: _why_none,
     RemoveZoneRange: _why_range,
     SetCollectionBalancing: lambda op: "" if op.enabled else _why_balancing(op),
-    # Sampling adds a write per sampled query on the cluster: worth a reviewer's glance.
-    SetQueryAnalyzer: lambda op: (
-        f"query sampling of {code(op.ns)}: {markdown_text(op.describe())}"
-        if op.rate is not None
-        else ""
-    ),
+    # Query sampling on or off moves no data and enforces no zone: a setting, listed with
+    # the changes, not a destructive change (docs/review.md counts these).
+    SetQueryAnalyzer: _why_none,
     SetBalancerEnabled: lambda op: "" if op.enabled else _why_balancer(op),
     SetBalancerWindow: _why_window,
+    # A balancer setting changes how every later migration runs: worth a reviewer's glance.
+    SetClusterSetting: lambda op: f"balancer setting: {markdown_text(op.describe())}",
+    SetCollectionSetting: lambda op: f"{code(op.ns)}: {markdown_text(op.describe())}",
     SplitChunk: _why_none,
     MoveRange: lambda op: f"{code(op.ns)} range moves to {code(op.to_shard)} now",
     MoveCollection: lambda op: (
@@ -89,13 +90,13 @@ CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
         "writes blocked about 2 s at the end"
     ),
     RefineShardKey: lambda op: (
-        f"`{op.ns}` shard key refined to `{format_value(op.key)}`; it cannot be undone"
-        + (f" - **blocked**: {op.blocked}" if op.blocked else "")
+        f"{code(op.ns)} shard key refined to {code(format_value(op.key))}; it cannot be undone"
+        + (f" - **blocked**: {markdown_text(op.blocked)}" if op.blocked else "")
     ),
     ReshardCollection: lambda op: (
-        f"`{op.ns}` is resharded (every document copied; at least 5 minutes, writes blocked "
-        "about 2 s at the end; one resharding at a time)"
-        + (f" - **blocked**: {op.blocked}" if op.blocked else "")
+        f"{code(op.ns)} is resharded (every document copied; at least 5 minutes, writes "
+        "blocked about 2 s at the end; one resharding at a time)"
+        + (f" - **blocked**: {markdown_text(op.blocked)}" if op.blocked else "")
     ),
 }
 

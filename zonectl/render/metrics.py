@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from zonectl.plan.settings_view import SettingLine
 from zonectl.redaction import uri_problem
 from zonectl.render.exposition import Family, Labels, Sample, make_labels
 from zonectl.render.status import StatusReport
@@ -52,6 +53,8 @@ class ClusterMetrics:
     # Forecast time to compliance (DESIGN §8): namespace -> the instant the balancer, left
     # alone, is forecast to have moved its out-of-zone data (`status` fills it).
     forecast: Mapping[str, dt.datetime] = field(default_factory=dict)
+    # The balancer settings the policy names, with whether each drifts (plan/settings_view).
+    settings: tuple[SettingLine, ...] = ()
 
 
 # name -> help; the order here is the order in the output.
@@ -77,6 +80,10 @@ HELP: dict[str, str] = {
         "zone memberships and balancer settings. Only when a policy is given."
     ),
     "zonectl_policy_plan_error": "1 when the policy cannot be planned against the cluster.",
+    "zonectl_balancer_setting_drift": (
+        "1 when a balancer setting the policy names differs from what the cluster stores "
+        "(docs/balancer-settings.md); 0 when it matches. Only when a policy is given."
+    ),
     "zonectl_window_pending_ops": "Range ops `zonectl rotate` would send for the window now.",
     "zonectl_window_next_due_timestamp_seconds": "Next tick of the window's schedule.",
     "zonectl_window_last_rotation_timestamp_seconds": (
@@ -127,6 +134,12 @@ def make_families(m: ClusterMetrics) -> list[Family]:
         for ns, count in m.drift.items():
             labels = make_labels(cluster=cl, namespace=ns) if ns else make_labels(cluster=cl)
             put("zonectl_pending_ops", count, labels)
+    for x in m.settings:
+        if x.wanted is None:
+            continue
+        where = {"namespace": x.namespace} if x.namespace else {}
+        put("zonectl_balancer_setting_drift", int(x.drifts),
+            make_labels(cluster=cl, **where, setting=x.key))  # fmt: skip
     if m.plan_error is not None:
         put("zonectl_policy_plan_error", int(m.plan_error), make_labels(cluster=cl))
     for w in m.windows:

@@ -12,6 +12,7 @@ from typing import Any
 from bson import json_util
 
 from zonectl.model.cluster import ReshardProgress
+from zonectl.plan.settings_view import SettingLine
 from zonectl.render.layout import ChunkLayout
 
 FORMAT_VERSION = 1
@@ -122,6 +123,8 @@ class StatusReport:
     placements: tuple[str, ...] = ()
     # Reshardings in flight, as $currentOp reports them (zonectl/mongo/reshard_read.py).
     reshardings: tuple[ReshardProgress, ...] = ()
+    # Balancer settings stored or named by the policy (zonectl/plan/settings_view.py).
+    settings: tuple[SettingLine, ...] = ()
 
     @property
     def compliant(self) -> bool:
@@ -151,6 +154,16 @@ def status_document(report: StatusReport) -> dict[str, Any]:
         "format_version": FORMAT_VERSION,
         "cluster": {"uri": report.uri, "version": report.version},
         "compliant": report.compliant,
+        "settings": [
+            {
+                "name": x.name,
+                "live": x.live,
+                "state": x.state,
+                "wanted": x.wanted,
+                "stored": x.stored,
+            }
+            for x in report.settings
+        ],
         "balancer": {
             "mode": report.balancer.mode,
             "enabled": report.balancer.enabled,

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from zonectl.model.cluster import ReshardProgress
 from zonectl.model.keys import format_value
+from zonectl.plan.settings_view import SettingLine
 from zonectl.render.inert import terminal
 from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, StatusReport
 
@@ -45,6 +46,12 @@ def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
     parts.extend(_t(_journal_line(j), style="yellow" if color else "") for j in report.journals)
     parts.extend(_t(_reshard_line(r), style="yellow" if color else "") for r in report.reshardings)
     parts.extend(_t(f"note: {n}", style="dim" if color else "") for n in report.notes)
+    if report.settings:
+        parts += [_t(""), _t("balancer settings", style="bold" if color else "")]
+        parts += [
+            _t(_setting_line(x), style="yellow" if color and x.state == "drift" else "")
+            for x in report.settings
+        ]
     shards = Table(title=None, box=style, show_edge=color, pad_edge=False, title_justify="left")
     for name, justify in (("shard", "left"), ("zones", "left"), ("chunks", "right"),
                           ("bytes", "right"), ("state", "left")):  # fmt: skip
@@ -89,6 +96,12 @@ def _balancer_line(b: BalancerState) -> str:
     rounds = f", {b.rounds} rounds" if b.rounds is not None else ""
     in_round = "in a round" if b.in_round else "not in a round"
     return f"balancer: {state} (mode {b.mode}), {window}, {in_round}{rounds}"
+
+
+def _setting_line(x: SettingLine) -> str:
+    if x.wanted is not None and x.state != "managed":
+        return f"  {x.name}: {x.live}; the policy says {x.wanted} ({x.state})"
+    return f"  {x.name}: {x.live} ({x.state})"
 
 
 def _lease_line(report: StatusReport) -> str:

@@ -26,6 +26,7 @@ from zonectl.plan.ops import (
     format_range,
     format_rate,
 )
+from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
 from zonectl.plan.value import Plan
 from zonectl.render.inert import terminal
 from zonectl.render.summary import format_bytes, grouped, plural, summary_line
@@ -99,15 +100,11 @@ def _move_collection(op: MoveCollection) -> tuple[str, str]:
     return "~", f"moveCollection{source} to {op.to_shard} (zone {op.zone}{size}; 5 min at least)"
 
 
-def _blocked(reason: str) -> str:
-    return f"\n      BLOCKED: {reason}" if reason else ""
-
-
 def _refine(op: RefineShardKey) -> tuple[str, str]:
     text = (
         f"shard key {format_value(op.previous)} -> {format_value(op.key)} (refine, no data moves)"
     )
-    return "~", text + _blocked(op.blocked)
+    return "~", text
 
 
 def _reshard(op: ReshardCollection) -> tuple[str, str]:
@@ -119,7 +116,7 @@ def _reshard(op: ReshardCollection) -> tuple[str, str]:
         head = f"shard key {format_value(op.previous)} -> {format_value(op.key)} by resharding"
         head += f", {zones}"
     text = f"{head} (5 min at least, writes blocked ~2 s{size})"
-    return "~", text + _blocked(op.blocked)
+    return "~", text
 
 
 LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
@@ -131,6 +128,8 @@ LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
     SetQueryAnalyzer: _sampling,
     SetBalancerEnabled: _balancer,
     SetBalancerWindow: _window,
+    SetClusterSetting: lambda op: ("~", op.line()),
+    SetCollectionSetting: lambda op: ("~", op.line()),
     SplitChunk: _split,
     MoveRange: _move,
     MoveCollection: _move_collection,
@@ -141,9 +140,11 @@ LINES: dict[type[Op], Callable[[Any], tuple[str, str]]] = {
 
 def op_line(op: Op) -> tuple[str, str]:
     """(sign, text) for one op: the wording shared by the text and markdown views (where it
-    sits in a code block); names and values from the cluster shown inert."""
+    sits in a code block); names and values from the cluster shown inert. A blocked key
+    change gets a second line saying why, made inert on its own (the line break is ours)."""
     sign, text = LINES[type(op)](op)
-    return sign, terminal(text)
+    blocked = getattr(op, "blocked", "")
+    return sign, terminal(text) + (f"\n      BLOCKED: {terminal(blocked)}" if blocked else "")
 
 
 def render_text(plan: Plan, *, color: bool = False) -> str:

@@ -6,6 +6,8 @@
     sandbox:?balancer=2                    ...with balancer rounds every 2 s
     sandbox:?topology=standalone           ...posing as a standalone (or replicaSet)
     sandbox:?copyRate=40MiB/s              ...migrations copying at 40 MiB/s of sandbox time
+    sandbox:?now=2026-11-23T17:01:00Z      ...its (virtual) clock starting at that instant,
+                                           not now: a run that prints the same every day
 
 zonectl's mongo layer connects to `handle.uri` with pymongo like any cluster, so the
 sandbox path and the real path are the same code.
@@ -13,6 +15,7 @@ sandbox path and the real path are the same code.
 
 from __future__ import annotations
 
+import datetime as dt
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
     from zonectl.sandbox.wire.server import SandboxServer
 
 SCHEME = "sandbox:"
-_PARAMS = {"version", "state", "balancer", "auth", "topology", "copyRate"}
+_PARAMS = {"version", "state", "balancer", "auth", "topology", "copyRate", "now"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class SandboxOptions:
     topology: str = "mongos"  # or standalone / replicaSet: pose as a wrong target
     copy_rate: float | None = None  # bytes/s of sandbox time; None: the cluster file's
     time_scale: float | None = None  # real-time clock N x faster; None: a virtual clock
+    start: dt.datetime | None = None  # the virtual clock's first instant; None: now
 
 
 def is_sandbox_uri(uri: str) -> bool:
@@ -75,7 +79,15 @@ def parse(uri: str) -> SandboxOptions:
         copy_rate = parse_rate(rate_text) if rate_text else None
     except ValueError as exc:
         raise UsageError(f"sandbox URI: copyRate: {exc}") from None
+    start_text = one("now")
+    try:
+        start = dt.datetime.fromisoformat(start_text) if start_text else None
+    except ValueError:
+        raise UsageError(f"sandbox URI: now={start_text!r} is not an ISO 8601 instant") from None
+    if start is not None and start.tzinfo is None:
+        raise UsageError(f"sandbox URI: now={start_text!r} needs an offset, e.g. Z")
     return SandboxOptions(
+        start=start,
         copy_rate=copy_rate,
         cluster=Path(urllib.parse.unquote(path)) if path else None,
         version=one("version") or None,
@@ -104,7 +116,10 @@ def build_sandbox(options: SandboxOptions) -> Sandbox:
     if options.auth and auth is None:
         raise UsageError("--auth needs a 'users:' section in the cluster file")
     try:
-        clock = Clock(scale=options.time_scale) if options.time_scale else Clock.virtual()
+        if options.time_scale:
+            clock = Clock(scale=options.time_scale)
+        else:
+            clock = Clock.virtual(options.start)
         sandbox = Sandbox(version, auth=auth, topology=options.topology, clock=clock)
     except ValueError as exc:
         raise UsageError(f"sandbox URI: {exc}") from None

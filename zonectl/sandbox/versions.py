@@ -128,32 +128,18 @@ PROFILES: dict[str, VersionProfile] = {
         unknown_mode_is_off=True,
         chunk_size_status_double=True,
     ),
-    # 8.3 (a rapid release; FCV 8.3, last LTS 8.0): day-of-week balancing windows
-    # (featureFlagBalancerWindowDOW, balancer-settings.md §1.4), enableBalancing (§4.1).
-    # Wire version 28: one per release after 8.0's 25 (inferred, not read).
-    "8.3": VersionProfile(
-        version="8.3.0",
-        max_wire_version=28,
-        chunks_keyed_by_uuid=True,
-        zone_check_first=True,
-        manual_moves_check_zones=False,
-        has_move_range=True,
-        move_range_one_bound=True,
-        move_chunk_typed_errors=True,
-        has_configure_collection_balancing=True,
-        balancer_toggles_automerge=True,
-        balancer_status_term=True,
-        has_defragmentation=True,
-        has_autosplit_only_mode=False,
-        imbalance_by_data_size=True,
-        imbalance_threshold_chunks=1,
-        default_chunk_size_mb=128,
-        unknown_mode_is_off=True,
-        has_enable_balancing=True,
-        chunk_size_status_double=True,
-        has_window_dow=True,
-    ),
 }
+
+# 8.3 (a rapid release; FCV 8.3, last LTS 8.0): day-of-week balancing windows
+# (featureFlagBalancerWindowDOW, balancer-settings.md §1.4), enableBalancing (§4.1).
+# Wire version 28: one per release after 8.0's 25 (inferred, not read).
+PROFILES["8.3"] = replace(
+    PROFILES["8.0"],
+    version="8.3.0",
+    max_wire_version=28,
+    has_enable_balancing=True,
+    has_window_dow=True,
+)
 
 DEFAULT_VERSION = "7.0"
 

@@ -18,7 +18,8 @@ def refuse_blocked(plan: Plan, *, detach: bool, budget_s: float | None) -> None:
     blocked = [f"{op.describe()}: {op.blocked}" for op in keys if op.blocked]
     if blocked:
         raise PlanError(
-            "the plan has blocked key changes; nothing was changed:\n  " + "\n  ".join(blocked),
+            "the plan has blocked key changes; nothing was changed:",
+            details=blocked,
             hint="make each change runnable as it says, then `zonectl plan` again",
         )
     if any(isinstance(op, ReshardCollection) for op in keys) and not detach:

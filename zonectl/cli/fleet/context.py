@@ -5,9 +5,10 @@ overlaid desired state (the policy is loaded once per run)."""
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from zonectl.fleet.inventory import Cluster
 from zonectl.fleet.overlay import apply_overlay
@@ -54,6 +55,11 @@ class FleetSpec:
     files: Mapping[str, str] = field(default_factory=dict)  # parameter -> suffix
     format_param: str | None = "fmt"  # parameter holding the output format, if any
     artifact: str = "text"  # the output kind when there is no format parameter
+    # The parameter of `-o`: each cluster's artifact to its own file in that directory
+    # (suffix by format), and nothing grouped on stdout.
+    out_param: str | None = "out"
+    # Usage checks that need no cluster, run once before any fan-out (UsageError: exit 2).
+    precheck: Callable[[Mapping[str, Any]], None] | None = None
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,8 @@ def fleet_command(spec: FleetSpec) -> Callable[[Callable[..., int]], Callable[..
                 tuple(kwargs.pop("fleet_selectors", None) or ()),
                 int(kwargs.pop("fleet_jobs", 16)),
             )
+            if spec.precheck is not None:
+                spec.precheck(kwargs)
             if not args.active:
                 return body(**kwargs)
             from zonectl.cli.fleet.run import run_fleet

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from zonectl.apply.interrupt import STOP, Stop
+from zonectl.cli.artifact import SUFFIXES
 from zonectl.cli.boundary import run_guarded, stderr
 from zonectl.cli.fleet.context import CURRENT, FleetArgs, FleetSpec, FleetTarget, paths_key
 from zonectl.cli.fleet.interrupt import signals_raise, wind_down
@@ -54,8 +55,7 @@ def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetAr
         outcomes = _run_all(jobs, args.jobs, out, err)
     code = worst_code([o.code for o in outcomes])
     kind = _kind(spec, kwargs)
-    to_files = any(per_cluster.values())  # -o DIR: each cluster's artifact is in its file
-    if not (to_files and not any(o.stdout for o in outcomes)):  # else no empty headers
+    if spec.out_param is None or kwargs.get(spec.out_param) is None:  # else: in the files
         sys.stdout.write(combine(kind, spec.command, outcomes))
         sys.stdout.flush()
     for line in summary_lines(spec.command, outcomes, code):
@@ -106,14 +106,18 @@ def _files(
 ) -> dict[str, dict[str, Path]]:
     """`-o DIR`: one file per cluster in DIR (created), named after the cluster."""
     chosen: dict[str, dict[str, Path]] = {c.name: {} for c in clusters}
-    for name, suffix in spec.files.items():
+    files = dict(spec.files)
+    if spec.out_param is not None:  # a suffix the spec names wins (twin: .twin.yaml)
+        files.setdefault(spec.out_param, SUFFIXES.get(_kind(spec, kwargs), ".txt"))
+    for name, suffix in files.items():
         directory = kwargs.get(name)
         if directory is None:
             continue
         directory = Path(directory)
         if directory.exists() and not directory.is_dir():
             raise UsageError(
-                f"in a fleet run -o names a directory (one file per cluster); {directory} is a file"
+                f"in a fleet run {_flag(name)} names a directory (one file per cluster); "
+                f"{directory} is a file"
             )
         try:
             directory.mkdir(parents=True, exist_ok=True)
@@ -210,6 +214,12 @@ def _run_all(jobs: list[_Job], bound: int, out: ThreadRouter, err: ThreadRouter)
             job.name, Outcome(job.name, int(ExitCode.INTERRUPTED), 0.0, "", None, False)
         )
     return [results[job.name] for job in jobs]
+
+
+def _flag(param: str) -> str:
+    return {"out": "-o", "save_plan": "--save-plan", "metrics_file": "--metrics-file"}.get(
+        param, f"--{param.replace('_', '-')}"
+    )
 
 
 def _kind(spec: FleetSpec, kwargs: Mapping[str, Any]) -> str:

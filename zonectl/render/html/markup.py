@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 
+from zonectl.render.inert import terminal
+
 # Inline only: the page must open from a CI artifact or a mail attachment with the network
 # off and JavaScript off, so no fonts, images or scripts are referenced.
 CSS = """
@@ -31,8 +33,16 @@ pre{font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;overflow-wrap:anyw
 
 def esc(text: object) -> str:
     """Text from the cluster or the policy (names, bounds) made inert in HTML and SVG:
-    `<`, `>`, `&` and both quotes, so it is safe in text and in attribute values."""
-    return html.escape(str(text), quote=True)
+    `<`, `>`, `&` and both quotes, so it is safe in text and in attribute values, and
+    control characters shown as visible escapes (`\\x1b`, `\\n`, `\\u202e`): they are a
+    parse error in HTML, and a terminal that shows the page would obey an ESC."""
+    return html.escape(terminal(str(text)), quote=True)
+
+
+def esc_lines(text: str) -> str:
+    """`esc` for a text zonectl laid out in lines itself (a <pre> block), each line
+    already made inert by its renderer: its own line breaks stay line breaks."""
+    return html.escape(terminal(text, keep_newlines=True), quote=True)
 
 
 def page(title: str, body: Iterable[str]) -> str:

@@ -7,7 +7,7 @@ from zonectl.forecast.report import Forecast
 from zonectl.plan.value import Plan
 from zonectl.render.html.burndown import burndown_section
 from zonectl.render.html.forecast_table import assumptions_line, forecast_table
-from zonectl.render.html.markup import esc, page
+from zonectl.render.html.markup import esc, esc_lines, page
 from zonectl.render.summary import summary_line
 from zonectl.render.text import render_text
 
@@ -24,6 +24,6 @@ def render_plan_html(plan: Plan, forecast: Forecast) -> str:
         body.append(forecast_table(forecast))
     body += [
         "<h2>The plan</h2>\n",
-        f"<pre>{esc(render_text(plan, color=False))}</pre>\n",
+        f"<pre>{esc_lines(render_text(plan, color=False))}</pre>\n",
     ]
     return page("zonectl plan", body)

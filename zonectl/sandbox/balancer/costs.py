@@ -69,6 +69,10 @@ class MigrationCosts:
 
     copy_rate: float = float(DEFAULT_COPY_RATE)  # shards without their own rate
     shard_rates: dict[str, float] = field(default_factory=dict)
+    # A twin's learned costs (docs/twin.md): a donor/recipient pair's own rate, and the
+    # seconds a real migration's fixed part takes beyond these fixed steps (on the commit).
+    pair_rates: dict[tuple[str, str], float] = field(default_factory=dict)
+    extra_fixed_s: float = 0.0
     per_document_s: float = 0.0
     jitter: float = 0.0  # each migration scaled by a factor in [1 - jitter, 1 + jitter]
     seed: int = 0
@@ -88,7 +92,13 @@ class MigrationCosts:
         per_document_s: float | None = None,
         jitter: float | None = None,
         seed: int | None = None,
+        pair_rates: Mapping[tuple[str, str], float] | None = None,
+        extra_fixed_s: float | None = None,
     ) -> None:
+        if pair_rates is not None:
+            self.pair_rates = dict(pair_rates)
+        if extra_fixed_s is not None:
+            self.extra_fixed_s = extra_fixed_s
         if shard_rates is not None:
             self.shard_rates = dict(shard_rates)
         if per_document_s is not None:
@@ -102,7 +112,11 @@ class MigrationCosts:
         return self.shard_rates.get(shard, self.copy_rate)
 
     def pair_rate(self, donor: str, recipient: str) -> float:
-        """The donor reads and the recipient writes: the slower one sets the pace."""
+        """The donor reads and the recipient writes: the slower one sets the pace (a twin's
+        learned rate for the pair when it has one)."""
+        pair = self.pair_rates.get((donor, recipient))
+        if pair is not None:
+            return pair
         return min(self.rate(donor), self.rate(recipient))
 
     def _factor(self) -> float:
@@ -143,11 +157,18 @@ class MigrationCosts:
             _D3_COORDINATOR * fixed_f + sum(recipient_s[0:3]),
             sum(recipient_s[3:5]),
             _D5_CRITSEC * fixed_f + sum(recipient_s[5:7]),
-            _D6_COMMIT * fixed_f + deletion,
+            (_D6_COMMIT + self.extra_fixed_s) * fixed_f + deletion,
         ]
         return MigrationCost(
             tuple(round(s * 1000) for s in donor_s), tuple(round(s * 1000) for s in recipient_s)
         )
+
+    @staticmethod
+    def fixed_seconds() -> float:
+        """A migration's fixed steps without jitter (what the donor's timings sum to
+        beside the clone): a twin adds what its cluster's learned fixed part exceeds."""
+        recipient = _R1_CREATE + _R2_OVERLAP + _R3_TASK + _R5_CATCHUP + _R6_STEADY + _R7_SESSIONS
+        return recipient + _D1_START + _D2_SNAPSHOT + _D3_COORDINATOR + _D5_CRITSEC + _D6_COMMIT
 
     def move_collection(self, donor: str, recipient: str, nbytes: int, docs: int) -> dt.timedelta:
         """A moveCollection: the resharding minimum, then the copy at the pair's rate."""

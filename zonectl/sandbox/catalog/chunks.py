@@ -107,13 +107,15 @@ class ChunkStore:
         now: Timestamp,
         sizes: Sequence[int] | None = None,
         counts: Sequence[int] | None = None,
+        keys: Sequence[bytes] | None = None,
     ) -> None:
         """Replace all chunks: chunk i is [bounds[i], bounds[i+1]) on shards[i], each at
-        version (1, i) as shardCollection creates them (InitialSplitPolicy)."""
+        version (1, i) as shardCollection creates them (InitialSplitPolicy). `keys`: the
+        mins' keystrings when the caller has already encoded them (a twin's check)."""
         n = len(shards)
         if len(bounds) != n + 1:
             raise ValueError("need one more bound than shards")
-        self._keys = [encode(b) for b in bounds[:-1]]
+        self._keys = list(keys) if keys is not None else [encode(b) for b in bounds[:-1]]
         self._shards = [_intern(s) for s in shards]
         self._docs = [
             self._encode_doc(

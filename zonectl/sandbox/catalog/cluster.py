@@ -219,8 +219,10 @@ class Cluster:
         shards: Sequence[str],
         sizes: Sequence[int] | None = None,
         counts: Sequence[int] | None = None,
+        keys: Sequence[bytes] | None = None,
     ) -> ChunkStore:
-        """Write the config.collections entry and the initial chunks (shardCollection)."""
+        """Write the config.collections entry and the initial chunks (shardCollection);
+        `keys`: the bounds' keystrings, when already encoded."""
         self.ensure_database(ns.split(".", 1)[0], primary=shards[0] if shards else None)
         ts = self.now_ts()
         epoch = ObjectId()
@@ -238,7 +240,7 @@ class Cluster:
             doc["enableAutoMerge"] = True  # 7.0+ writes the auto-merger switch (ref §2.4)
         self.coll(COLLECTIONS).put(doc)
         store = ChunkStore(ns, doc["uuid"], epoch, self.chunk_form())
-        store.load(bounds, shards, ts, sizes, counts)
+        store.load(bounds, shards, ts, sizes, counts, keys)
         self._stores[ns] = store
         return store
 

@@ -46,6 +46,10 @@ class ChunksView:
             if rest is None:  # the filter names a collection that has no chunks
                 return Scan([], exact=True)
             return Scan(self._all_raw(), exact=not rest)
+        if _past_version(store, rest.get("lastmod")):
+            # The {uuid: 1, lastmod: 1} index: nothing above the collection version, found
+            # without a scan (a twin's capture asks whether a migration committed meanwhile).
+            return Scan([], exact=True, size=0)
         exact = True
         shard = _shard_set(rest.pop("shard", None))
         if shard is False:
@@ -214,6 +218,18 @@ def _uuid_list(cond: Any) -> list[Any] | None:
     if listed and all(not isinstance(u, Mapping | list) for u in cond["$in"]):
         return list(cond["$in"])
     return None
+
+
+def _past_version(store: ChunkStore, cond: Any) -> bool:
+    """`{lastmod: {$gt: T}}` (or `$gte`) with T at or past the collection version."""
+    if not isinstance(cond, Mapping) or len(cond) != 1:
+        return False
+    ((op, value),) = cond.items()
+    if not isinstance(value, bson.Timestamp) or op not in ("$gt", "$gte"):
+        return False
+    top = (store.version.time, store.version.inc)
+    at = (value.time, value.inc)
+    return top <= at if op == "$gt" else top < at
 
 
 def _is_operator(value: Any) -> bool:

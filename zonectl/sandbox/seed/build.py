@@ -25,6 +25,7 @@ from zonectl.model.keys import sort_key
 from zonectl.sandbox.catalog import fcv
 from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
 from zonectl.sandbox.catalog.unsharded import create_with_options, set_meta
+from zonectl.sandbox.seed import twin_load
 from zonectl.sandbox.seed.doc_keys import record_documents
 from zonectl.sandbox.seed.schema import (
     ClusterFile,
@@ -98,8 +99,11 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
         cluster.coll(TAGS).put(
             {"_id": ObjectId(), "ns": zr.ns, "min": lo, "max": hi, "tag": zr.zone}
         )
-    for coll in spec.collections:
-        _seed_collection(sandbox, coll, names, source)
+    if spec.twin is not None:
+        twin_load.seed_collections(sandbox, spec, spec.twin, source)
+    else:
+        for coll in spec.collections:
+            _seed_collection(sandbox, coll, names, source)
     for entry in spec.unsharded:
         _seed_unsharded(sandbox, entry)
     if spec.balancer is not None:
@@ -113,6 +117,9 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
             cluster.coll(SETTINGS).put({"_id": "chunksize", "value": b.chunkSizeMB})
         if b.autoMerger is not None:
             cluster.coll(SETTINGS).put({"_id": "automerge", "enabled": b.autoMerger})
+    if spec.twin is not None:
+        for doc in spec.twin.settings:
+            cluster.coll(SETTINGS).put(ejson(doc))
     apply_costs(sandbox, spec)
 
 
@@ -132,6 +139,10 @@ def apply_costs(sandbox: Sandbox, spec: ClusterFile, copy_rate: float | None = N
         jitter=b.jitter if b is not None else None,
         seed=b.jitterSeed if b is not None else None,
     )
+    if spec.twin is not None:
+        twin_load.apply_costs(sandbox, spec.twin)
+        if copy_rate is not None:
+            costs.copy_rate = copy_rate
 
 
 def _known_shard(name: str | None, names: list[str], source: str, where: str) -> None:
@@ -213,6 +224,14 @@ def _split_points(spec: CollectionSpec, key: dict[str, Any], source: str) -> lis
     first = next(iter(key))
     gen = spec.keys or KeySpec(type="hashed" if key[first] == "hashed" else "int")
     values: list[Any]
+    if gen.type == "bounds":
+        points = [dict(ejson(v)) if isinstance(v, dict) else {} for v in gen.values]
+        if any(not p or not set(p) <= set(key) for p in points):
+            raise SeedError(f"{source}: collection {spec.ns}: bounds must be key documents")
+        marks = [sort_key({f: p.get(f, MinKey()) for f in key}) for p in points]
+        if any(a >= b for a, b in itertools.pairwise(marks)):
+            raise SeedError(f"{source}: collection {spec.ns}: bounds are not ascending")
+        return points
     if gen.type == "list":
         values = [ejson(v) for v in gen.values]
     elif gen.type == "hashed":
@@ -258,6 +277,15 @@ def _parse_step(value: Any, source: str) -> float:
 def _distribute(
     spec: CollectionSpec, n: int, names: list[str], primary: str, source: str
 ) -> list[str]:
+    if spec.distribution == "listed":
+        for name in spec.placement:
+            _known_shard(name, names, source, f"collection {spec.ns} placement")
+        if len(spec.placement) != n:
+            raise SeedError(
+                f"{source}: collection {spec.ns}: placement names {len(spec.placement)} "
+                f"shard(s) for {n} chunk(s)"
+            )
+        return list(spec.placement)
     if spec.distribution == "all-on-one":
         target = spec.shard or primary
         _known_shard(target, names, source, f"collection {spec.ns}")

@@ -56,10 +56,12 @@ class DatabaseSpec(_Model):
 class KeySpec(_Model):
     """How chunk boundaries of the key's first field are generated."""
 
-    type: Literal["date", "int", "hashed", "objectId", "list"]
+    type: Literal["date", "int", "hashed", "objectId", "list", "bounds"]
     start: Any = None  # date/objectId: ISO date; int: number
     step: str | int | float | None = None  # date/objectId: "1h", "30m", "1d" or seconds
-    values: list[Any] = []  # list: explicit boundaries (Extended JSON allowed)
+    # list: explicit values of the first field; bounds: explicit split points as key
+    # documents ({bucket: 2, ts: {$date: ...}}), missing trailing fields MinKey
+    values: list[Any] = []
 
 
 class ChunkSizeSpec(_Model):
@@ -109,8 +111,9 @@ class CollectionSpec(_Model):
     unique: bool = False
     chunks: int = Field(default=1, ge=1)
     keys: KeySpec | None = None
-    distribution: Literal["round-robin", "all-on-one", "by-weight"] = "round-robin"
+    distribution: Literal["round-robin", "all-on-one", "by-weight", "listed"] = "round-robin"
     shard: str | None = None  # all-on-one target (default: the database primary)
+    placement: list[str] = []  # listed: the shard of each chunk, in key order
     weights: dict[str, float] = {}  # by-weight: shard -> weight
     chunkSize: ChunkSizeSpec = ChunkSizeSpec()
     noBalance: bool = False
@@ -178,6 +181,44 @@ class WorkloadSpec(_Model):
     warmup: str = "0s"
 
 
+class PairRateSpec(_Model):
+    donor: str
+    recipient: str
+    bytesPerSecond: float = Field(gt=0)
+
+
+class TwinCostsSpec(_Model):
+    """The twin's cost model, learned from config.changelog (or assumed), and from where."""
+
+    source: str
+    migrations: int = Field(default=0, ge=0)
+    fixedSeconds: float | None = Field(default=None, ge=0)
+    copyRateBytesPerSecond: float | None = Field(default=None, gt=0)
+    shardRatesBytesPerSecond: dict[str, float] = {}
+    pairRatesBytesPerSecond: list[PairRateSpec] = []
+    perDocumentMicros: float | None = Field(default=None, ge=0)
+
+
+class TwinSpec(_Model):
+    """What `zonectl twin` captured (docs/twin.md): the exact chunks in a sidecar file
+    beside this one, the raw config.settings documents, per-collection config fields, the
+    learned costs, and notes on what could not be read."""
+
+    format: Literal[1] = 1
+    capturedFrom: str
+    capturedAt: str | None = None
+    serverVersion: str | None = None
+    versionSource: str | None = None
+    chunks: str  # the sidecar, relative to this file: .bson or .jsonl (Extended JSON lines)
+    sizes: str = ""
+    anonymized: bool = False
+    settings: list[dict[str, Any]] = []
+    collectionFields: dict[str, dict[str, Any]] = {}
+    costs: TwinCostsSpec | None = None
+    notes: list[str] = []
+    history: int = Field(default=0, ge=0)  # changelog entries in the sidecar, after chunks
+
+
 class ClusterFile(_Model):
     version: str | None = None
     # The binary's own release (the default) or the last LTS before it: catalog/fcv.py.
@@ -190,6 +231,7 @@ class ClusterFile(_Model):
     balancer: BalancerSpec | None = None
     users: list[UserSpec] = []
     workload: WorkloadSpec = WorkloadSpec()
+    twin: TwinSpec | None = None
 
 
 def load_cluster_file(path: str | Path, text: str | None = None) -> ClusterFile:

@@ -1,0 +1,260 @@
+"""The table: every balancer setting zonectl manages, one row each (reference
+balancer-settings.md; section numbers below are its). A new setting is one row here and one
+test; the schema, planner, executor, export, status and docs page read these rows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    Tag,
+)
+
+from zonectl.balancer_settings.row import MB, Setting, on_off
+
+Day = Literal["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+# §2.1 checkMaxChunkSizeValid: 1 MiB..1 GiB, an integer number of MB.
+ChunkSizeMB = Annotated[StrictInt, Field(ge=1, le=1024)]
+
+
+class WriteConcernModel(BaseModel):
+    """A write concern for `_secondaryThrottle` (§1.2: parsed as WriteConcernOptions)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    w: StrictInt | StrictStr = Field(description='"majority", a tag set name, or a number.')
+    wtimeout: StrictInt | None = Field(None, ge=0, description="Milliseconds.")
+    j: StrictBool | None = None
+
+
+def _throttle_tag(value: Any) -> str:
+    return "writeConcern" if isinstance(value, dict) else "bool"
+
+
+# One branch reports its error: a mapping is checked as a write concern, anything else as
+# true/false (so `"yes"` reads "expected true or false").
+SecondaryThrottle = Annotated[
+    Annotated[StrictBool, Tag("bool")] | Annotated[WriteConcernModel, Tag("writeConcern")],
+    Discriminator(_throttle_tag),
+]
+
+
+class DayWindowModel(BaseModel):
+    """One day-of-week window (§1.4, IDL DayOfWeekWindow): the balancer runs on `day`
+    between `start` and `stop`, config server local time, wrapping inside that same day."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    day: Day = Field(description="Capitalised English day name, exactly as MongoDB spells it.")
+    start: StrictStr = Field(description='"HH:MM"', examples=["09:00"])
+    stop: StrictStr = Field(description='"HH:MM"; must differ from start.')
+
+
+def _mb(stored: Any) -> Any:
+    """maxChunkSizeBytes as MB (an integer when it is whole)."""
+    value = int(stored)
+    return value // MB if value % MB == 0 else round(value / MB, 2)
+
+
+def _whole(stored: Any) -> Any:
+    """A stored number (int32, NumberLong or a whole double) as a plain int."""
+    if isinstance(stored, int | float) and not isinstance(stored, bool) and stored == int(stored):
+        return int(stored)
+    return stored
+
+
+def _throttle_from_stored(stored: Any) -> Any:
+    if isinstance(stored, Mapping):
+        return {str(k): int(v) if isinstance(v, int) and not isinstance(v, bool) else v
+                for k, v in stored.items()}  # fmt: skip
+    return stored
+
+
+def _show_throttle(value: Any) -> str:
+    if isinstance(value, Mapping):
+        inner = ", ".join(f"{k}: {v}" for k, v in value.items())
+        return f"write concern {{{inner}}}"
+    return on_off(value)
+
+
+def _dow_from_stored(stored: Any) -> Any:
+    if not isinstance(stored, list):
+        return stored  # not an array: shown as found, never equal to a policy value
+    return [dict(entry) if isinstance(entry, Mapping) else entry for entry in stored]
+
+
+def _show_dow(value: Any) -> str:
+    if not value:
+        return "none"
+    if not isinstance(value, list):
+        return repr(value)
+    return ", ".join(
+        f"{e.get('day')} {e.get('start')}-{e.get('stop')}" if isinstance(e, Mapping) else repr(e)
+        for e in value
+    )
+
+
+CLUSTER: tuple[Setting, ...] = (
+    Setting(
+        key="chunkSizeMB",
+        scope="cluster",
+        annotation=ChunkSizeMB,
+        summary="The cluster's chunk size in MB: how much data one balancer migration moves "
+        "and the imbalance (3 chunks' worth) that starts one.",
+        doc="chunksize",
+        field="value",
+        since=None,
+        example=128,
+        from_stored=_whole,
+        show=lambda v: f"{v} MB",
+        notes="Absent: 128 MB (64 MB before 5.2). 1-1024 (§2.1); the 7.0+ validator refuses "
+        "anything else with code 121.",
+    ),
+    Setting(
+        key="secondaryThrottle",
+        scope="cluster",
+        annotation=SecondaryThrottle,
+        summary="Whether each document a migration copies waits for replication: true, false, "
+        "or a write concern such as {w: majority, wtimeout: 60000}.",
+        doc="balancer",
+        field="_secondaryThrottle",
+        since=None,
+        example={"w": "majority", "wtimeout": 60000},
+        from_stored=_throttle_from_stored,
+        show=_show_throttle,
+        notes="Absent: MongoDB's default (no per-document wait). Takes effect at the next "
+        "balancer round.",
+    ),
+    Setting(
+        key="waitForDelete",
+        scope="cluster",
+        annotation=StrictBool,
+        summary="Whether a migration waits for the donor to delete the moved range before the "
+        "next one starts.",
+        doc="balancer",
+        field="_waitForDelete",
+        since=None,
+        example=False,
+        absent=False,
+        show=on_off,
+    ),
+    Setting(
+        key="attemptToBalanceJumboChunks",
+        scope="cluster",
+        annotation=StrictBool,
+        summary="Let balancer migrations move ranges larger than the chunk size (not chunks "
+        "already flagged jumbo).",
+        doc="balancer",
+        field="attemptToBalanceJumboChunks",
+        since=None,
+        example=False,
+        absent=False,
+        show=on_off,
+    ),
+    Setting(
+        key="autoMerger",
+        scope="cluster",
+        annotation=StrictBool,
+        summary="The AutoMerger: merges contiguous chunks of a collection on one shard.",
+        doc="automerge",
+        field="enabled",
+        since=(7, 0),
+        example=False,
+        absent=True,
+        show=on_off,
+        set_by_balancer_switch=True,
+        notes="balancerStart and balancerStop (sh.startBalancer/stopBalancer) also switch it "
+        "on and off (§3.1): zonectl writes it after them, and restores it after pausing the "
+        "balancer.",
+    ),
+    Setting(
+        key="activeWindowDOW",
+        scope="cluster",
+        annotation=list[DayWindowModel],
+        summary="Day-of-week balancing windows; when any is set, MongoDB ignores activeWindow.",
+        doc="balancer",
+        field="activeWindowDOW",
+        since=(8, 3),
+        example=[{"day": "Saturday", "start": "01:00", "stop": "23:00"}],
+        absent=[],
+        to_stored=lambda v: v or None,  # an empty list removes the field
+        from_stored=_dow_from_stored,
+        show=_show_dow,
+        notes="FCV 8.3+: the 8.0-8.2 validator refuses the field (code 121) and older servers "
+        "ignore it. A window wraps inside its own day: overnight is two entries (§1.4).",
+    ),
+)
+
+COLLECTION: tuple[Setting, ...] = (
+    Setting(
+        key="chunkSizeMB",
+        scope="collection",
+        annotation=ChunkSizeMB,
+        summary="This collection's chunk size in MB, instead of the cluster's.",
+        doc="",
+        field="maxChunkSizeBytes",
+        since=(5, 3),
+        example=64,
+        from_stored=_mb,
+        show=lambda v: f"{v} MB",
+        command_field="chunkSize",
+        notes="Stored in bytes; absent: the cluster's chunk size (§2.1, §4).",
+    ),
+    Setting(
+        key="autoMerger",
+        scope="collection",
+        annotation=StrictBool,
+        summary="Whether the AutoMerger merges this collection's chunks.",
+        doc="",
+        field="enableAutoMerge",
+        since=(7, 0),
+        example=False,
+        absent=True,
+        show=on_off,
+        command_field="enableAutoMerger",
+    ),
+    Setting(
+        key="defragment",
+        scope="collection",
+        annotation=Literal[True],
+        summary="Defragment the collection once: merge and move small chunks until few are "
+        "left. Plan and status show the phase until it ends; then the plan is empty again.",
+        doc="",
+        field="defragmentCollection",
+        since=(5, 3),
+        example=True,
+        absent=False,
+        show=lambda v: "running" if v else "not running",
+        command_field="defragmentCollection",
+        once=True,
+        notes="The balancer runs it, so only while the balancer is on and inside its window "
+        "(§5.2). zonectl starts it once per collection (UUID) and remembers that in its own "
+        "database. Avoid 6.0.0-6.0.3 (MongoDB's warning).",
+    ),
+)
+
+ROWS: tuple[Setting, ...] = CLUSTER + COLLECTION
+
+
+def row(scope: str, key: str) -> Setting:
+    """The row of `key` in `scope`; KeyError for a key no row has."""
+    for setting in ROWS:
+        if setting.scope == scope and setting.key == key:
+            return setting
+    raise KeyError(f"no {scope} balancer setting {key!r}")
+
+
+def plain(value: Any) -> Any:
+    """A value as the pydantic model parsed it, as plain data (models become mappings)."""
+    if isinstance(value, BaseModel):
+        return {k: plain(v) for k, v in value.model_dump(exclude_none=True).items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value

@@ -1,0 +1,48 @@
+"""Checks on balancer settings the schema cannot express: each day-of-week window's
+times are "HH:MM" and differ. MongoDB accepts a malformed window at write time and then
+fails every settings refresh, silently halting balancing (reference balancer-settings §1.4,
+§9.1), so zonectl refuses it offline."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from zonectl.diagnostics import Diagnostic, Position, Severity
+from zonectl.policy.schema import BalancerModel
+from zonectl.policy.tree import Document
+
+_HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+def check_day_windows(balancer: BalancerModel, doc: Document) -> list[Diagnostic]:
+    problems: list[Diagnostic] = []
+    # A field of the settings table (schema.py builds it from the row): typed as Any there.
+    windows: list[Any] = getattr(balancer, "activeWindowDOW", None) or []
+    for index, window in enumerate(windows):
+        path = ("balancer", "activeWindowDOW", index)
+        bad = False
+        for name in ("start", "stop"):
+            text = getattr(window, name)
+            if not _HHMM.match(text):
+                bad = True
+                message = f'activeWindowDOW[{index}].{name} "{text}" is not a time of day "HH:MM"'
+                where = doc.position((*path, name))
+                problems.append(_error("ZP501", where, message, 'e.g. "09:00"'))
+        if not bad and _minutes(window.start) == _minutes(window.stop):
+            message = (
+                f"activeWindowDOW[{index}] ({window.day}) starts and stops at "
+                f'"{window.start}": the window is empty'
+            )
+            hint = "MongoDB refuses start == stop; drop the entry or widen it"
+            problems.append(_error("ZP502", doc.position(path), message, hint))
+    return problems
+
+
+def _minutes(text: str) -> int:
+    hours, minutes = text.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def _error(code: str, where: Position, message: str, hint: str) -> Diagnostic:
+    return Diagnostic(code, Severity.ERROR, where, message, hint)

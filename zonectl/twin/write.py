@@ -1,0 +1,254 @@
+"""Write a twin: the YAML the sandbox serves (`zonectl sandbox --cluster`) and its chunk
+sidecar, from what a live cluster or a config dump gave (`Capture`) and a per-collection
+chunk reader. The sidecar and the YAML each go to a temporary file renamed over the target
+once complete, so a failure never leaves a half-written twin."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bson import json_util
+from bson.json_util import JSONMode, JSONOptions
+from ruamel.yaml import YAML
+
+from zonectl.twin import chunkfile
+from zonectl.twin.anonymize import Anonymizer, BoundMap
+from zonectl.twin.costs import rename
+
+_RELAXED = JSONOptions(json_mode=JSONMode.RELAXED, tz_aware=True)
+# config.collections fields the sandbox keeps per collection (reference §3.3).
+COLLECTION_FIELDS = (
+    "maxChunkSizeBytes",
+    "enableAutoMerge",
+    "defragmentCollection",
+    "noAutoSplit",
+    "permitMigrations",
+    "allowMigrations",
+)
+
+
+def is_user_collection(doc: Mapping[str, Any]) -> bool:
+    """A user sharded collection (reference-config-dump P5): not the sessions collection,
+    not an 8.0 unsplittable tracked one, no resharding temp, no pre-5.0 dropped entry."""
+    ns = str(doc.get("_id", ""))
+    return not (
+        ns == "config.system.sessions"
+        or doc.get("unsplittable")
+        or doc.get("dropped") is True
+        or ".system.resharding." in ns
+        or "key" not in doc
+    )
+
+
+@dataclass
+class Capture:
+    """Everything but the chunks, as config documents (hosts are never written)."""
+
+    captured_from: str
+    shards: list[dict[str, Any]]
+    databases: list[dict[str, Any]]
+    collections: list[dict[str, Any]]  # user sharded collections' config.collections entries
+    tags: list[dict[str, Any]] = field(default_factory=list)
+    settings: list[dict[str, Any]] = field(default_factory=list)
+    server_version: str | None = None
+    version_source: str = "buildInfo"
+    fcv: str | None = None
+    sizes: str = ""
+    costs: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    captured_at: dt.datetime | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)  # history.sanitize'd
+
+
+# Writes one collection's chunks (key order) with `writer.chunk(...)`.
+ChunkReader = Callable[[Mapping[str, Any], chunkfile.ChunkWriter], None]
+
+
+@dataclass
+class Written:
+    yaml: Path
+    chunks: Path
+    collections: int
+    total_chunks: int
+
+
+def plain(value: Any) -> Any:
+    """A BSON value as YAML-safe relaxed Extended JSON ({$date}, {$minKey}, {$oid}...)."""
+    return json.loads(json_util.dumps(value, json_options=_RELAXED))
+
+
+def sidecar_path(out: Path, jsonl: bool) -> Path:
+    stem = out.name[: -len(out.suffix)] if out.suffix else out.name
+    return out.with_name(f"{stem}.chunks.{'jsonl' if jsonl else 'bson'}")
+
+
+def write_twin(
+    capture: Capture,
+    read_chunks: ChunkReader,
+    out: Path,
+    *,
+    jsonl: bool = False,
+    anonymize: bool = False,
+) -> Written:
+    side = sidecar_path(out, jsonl)
+    counts: dict[str, int] = {}
+    plain_side = side.with_name(f".{side.name}.plain.bson") if anonymize else side
+    with chunkfile.ChunkWriter(plain_side) as writer:
+        for coll in capture.collections:
+            ns = str(coll["_id"])
+            before = writer.chunks
+            writer.collection(ns)
+            read_chunks(coll, writer)
+            counts[ns] = writer.chunks - before
+        if not anonymize:
+            for entry in capture.history:
+                writer.history(entry)
+        writer.commit()
+    anon: Anonymizer | None = None
+    if anonymize:
+        anon = _anonymize_chunks(capture, plain_side, side)
+        if capture.history:
+            capture.notes.append(
+                f"anonymized: the {len(capture.history)} changelog entries the costs were "
+                "learned from are left out (their bounds and names); the costs are kept"
+            )
+    doc = _yaml_doc(capture, counts, side, anon)
+    _atomic_text(out, _dump(doc))
+    return Written(out, side, len(counts), sum(counts.values()))
+
+
+def _anonymize_chunks(capture: Capture, plain_side: Path, side: Path) -> Anonymizer:
+    anon = Anonymizer(
+        (str(s["_id"]) for s in capture.shards),
+        (str(t["tag"]) for t in capture.tags),
+        (str(c["_id"]) for c in capture.collections),
+    )
+    keys = {str(c["_id"]): dict(c["key"]) for c in capture.collections}
+    maps: dict[str, BoundMap] = {}
+    try:
+        with chunkfile.ChunkWriter(side) as writer:
+            for chunks in chunkfile.read(plain_side):
+                zones = [
+                    b for t in capture.tags if t["ns"] == chunks.ns for b in (t["min"], t["max"])
+                ]
+                bmap = BoundMap(keys[chunks.ns], [*chunks.mins, *chunks.maxs[-1:], *zones])
+                maps[chunks.ns] = bmap
+                writer.collection(anon.ns(chunks.ns))
+                jumbo = set(chunks.jumbo)
+                for i in range(len(chunks)):
+                    writer.chunk(
+                        bmap(chunks.mins[i]),
+                        bmap(chunks.maxs[i]),
+                        anon.shard(chunks.shards[i]),
+                        chunks.sizes[i],
+                        chunks.counts[i],
+                        i in jumbo,
+                    )
+            writer.commit()
+    finally:
+        plain_side.unlink(missing_ok=True)
+    for t in capture.tags:
+        bmap = maps.get(str(t["ns"])) or BoundMap(keys.get(str(t["ns"]), {}), [t["min"], t["max"]])
+        t["min"], t["max"] = bmap(t["min"]), bmap(t["max"])
+    return anon
+
+
+def _yaml_doc(
+    capture: Capture, counts: Mapping[str, int], side: Path, anon: Anonymizer | None
+) -> dict[str, Any]:
+    shard = anon.shard if anon else str
+    zone = anon.zone if anon else str
+    ns_of = anon.ns if anon else str
+    db_of = anon.db if anon else str
+    doc: dict[str, Any] = {}
+    if capture.server_version:
+        doc["version"] = ".".join(capture.server_version.split(".")[:2])
+    if capture.fcv:
+        doc["featureCompatibilityVersion"] = capture.fcv
+    doc["shards"] = [
+        {"name": shard(str(s["_id"])), "zones": [zone(str(z)) for z in s.get("tags", [])]}
+        for s in capture.shards
+    ]
+    doc["databases"] = [
+        {"name": db_of(str(d["_id"])), "primary": shard(str(d["primary"]))}
+        for d in capture.databases
+        if d.get("primary") is not None
+    ]
+    doc["collections"] = [
+        {
+            "ns": ns_of(str(c["_id"])),
+            "key": plain(dict(c["key"])),
+            "unique": bool(c.get("unique", False)),
+            "noBalance": bool(c.get("noBalance", False)),
+            "chunks": max(1, counts.get(str(c["_id"]), 1)),
+        }
+        for c in capture.collections
+    ]
+    doc["zones"] = [
+        {
+            "ns": ns_of(str(t["ns"])),
+            "min": plain(t["min"]),
+            "max": plain(t["max"]),
+            "zone": zone(str(t["tag"])),
+        }
+        for t in capture.tags
+    ]
+    fields = {
+        ns_of(str(c["_id"])): {f: plain(c[f]) for f in COLLECTION_FIELDS if f in c}
+        for c in capture.collections
+    }
+    twin: dict[str, Any] = {
+        "format": 1,
+        "capturedFrom": capture.captured_from,
+        "capturedAt": (capture.captured_at or dt.datetime.now(dt.UTC)).isoformat(),
+        "serverVersion": capture.server_version,
+        "versionSource": capture.version_source,
+        "chunks": side.name,
+        "sizes": capture.sizes,
+        "anonymized": anon is not None,
+        "settings": [plain(s) for s in capture.settings],
+        "collectionFields": {ns: f for ns, f in fields.items() if f},
+        "notes": list(capture.notes),
+        "history": 0 if anon else len(capture.history),
+    }
+    if capture.costs is not None:
+        twin["costs"] = rename(capture.costs, shard) if anon else capture.costs
+    doc["twin"] = twin
+    return doc
+
+
+def _dump(doc: Mapping[str, Any]) -> str:
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = None
+    yaml.width = 120
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
+    buf = io.StringIO()
+    buf.write("# A twin written by `zonectl twin` (docs/twin.md); serve it with\n")
+    buf.write(
+        "# `zonectl sandbox --cluster THIS_FILE`. The chunks are in the file twin.chunks names.\n"
+    )
+    yaml.dump(dict(doc), buf)
+    return buf.getvalue()
+
+
+def _atomic_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
