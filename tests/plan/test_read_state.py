@@ -13,6 +13,7 @@ from bson.min_key import MinKey
 from zonectl.cli.plan_cmd import build_plan
 from zonectl.model.desired import CollectionPolicy, DesiredState, ZoneRange
 from zonectl.mongo import connect, read_cluster_state
+from zonectl.mongo.chunk_batch import ChunkBatch
 from zonectl.mongo.impact import read_impact_chunks
 from zonectl.plan.impact import default_chunk_bytes, estimate_impact, zone_shards_after
 from zonectl.plan.ops import AssignZoneRange
@@ -100,7 +101,7 @@ def test_targeted_impact_equals_counting_every_chunk(
     plan = build_plan(sb.uri, desired, {}, AT, None)
     with connect(sb.uri) as conn:
         actual = read_cluster_state(conn, ["app.audit"])
-        targeted, _ = read_impact_chunks(conn, actual, plan)
+        targeted, _ = read_impact_chunks(ChunkBatch(conn), actual, plan)
         every = list(sb.client.config.chunks.find({"uuid": actual.collections["app.audit"].uuid}))
     zones = zone_shards_after(plan, actual)
 

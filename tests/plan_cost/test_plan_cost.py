@@ -29,14 +29,17 @@ MIB = 1024 * 1024
 
 
 class ChunkReads(monitoring.CommandListener):
-    """Documents of config.chunks the client received (find/getMore batches)."""
+    """Documents of config.chunks the client received (find/aggregate/getMore batches; an
+    aggregate's $count results are counts, not chunks, and not counted)."""
 
     def __init__(self) -> None:
         self.documents = 0
         self.cursors: set[int] = set()
 
     def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if event.command_name == "find" and event.command.get("find") == "chunks":
+        if event.command_name in ("find", "aggregate") and (
+            event.command.get(event.command_name) == "chunks"
+        ):
             self.cursors.add(event.request_id)
         if event.command_name == "getMore" and event.command.get("collection") == "chunks":
             self.cursors.add(event.request_id)
@@ -44,7 +47,8 @@ class ChunkReads(monitoring.CommandListener):
     def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
         if event.request_id in self.cursors:
             cursor = event.reply.get("cursor", {})
-            self.documents += len(cursor.get("firstBatch", cursor.get("nextBatch", [])))
+            batch = cursor.get("firstBatch", cursor.get("nextBatch", []))
+            self.documents += sum(1 for d in batch if "min" in d)  # chunks, not counts
 
     def failed(self, event: monitoring.CommandFailedEvent) -> None:
         pass
@@ -110,13 +114,38 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_the_demo_plans_impact_line_and_forecast_show_the_same_bytes() -> None:
-    code, out, _ = run("plan", str(REPO / "policies" / "demo"), "--uri", "sandbox:", "-f", "json")
+    code, out, _ = run(
+        "plan",
+        str(REPO / "policies" / "demo"),
+        "--uri",
+        "sandbox:",
+        "-f",
+        "json",
+        "--measure-chunks",
+        "100000",
+    )
     assert code == 0
     doc = json.loads(out)
     migrating = sum(op["impact"]["bytes"] for op in doc["ops"] if op.get("impact"))
     assert doc["forecast"]["bytes"] == migrating > 0
     assert doc["forecast"]["notes"] == [
         f"chunk sizes: {doc['forecast']['chunks']} measured (dataSize)"
+    ]
+
+
+def test_the_demo_plan_measures_at_most_its_budget_and_says_which_sizes_it_estimated() -> None:
+    code, out, _ = run("plan", str(REPO / "policies" / "demo"), "--uri", "sandbox:", "-f", "json")
+    assert code == 0
+    doc = json.loads(out)
+    moving = doc["forecast"]["chunks"]
+    stated = doc["server_footprint"]["chunk_sizes"]
+    budget = stated["measure_budget"]
+    assert moving > budget > 0  # the default budget is small: most sizes are estimates
+    assert doc["server_footprint"]["commands"]["dataSize"] == stated["measured"] == budget
+    assert stated["measured"] + stated["estimated"] == moving
+    assert doc["forecast"]["notes"] == [
+        f"chunk sizes: {budget} measured (dataSize), {moving - budget} estimated from "
+        + " and ".join(stated["estimated_from"])
     ]
 
 

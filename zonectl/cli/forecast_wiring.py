@@ -15,6 +15,7 @@ from typing import Any
 import typer
 
 from zonectl.errors import UsageError
+from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range
 from zonectl.forecast.learn import choose_model
@@ -139,13 +140,18 @@ def read_forecast(
     `now`. `shards`: every shard, draining ones too. The reshard route is forecast for
     namespaces with data to move and for `rezoned` ones (a zone of theirs gains or loses a
     shard: resharding spreads them at once)."""
-    colls = []
-    for ns, ns_ranges in ranges.items():
-        coll = read_namespace_chunks(
-            sizes, ns, list(ns_ranges), shard_zones, shards, (changed or {}).get(ns, ())
+    wanted = {ns: list(rs) for ns, rs in ranges.items()}
+    sizes.read_collections(list(wanted))
+    sizes.prepare(list(wanted))
+
+    def read() -> list[NamespaceChunks]:
+        found = (
+            read_namespace_chunks(sizes, ns, rs, shard_zones, shards, (changed or {}).get(ns, ()))
+            for ns, rs in wanted.items()
         )
-        if coll is not None:
-            colls.append(coll)
+        return [coll for coll in found if coll is not None]
+
+    colls = sizes.batch.replay(read)  # every namespace's chunk reads in a few aggregates
     learned = read_learned(sizes.conn)
     model, source = choose_model(
         learned, flags.copy_rate if flags.rate_given else None, float(DEFAULT_COPY_RATE)

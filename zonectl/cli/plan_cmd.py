@@ -48,7 +48,8 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection, connect, read_impacts
 from zonectl.mongo.analyze_read import read_plan_checks
-from zonectl.mongo.chunk_sizes import ChunkSizes
+from zonectl.mongo.chunk_sizes import PLAN_MEASURED, ChunkSizes
+from zonectl.mongo.footprint import Footprint
 from zonectl.mongo.forecast_read import range_key
 from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.unsharded_read import read_move_impacts
@@ -130,6 +131,16 @@ def command(
     copy_rate: Annotated[str | None, copy_rate_option()] = None,
     parallel: Annotated[int | None, parallel_forecast_option()] = None,
     balancer_tz: Annotated[str | None, balancer_tz_option()] = None,
+    measure_chunks: Annotated[
+        int,
+        typer.Option(
+            "--measure-chunks",
+            min=0,
+            help="Measure at most N moving chunks with dataSize (one command each, run by "
+            "the shards); the others are estimated from collection statistics. The plan "
+            "says which were measured.",
+        ),
+    ] = PLAN_MEASURED,
 ) -> int:
     """Show the admin commands that would bring the cluster to the policy.
 
@@ -163,15 +174,22 @@ def command(
     desired = load_desired(paths)
     flags = with_policy_timezone(flags, desired, Settings.from_environ(os.environ).config_timezone)
     boundaries, next_tick = window_boundaries(desired, instant)
-    plan, forecast = _plan_and_forecast(
-        uri, desired, boundaries, instant, namespaces or None, flags, forecast_at=at is not None
+    plan, forecast, footprint = _plan_and_forecast(
+        uri,
+        desired,
+        boundaries,
+        instant,
+        namespaces or None,
+        flags,
+        forecast_at=at is not None,
+        measure=measure_chunks,
     )
     if next_tick is not None and (plan.valid_until is None or next_tick < plan.valid_until):
         plan = _valid_until(plan, next_tick)
     for message in plan.warnings:
         warn(message)
     if save_plan is not None:
-        emit(plan_document(plan, forecast), save_plan)
+        emit(plan_document(plan, forecast, footprint), save_plan)
         stderr.print(f"plan {plan.plan_id} saved to {save_plan}", markup=False)
     fmt = fmt or Format.text
     if fmt is Format.github:
@@ -179,7 +197,7 @@ def command(
         emit(github_warnings(plan.warnings), out)
     else:
         color = out is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        emit(_render(plan, fmt, forecast, color=color), out)
+        emit(_render(plan, fmt, forecast, footprint, color=color), out)
     if detailed_exitcode and plan.has_changes:
         return int(ExitCode.CHANGES_PENDING)
     return int(ExitCode.OK)
@@ -219,7 +237,7 @@ def _read_plan(
     plan = plan.with_impacts(impacts)
     if policy.next_tick:
         plan = _valid_until(plan, policy.next_tick)
-    jumbo, totals = read_plan_checks(conn, actual, assigned_ranges(plan))
+    jumbo, totals = read_plan_checks(conn, actual, assigned_ranges(plan), sizes.batch)
     checks = plan_findings(plan, actual, resolved.desired, jumbo, totals)
     if checks:
         warnings = tuple(finding_warning(where, f) for where, f in checks)
@@ -236,11 +254,15 @@ def _plan_and_forecast(
     flags: ForecastFlags,
     *,
     forecast_at: bool,
-) -> tuple[Plan, Forecast]:
-    """The plan, and the forecast of the data movement it causes, from one connection.
-    The forecast starts at --at when given, else at the cluster's now (a sandbox's clock)."""
-    with connect(uri, origin=uri_origin(uri)) as conn:
-        sizes = ChunkSizes(conn)  # one size for the impact lines and the forecast
+    measure: int = PLAN_MEASURED,
+) -> tuple[Plan, Forecast, dict[str, Any]]:
+    """The plan, the forecast of the data movement it causes, and the plan's server
+    footprint (the commands sent, by kind; which chunk sizes were measured), from one
+    connection. The forecast starts at --at when given, else at the cluster's now."""
+    counter = Footprint()
+    with connect(uri, origin=uri_origin(uri), listeners=[counter]) as conn:
+        # one size for the impact lines and the forecast; one batch for their chunk reads
+        sizes = ChunkSizes(conn, max_measured=measure)
         plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces, sizes)
         sizes.planned_mb, sizes.planned_ns_mb = planned_chunk_sizes(plan.ops)
         after = state_after(plan, actual, expanded, namespaces)
@@ -263,8 +285,9 @@ def _plan_and_forecast(
         )
         said = throttle_notes(actual, plan.ops) if forecast.namespaces else []
         forecast = dataclasses.replace(forecast, notes=(*forecast.notes, *said))
+        footprint = {**counter.snapshot(), "chunk_sizes": sizes.tally.as_dict()}
     forecast = with_collection_moves(forecast, moves_of(plan))
-    return _with_route_hints(plan, forecast), forecast
+    return _with_route_hints(plan, forecast), forecast, footprint
 
 
 def _rezoned(plan: Plan, ranges: Mapping[str, Any]) -> frozenset[str]:
@@ -303,17 +326,24 @@ def _valid_until(plan: Plan, tick: dt.datetime) -> Plan:
     return dataclasses.replace(plan, valid_until=tick)
 
 
-def plan_document(plan: Plan, forecast: Forecast) -> str:
-    """The plan's JSON document (what `--save-plan` saves and `--format json` prints), with the
-    forecast under `forecast`: informational, `apply --plan` ignores it."""
+def plan_document(
+    plan: Plan, forecast: Forecast, footprint: Mapping[str, Any] | None = None
+) -> str:
+    """The plan's JSON document (what `--save-plan` saves and `--format json` prints), with
+    the forecast under `forecast` and what reading the cluster cost under
+    `server_footprint`: informational, `apply --plan` ignores both."""
     doc = json.loads(render_json(plan))
     doc["forecast"] = forecast_dict(forecast)
+    if footprint is not None:
+        doc["server_footprint"] = dict(footprint)
     return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
-def _render(plan: Plan, fmt: Format, forecast: Forecast, *, color: bool) -> str:
+def _render(
+    plan: Plan, fmt: Format, forecast: Forecast, footprint: Mapping[str, Any], *, color: bool
+) -> str:
     if fmt is Format.json:
-        return plan_document(plan, forecast)
+        return plan_document(plan, forecast, footprint)
     if fmt is Format.markdown:
         return render_markdown(plan) + render_forecast_markdown(forecast)
     if fmt is Format.html:

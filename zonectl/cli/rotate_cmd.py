@@ -41,7 +41,7 @@ from zonectl.errors import ExitCode, InvalidPolicyError, PlanError, ZonectlError
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
 from zonectl.mongo import Connection, connect, read_cluster_state, read_impacts
-from zonectl.mongo.key_sample import read_top_key_value
+from zonectl.mongo.key_sample import read_top_key_values
 from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.planner import make_plan
@@ -307,12 +307,16 @@ def _preflight(
     chunk bound, and the drift outside windows (reported, never touched)."""
     actual = read_cluster_state(conn, desired.collections)
     problems = []
-    for ns in names:
+    checked = {  # unsharded, or a key the planner reports with its position: not checked
+        ns: _firehose(desired, ns).field
+        for ns in names
+        if (live := actual.collections.get(ns)) is not None
+        and next(iter(live.key), None) == _firehose(desired, ns).field
+    }
+    tops = read_top_key_values(conn, actual, checked)  # one aggregate for every window
+    for ns in checked:
         fh = _firehose(desired, ns)
-        live = actual.collections.get(ns)
-        if live is None or next(iter(live.key), None) != fh.field:
-            continue  # unsharded, or a key the planner reports with its position
-        problem = key_type_problem(ns, fh, read_top_key_value(conn, actual, ns, fh.field))
+        problem = key_type_problem(ns, fh, tops[ns])
         if problem is not None:
             where = fh.position or desired.collections[ns].position
             problems.append(f"{where}: {problem}" if where else problem)

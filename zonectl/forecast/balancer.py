@@ -88,10 +88,7 @@ class _Collection:
             outside = zone is not None and zone not in shard_zones.get(shard, frozenset())
             if outside and i not in c.jumbo:
                 self.violators.setdefault(shard, []).append(i)
-
-    @property
-    def left(self) -> int:
-        return sum(len(v) for v in self.violators.values())
+        self.left = sum(len(v) for v in self.violators.values())  # kept as picks are made
 
     def round(
         self,
@@ -102,6 +99,8 @@ class _Collection:
     ) -> list[tuple[str, float, int]]:
         """This round's zone-violation picks: (donor, seconds, bytes) of each migration."""
         started: list[tuple[str, float, int]] = []
+        if not self.left:
+            return started
         for shard in order:
             if shard not in available or len(available) < 2:
                 continue
@@ -118,6 +117,7 @@ class _Collection:
                     self.sizes[i] -= size
                 else:
                     del self.violators[shard][pos]
+                    self.left -= 1
                 started.append((shard, seconds_for(shard, to, size), size))
                 step = size if self.by_size else 1
                 self.load[shard] -= step
@@ -152,7 +152,12 @@ def simulate_balancer(
             t = window.next_open(t)
         rounds += 1
         available = set(order)
-        started = [m for s in state for m in s.round(order, shard_zones, available, seconds_for)]
+        started: list[tuple[str, float, int]] = []
+        for s in state:  # collections in order; none can start once < 2 shards are free
+            if len(available) < 2:
+                break
+            if s.left:
+                started += s.round(order, shard_zones, available, seconds_for)
         if not started:
             return BalancerOutcome(None, moved, rounds, drained, commits)  # stuck
         for donor, seconds, size in sorted(started, key=lambda m: m[1]):

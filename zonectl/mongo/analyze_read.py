@@ -1,11 +1,13 @@
 """Reads for `zonectl analyze`, all read-only: config metadata of the collections, their
 chunks, listCollections (views, time-series), `$shardedDataDistribution` (6.0.3+), the last
-day of config.changelog, and `analyzeShardKey` (7.0+) on each live shard key."""
+day of config.changelog, and `analyzeShardKey` (7.0+) on each live shard key; the
+per-collection reads for all collections at once (analyze_bulk)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pymongo.errors import OperationFailure, PyMongoError
@@ -22,14 +24,15 @@ from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
+from zonectl.mongo.analyze_bulk import Reply, read_changes, read_chunk_infos, read_key_replies
+from zonectl.mongo.chunk_batch import ChunkBatch, straddling
 from zonectl.mongo.connect import Connection
-from zonectl.mongo.shard_key_read import key_metrics, run_analyze_shard_key, workload_of
-from zonectl.mongo.state import read_config_documents
+from zonectl.mongo.shard_key_read import key_metrics, workload_of
+from zonectl.mongo.state import WHOLE, read_config_documents
 from zonectl.mongo.workload_read import with_workload
 from zonectl.plan.impact import default_chunk_bytes
 from zonectl.plan.patterns import is_pattern, matches
 
-_CHANGES = ("moveChunk.commit", "split", "multi-split", "merge", "moveRange.commit")
 _CHUNK_FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1, "estimatedDataSizeBytes": 1}
 
 
@@ -57,10 +60,11 @@ def read_analyze_input(
     try:
         distribution = _read_distribution(conn)
         sizes = _read_chunk_sizes(conn, state)
+        bulk = _read_bulk(conn, state, targets, now)
         collections = {
             ns: with_workload(
                 conn,
-                _read_collection(conn, state, ns, distribution, sizes, now),
+                _read_collection(conn, state, ns, distribution, sizes, bulk),
                 docs.analyzers,
                 candidates,
                 now,
@@ -72,35 +76,53 @@ def read_analyze_input(
     return AnalyzeInput(state, collections, desired, dict(boundaries))
 
 
+@dataclass(frozen=True)
+class _Bulk:
+    """What analyze_bulk read for every sharded target at once."""
+
+    changes: Mapping[str, Mapping[str, int]]
+    chunks: Mapping[str, tuple[ChunkInfo, ...]]
+    replies: Mapping[str, Reply]
+
+
+def _read_bulk(
+    conn: Connection, state: ClusterState, targets: Collection[str], now: dt.datetime
+) -> _Bulk:
+    sharded = sorted(ns for ns in targets if ns in state.collections)
+    keys = {ns: dict(state.collections[ns].key) for ns in sharded if ".system.buckets." not in ns}
+    return _Bulk(
+        read_changes(conn, sharded, now - dt.timedelta(days=1)),
+        read_chunk_infos(conn, state, sharded),
+        # the live key's characteristics and, on 7.0+ where queries can be sampled, its
+        # read/write distribution
+        read_key_replies(conn, keys, distribution=_major(conn.version) >= 7),
+    )
+
+
 def _read_collection(
     conn: Connection,
     state: ClusterState,
     ns: str,
     distribution: Mapping[str, Mapping[str, tuple[int, int]]] | None,
     sizes: Mapping[str, int],
-    now: dt.datetime,
+    bulk: _Bulk,
 ) -> CollectionInput:
     live = state.collections.get(ns)
     if live is None:
         return CollectionInput(ns, _unsharded_kind(conn, ns))
-    config = conn.client.config
-    query: dict[str, Any] = {"uuid": live.uuid} if live.uuid is not None else {"ns": ns}
-    chunks = tuple(
-        ChunkInfo(
-            min=dict(d["min"]),
-            max=dict(d["max"]),
-            shard=str(d["shard"]),
-            jumbo=bool(d.get("jumbo", False)),
-            bytes=d.get("estimatedDataSizeBytes"),
+    chunks = bulk.chunks.get(ns)
+    if chunks is None:  # 4.4's chunks name their collection, not its uuid: read on their own
+        chunks = tuple(
+            ChunkInfo(
+                min=dict(d["min"]),
+                max=dict(d["max"]),
+                shard=str(d["shard"]),
+                jumbo=bool(d.get("jumbo", False)),
+                bytes=d.get("estimatedDataSizeBytes"),
+            )
+            for d in conn.client.config.chunks.find({"ns": ns}, _CHUNK_FIELDS).sort("min", 1)
         )
-        for d in config.chunks.find(query, _CHUNK_FIELDS).sort("min", 1)
-    )
-    since = now - dt.timedelta(days=1)
-    changes: dict[str, int] = {}
-    for what in _CHANGES:
-        n = config.changelog.count_documents({"ns": ns, "what": what, "time": {"$gte": since}})
-        if n:
-            changes[what] = n
+    changes = dict(bulk.changes.get(ns, {}))
     metrics: KeyMetrics | None
     note: str | None
     workload: Workload | None = None
@@ -109,10 +131,7 @@ def _read_collection(
         # collections ("Cannot run against a system collection").
         metrics, note = None, "a time-series buckets collection, which analyzeShardKey refuses"
     else:
-        # One command per collection: the live key's characteristics and, on 7.0+ where
-        # queries can be sampled, its read/write distribution.
-        sampled = _major(conn.version) >= 7
-        reply, note = run_analyze_shard_key(conn, ns, dict(live.key), distribution=sampled)
+        reply, note = bulk.replies[ns]
         metrics = None
         if reply is not None:
             metrics, note = key_metrics(reply, dict(live.key))
@@ -148,7 +167,8 @@ def _unsharded_kind(conn: Connection, ns: str) -> Kind:
 def _read_distribution(conn: Connection) -> dict[str, dict[str, tuple[int, int]]] | None:
     """ns -> shard -> (owned documents, owned bytes); None before 6.0.3 or when refused."""
     try:
-        docs = list(conn.client.admin.aggregate([{"$shardedDataDistribution": {}}]))
+        stage: list[dict[str, Any]] = [{"$shardedDataDistribution": {}}]
+        docs = list(conn.client.admin.aggregate(stage, batchSize=WHOLE))  # one reply
     except OperationFailure:
         return None
     return {
@@ -177,33 +197,35 @@ def read_plan_checks(
     conn: Connection,
     actual: ClusterState,
     assigned: Mapping[str, Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]],
+    batch: ChunkBatch | None = None,
 ) -> tuple[dict[str, list[ChunkInfo]], dict[str, int]]:
     """For plan's cluster rules: the jumbo chunks overlapping each assigned range (the
     range's chunks and the one straddling its min, by the {uuid, min} index) and the chunk
-    total of each namespace (an indexed count: no document fetched)."""
-    jumbo: dict[str, list[ChunkInfo]] = {}
-    totals: dict[str, int] = {}
-    config = conn.client.config
-    try:
+    total of each namespace (an indexed count: no document fetched); all in the batch's
+    aggregates, not per namespace."""
+    batch = batch if batch is not None else ChunkBatch(conn)
+
+    def read() -> tuple[dict[str, list[ChunkInfo]], dict[str, int]]:
+        jumbo: dict[str, list[ChunkInfo]] = {}
+        totals: dict[str, int] = {}
         for ns, ranges in sorted(assigned.items()):
             live = actual.collections.get(ns)
             if live is None:
                 continue
             query: dict[str, Any] = {"uuid": live.uuid} if live.uuid is not None else {"ns": ns}
-            totals[ns] = int(config.command("count", "chunks", query=query).get("n", 0))
+            totals[ns] = batch.count(query)
             found: dict[Any, ChunkInfo] = {}
             for lo, hi in ranges:
                 inside = {**query, "min": {"$gte": lo, "$lt": hi}, "jumbo": True}
-                before = {**query, "min": {"$lt": lo}, "max": {"$gt": lo}}
                 docs = [
-                    *config.chunks.find(inside, _CHUNK_FIELDS),
-                    *config.chunks.find(before, _CHUNK_FIELDS).sort("min", -1).limit(1),
+                    *batch.find(inside, _CHUNK_FIELDS),
+                    *straddling(batch, query, lo, _CHUNK_FIELDS, inclusive=False),
                 ]
                 for d in docs:
                     if d.get("jumbo"):
                         info = ChunkInfo(dict(d["min"]), dict(d["max"]), str(d["shard"]), True)
                         found[sort_key(d["min"])] = info
             jumbo[ns] = [found[k] for k in sorted(found)]
-    except PyMongoError as exc:
-        raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
-    return jumbo, totals
+        return jumbo, totals
+
+    return batch.replay(read)

@@ -9,16 +9,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pymongo.errors import OperationFailure, PyMongoError
+from pymongo.errors import PyMongoError
 
 from zonectl.errors import ClusterError, redact
 from zonectl.model.keys import sort_key
+from zonectl.mongo.chunk_batch import ChunkBatch
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.size_stats import read_stats_concurrently, refusal
+from zonectl.mongo.state import WHOLE
 
 DEFAULT_CHUNK_MB = {4: 64, 5: 64}  # 128 MB from 6.0 (reference §2.5)
 # dataSize is one command per chunk (the router asks every shard owning the range,
 # cluster_data_size_cmd.cpp): past this many per run, the estimate is used instead.
 MAX_MEASURED = 2000
+# What `plan` measures by default (--measure-chunks): a read-only command that CI runs on
+# every pull request keeps its load on the shards small.
+PLAN_MEASURED = 16
 
 Bounds = tuple[Mapping[str, Any], Mapping[str, Any]]
 
@@ -37,6 +43,19 @@ class SizeTally:
     estimated: int = 0
     assumed: int = 0
     how: set[str] = field(default_factory=set)  # where the estimates came from
+    refused: dict[str, str] = field(default_factory=dict)  # command -> the missing privilege
+    budget: int = MAX_MEASURED  # dataSize commands allowed
+
+    def as_dict(self) -> dict[str, Any]:
+        """For the plan's JSON: which chunk sizes were measured and which estimated."""
+        return {
+            "measured": self.measured,
+            "estimated": self.estimated,
+            "assumed": self.assumed,
+            "estimated_from": sorted(self.how),
+            "measure_budget": self.budget,
+            "refused": dict(sorted(self.refused.items())),
+        }
 
     def describe(self) -> str:
         parts = []
@@ -47,20 +66,28 @@ class SizeTally:
             parts.append(f"{self.estimated} estimated from {source}")
         if self.assumed:
             parts.append(f"{self.assumed} assumed half the maximum chunk size")
+        parts += [f"{cmd} not permitted ({why})" for cmd, why in sorted(self.refused.items())]
         return "chunk sizes: " + ", ".join(parts) if parts else ""
 
 
 class ChunkSizes:
     """Per connection: each namespace's chunk counts per shard, bytes per shard and
-    measured ranges, read once and shared by every figure of the run."""
+    measured ranges, read once and shared by every figure of the run. Counts go through
+    `batch` (one aggregate for many), dataSize within the `max_measured` budget."""
 
-    def __init__(self, conn: Connection, *, max_measured: int = MAX_MEASURED) -> None:
+    def __init__(
+        self,
+        conn: Connection,
+        *,
+        max_measured: int = MAX_MEASURED,
+        batch: ChunkBatch | None = None,
+    ) -> None:
         self.conn = conn
         self.major = int(conn.version.split(".")[0]) if conn.version[:1].isdigit() else 7
-        self.tally = SizeTally()
+        self.tally = SizeTally(budget=max_measured)
+        self.batch = batch if batch is not None else ChunkBatch(conn)
         self._budget = max_measured
         self._docs: dict[str, dict[str, Any] | None] = {}
-        self._counts: dict[str, dict[str, int]] = {}
         self._owned: dict[str, dict[str, int]] | None = None
         self._owned_read = False
         self._stats: dict[str, dict[str, int] | None] = {}
@@ -87,6 +114,21 @@ class ChunkSizes:
         return self.max_chunk_bytes(ns)
 
     # ------------------------------------------------------------ metadata
+    def read_collections(self, namespaces: Sequence[str]) -> None:
+        """The config.collections entries of `namespaces` in one find ($in over _id), so
+        none is looked up one by one later."""
+        wanted = sorted({ns for ns in namespaces if ns not in self._docs})
+        if not wanted:
+            return
+        config = self.conn.client.config
+        found = self._read(
+            lambda: list(config.collections.find({"_id": {"$in": wanted}}, batch_size=WHOLE))
+        )
+        for ns in wanted:
+            self._docs[ns] = None
+        for doc in found:
+            self._docs[str(doc["_id"])] = dict(doc)
+
     def collection(self, ns: str) -> dict[str, Any] | None:
         if ns not in self._docs:
             found = self._read(lambda: self.conn.client.config.collections.find_one({"_id": ns}))
@@ -101,17 +143,14 @@ class ChunkSizes:
         return {"uuid": coll["uuid"]} if self.major >= 5 and "uuid" in coll else {"ns": ns}
 
     def count(self, query: Mapping[str, Any]) -> int:
-        """An indexed count on config.chunks (the `count` command: COUNT_SCAN on the
-        {uuid, shard, min} or {uuid, min} index, no document fetched)."""
-        reply = self._read(lambda: self.conn.client.config.command("count", "chunks", query=query))
-        return int(reply.get("n", 0))
+        """An indexed count on config.chunks (on the {uuid, shard, min} or {uuid, min}
+        index, no document fetched), sent with the run's other reads (ChunkBatch)."""
+        return self.batch.count(query)
 
     def shard_counts(self, ns: str, shards: Sequence[str]) -> dict[str, int]:
-        """Chunks of `ns` per shard: one indexed count per shard."""
-        if ns not in self._counts:
-            base = self.chunk_filter(ns) or {"ns": ns}
-            self._counts[ns] = {s: self.count({**base, "shard": s}) for s in shards}
-        return self._counts[ns]
+        """Chunks of `ns` per shard: one indexed count per shard, batched."""
+        base = self.chunk_filter(ns) or {"ns": ns}
+        return {s: self.count({**base, "shard": s}) for s in shards}
 
     def max_chunk_bytes(self, ns: str) -> int:
         if ns not in self._max_bytes:
@@ -119,12 +158,17 @@ class ChunkSizes:
             if coll.get("maxChunkSizeBytes"):
                 self._max_bytes[ns] = int(coll["maxChunkSizeBytes"])
             else:
-                config = self.conn.client.config
-                setting = self._read(lambda: config.settings.find_one({"_id": "chunksize"}))
-                mb = int(setting["value"]) if setting and setting.get("value") else None
-                mb = mb or DEFAULT_CHUNK_MB.get(self.major, 128)
-                self._max_bytes[ns] = mb * 1024 * 1024
+                self._max_bytes[ns] = self._default_max_bytes()
         return self._max_bytes[ns]
+
+    def _default_max_bytes(self) -> int:
+        """The `chunksize` setting in MB (reference §2.5), read once per run."""
+        if "" not in self._max_bytes:
+            config = self.conn.client.config
+            setting = self._read(lambda: config.settings.find_one({"_id": "chunksize"}))
+            mb = int(setting["value"]) if setting and setting.get("value") else None
+            self._max_bytes[""] = (mb or DEFAULT_CHUNK_MB.get(self.major, 128)) * 1024 * 1024
+        return self._max_bytes[""]
 
     # ------------------------------------------------------------ statistics
     def shard_bytes(self, ns: str) -> dict[str, int] | None:
@@ -134,11 +178,16 @@ class ChunkSizes:
         if owned is not None and ns in owned:
             self.tally.how.add("$shardedDataDistribution")
             return owned[ns]
-        if ns not in self._stats:
-            self._stats[ns] = self._read_stats(ns)
-        if self._stats[ns] is not None:
+        self.read_stats([ns])
+        if self._stats.get(ns) is not None:
             self.tally.how.add("collStats")
-        return self._stats[ns]
+        return self._stats.get(ns)
+
+    def prepare(self, namespaces: Sequence[str]) -> None:
+        """Before sizing many namespaces: their collStats at once where the one
+        $shardedDataDistribution aggregation is not available."""
+        if self._read_owned() is None:
+            self.read_stats([ns for ns in namespaces if self.chunk_filter(ns) is not None])
 
     def estimate(self, ns: str, shard: str, shards: Sequence[str]) -> tuple[int, bool]:
         """A chunk's bytes on `shard`: its bytes of `ns` over its chunk count; (bytes,
@@ -152,6 +201,8 @@ class ChunkSizes:
     def measure(self, ns: str, ranges: Sequence[Bounds]) -> list[int | None]:
         """`dataSize` (estimate: true) of each range, while the run's budget lasts and the
         server answers (it needs `find` on the collection); None where not measured."""
+        if self.batch.recording:
+            return [None for _ in ranges]  # a rehearsal (ChunkBatch.replay): nothing spent
         coll = self.collection(ns)
         out: list[int | None] = []
         for lo, hi in ranges:
@@ -170,8 +221,9 @@ class ChunkSizes:
         command = {"dataSize": ns, "keyPattern": coll["key"], "min": dict(lo), "max": dict(hi)}
         try:
             reply = self.conn.client.admin.command({**command, "estimate": True})
-        except PyMongoError:
+        except PyMongoError as exc:
             self._budget = 0  # refused (privileges): do not ask again for every chunk
+            self.tally.refused["dataSize"] = refusal(exc, f"the find action on {ns}")
             return None
         return int(reply.get("size") or 0)
 
@@ -180,8 +232,16 @@ class ChunkSizes:
             return self._owned
         self._owned_read = True
         try:
-            docs = list(self.conn.client.admin.aggregate([{"$shardedDataDistribution": {}}]))
-        except PyMongoError:
+            docs = list(
+                self.conn.client.admin.aggregate(
+                    [{"$shardedDataDistribution": {}}], batchSize=WHOLE
+                )
+            )
+        except PyMongoError as exc:
+            if self.major >= 6:  # 6.0.3+ has the stage; before, its absence is no refusal
+                why = refusal(exc, "the shardedDataDistribution cluster action (clusterMonitor)")
+                if "not authorized" in why:
+                    self.tally.refused["$shardedDataDistribution"] = why
             return None
         self._owned = {
             str(d["ns"]): {
@@ -191,18 +251,16 @@ class ChunkSizes:
         }
         return self._owned
 
-    def _read_stats(self, ns: str) -> dict[str, int] | None:
-        db, _, name = ns.partition(".")
-        try:
-            reply = self.conn.client[db].command("collStats", name)
-        except OperationFailure:
-            return None
-        except PyMongoError as exc:
-            raise ClusterError(f"{self.conn.uri}: collStats failed: {redact(str(exc))}") from None
-        shards = reply.get("shards")
-        if not isinstance(shards, Mapping):
-            return None
-        return {str(s): int(v.get("size") or 0) for s, v in shards.items()}
+    def read_stats(self, namespaces: Sequence[str]) -> None:
+        """collStats' per-shard `size` of each namespace not read yet, sent concurrently
+        (where $shardedDataDistribution is missing: before 6.0.3, or refused)."""
+        wanted = [ns for ns in dict.fromkeys(namespaces) if ns not in self._stats]
+        if not wanted:
+            return
+        found, refused = read_stats_concurrently(self.conn, wanted)
+        self._stats.update(found)
+        if refused:
+            self.tally.refused["collStats"] = refused
 
     def _read(self, fn: Any) -> Any:
         try:

@@ -2,19 +2,18 @@
 zone range (as it will be once the plan ran), a changed range's chunks off the zone's shards
 by one indexed query on config.chunks (`{uuid, shard: {$nin: zone shards}, min in range}`,
 the {uuid, shard, min} index) plus the chunk straddling its min; an unchanged range only by
-indexed counts per shard. Bytes come from ChunkSizes, the one size source."""
+indexed counts per shard. Bytes come from ChunkSizes, the one size source. The queries go
+through the run's ChunkBatch: the caller replays all namespaces in a few aggregates."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from pymongo.errors import PyMongoError
-
-from zonectl.errors import ClusterError, redact
 from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.inputs import Range, make_pieces
 from zonectl.model.keys import SortKey, sort_key
+from zonectl.mongo.chunk_batch import straddling
 from zonectl.mongo.chunk_sizes import ChunkSizes
 
 _FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1}
@@ -46,10 +45,9 @@ def read_namespace_chunks(
         holders = sorted(s for s, zones in shard_zones.items() if zone in zones)
         off_zone = {**base, "shard": {"$nin": holders}, "min": {"$gte": lo, "$lt": hi}}
         if range_key(lo, hi) in changed:
-            for doc in _find(sizes, off_zone, ns):
+            for doc in sizes.batch.find(off_zone, _FIELDS, sort={"min": 1}):
                 candidates[sort_key(doc["min"])] = doc
-            before = {**base, "min": {"$lt": lo}, "max": {"$gt": lo}}
-            for doc in _find(sizes, before, ns, reverse=True):
+            for doc in straddling(sizes.batch, base, lo, _FIELDS, inclusive=False):
                 if doc["shard"] not in holders:
                     candidates[sort_key(doc["min"])] = doc
         elif sizes.count(off_zone):
@@ -105,22 +103,11 @@ def _add(out: NamespaceChunks, shard: str, size: int, zone: str | None, jumbo: b
 
 
 def _tally(sizes: ChunkSizes, n: int, *, measured: bool, estimated: bool) -> None:
+    if sizes.batch.recording:
+        return  # a rehearsal of the reads (ChunkBatch.replay): counted when run for real
     if measured:
         sizes.tally.measured += n
     elif estimated:
         sizes.tally.estimated += n
     else:
         sizes.tally.assumed += n
-
-
-def _find(
-    sizes: ChunkSizes, query: Mapping[str, Any], ns: str, *, reverse: bool = False
-) -> list[Mapping[str, Any]]:
-    chunks = sizes.conn.client.config.chunks
-    try:
-        cursor = chunks.find(dict(query), _FIELDS).sort("min", -1 if reverse else 1)
-        return list(cursor.limit(1) if reverse else cursor)
-    except PyMongoError as exc:
-        raise ClusterError(
-            f"{sizes.conn.uri}: reading chunks of {ns} failed: {redact(str(exc))}"
-        ) from None

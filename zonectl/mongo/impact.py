@@ -12,6 +12,7 @@ from pymongo.errors import PyMongoError
 
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import ClusterState
+from zonectl.mongo.chunk_batch import ChunkBatch, straddling
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.plan.impact import SizeOf, make_impacts, zone_shards_after
@@ -32,18 +33,19 @@ def _chunk_filter(actual: ClusterState, ns: str) -> dict[str, Any] | None:
 
 
 def read_impact_chunks(
-    conn: Connection, actual: ClusterState, plan: Plan
+    batch: ChunkBatch, actual: ClusterState, plan: Plan
 ) -> tuple[dict[int, list[Mapping[str, Any]]], dict[int, int]]:
     """Per range op, the chunks that decide its impact, by indexed queries only: the one
     chunk that starts before the range and may cross into it, and for an assignment the
     chunks inside it on a shard outside its zone ({uuid, shard, min} index). Also per op
     how many chunks inside it were counted (the {uuid, min} index) but not read: a range
-    that covers most of a collection costs a count, not its documents."""
-    chunks, config = conn.client.config.chunks, conn.client.config
+    that covers most of a collection costs a count, not its documents. All sent together
+    (ChunkBatch.replay): one aggregate for every op of the plan."""
     zones = zone_shards_after(plan, actual)
-    found: dict[int, list[Mapping[str, Any]]] = {}
-    unread: dict[int, int] = {}
-    try:
+
+    def read() -> tuple[dict[int, list[Mapping[str, Any]]], dict[int, int]]:
+        found: dict[int, list[Mapping[str, Any]]] = {}
+        unread: dict[int, int] = {}
         for index, op in enumerate(plan.ops):
             if not isinstance(op, AssignZoneRange | RemoveZoneRange):
                 continue
@@ -51,20 +53,16 @@ def read_impact_chunks(
             if base is None:
                 continue
             inside = {**base, "min": {"$gte": op.min, "$lt": op.max}}
-            total = int(config.command("count", "chunks", query=inside).get("n", 0))
+            total = batch.count(inside)
             off: list[Mapping[str, Any]] = []
             if isinstance(op, AssignZoneRange):
                 holders = sorted(zones.get(op.zone, frozenset()))
-                off = list(chunks.find({**inside, "shard": {"$nin": holders}}, _FIELDS))
-            # Chunks tile the key space, so exactly one chunk has min < op.min <= max: on
-            # a real server the reverse {min} index scan stops at the first document.
-            straddling = {**base, "min": {"$lt": op.min}, "max": {"$gte": op.min}}
-            before = list(chunks.find(straddling, _FIELDS).sort("min", -1).limit(1))
-            found[index] = [*before, *off]
+                off = list(batch.find({**inside, "shard": {"$nin": holders}}, _FIELDS))
+            found[index] = [*straddling(batch, base, op.min, _FIELDS, inclusive=True), *off]
             unread[index] = total - len(off)
-    except PyMongoError as exc:
-        raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
-    return found, unread
+        return found, unread
+
+    return batch.replay(read)
 
 
 def read_chunk_sizes(conn: Connection, actual: ClusterState, plan: Plan) -> dict[str, int]:
@@ -99,9 +97,20 @@ def read_impacts(
 ) -> dict[int, Impact]:
     """Impact per range op; bytes from `sizes`, the one size source (the plan passes the
     forecast's, so both say the same bytes for the same chunks)."""
-    chunks, unread = read_impact_chunks(conn, actual, plan)
     sizes = sizes if sizes is not None else ChunkSizes(conn)
+    sizes.read_collections(
+        [op.ns for op in plan.ops if isinstance(op, AssignZoneRange | RemoveZoneRange)]
+    )
     shards = [s.id for s in actual.shards]
+    names = sorted({op.ns for op in plan.ops if isinstance(op, AssignZoneRange)})
+
+    def read() -> tuple[dict[int, list[Mapping[str, Any]]], dict[int, int]]:
+        for ns in names:  # the estimates' per-shard counts, in the same aggregate
+            if sizes.chunk_filter(ns) is not None:
+                sizes.shard_counts(ns, shards)
+        return read_impact_chunks(sizes.batch, actual, plan)
+
+    chunks, unread = sizes.batch.replay(read)
 
     def size_of(ns: str) -> SizeOf:
         def size(lo: Mapping[str, Any], hi: Mapping[str, Any], shard: str, share: float) -> int:

@@ -15,6 +15,7 @@ from zonectl.model.cluster import ClusterState, LiveBalancer, LiveCollection, Li
 from zonectl.mongo.connect import Connection
 
 Doc = Mapping[str, Any]
+WHOLE = 1 << 20  # a batch size no reply reaches: the server fills the first one to 16 MiB
 
 
 def build_cluster_state(
@@ -132,9 +133,14 @@ def read_config_documents(
     config = conn.client.config
     wanted = {} if namespaces is None else {"_id": {"$in": sorted(namespaces)}}
     try:
-        shards = list(config.shards.find({}))
-        tags = list(config.tags.find({}, {"_id": 0, "ns": 1, "min": 1, "max": 1, "tag": 1}))
-        collections = [d for d in config.collections.find(wanted) if is_sharded_entry(d)]
+        # One reply each where it fits (16 MiB): no getMore per 101 documents, so the
+        # round trips stay the same however many collections and ranges there are.
+        shards = list(config.shards.find({}, batch_size=WHOLE))
+        fields = {"_id": 0, "ns": 1, "min": 1, "max": 1, "tag": 1}
+        tags = list(config.tags.find({}, fields, batch_size=WHOLE))
+        collections = [
+            d for d in config.collections.find(wanted, batch_size=WHOLE) if is_sharded_entry(d)
+        ]
         # The balancer, chunk size and automerge documents in one read (the settings table).
         settings = {str(d["_id"]): d for d in config.settings.find({"_id": {"$in": SETTINGS_DOCS}})}
         balancer = settings.get("balancer")

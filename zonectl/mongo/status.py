@@ -1,5 +1,6 @@
 """Read everything `zonectl status` shows: shards, zones, ranges, balancer, per-namespace
-compliance (one chunk pass each), balancerCollectionStatus, and zonectl's lease/journal."""
+compliance (one chunk pass over all collections), balancerCollectionStatus (concurrently),
+and zonectl's lease/journal."""
 
 from __future__ import annotations
 
@@ -11,15 +12,17 @@ from typing import Any
 from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, ZonectlError, redact
-from zonectl.model.cluster import ClusterState, ReshardProgress
+from zonectl.model.cluster import ClusterState, LiveRange, ReshardProgress
 from zonectl.model.keys import sort_key
-from zonectl.mongo.chunk_scan import ChunkCompliance, Example, read_chunk_compliance
+from zonectl.mongo.chunk_scan import ChunkCompliance, Example
+from zonectl.mongo.chunk_scan_many import read_many_compliance
 from zonectl.mongo.chunk_sizes import per_chunk
+from zonectl.mongo.collection_status import read_collection_statuses
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.mongo.reshard_read import read_progress, read_reshardings
-from zonectl.mongo.state import read_config_documents
+from zonectl.mongo.state import WHOLE, read_config_documents
 from zonectl.plan.settings_view import setting_lines
 from zonectl.render.layout import ChunkLayout
 from zonectl.render.status import (
@@ -34,7 +37,6 @@ from zonectl.render.status import (
 )
 
 Doc = Mapping[str, Any]
-_GOSSIP = {"ok", "$clusterTime", "operationTime"}
 
 
 def read_status(
@@ -58,8 +60,25 @@ def read_status(
         names = [n for n in names if n in set(namespaces)]
     shard_zones = {s.id: s.zones for s in state.shards}
     owned = _owned_bytes(conn, set(names), notes)
+    sharded = [ns for ns in names if ns in by_ns]
+    layouts = {ns: ChunkLayout() for ns in sharded} if layout else {}
+    # Every collection's chunks in one cursor, and the per-collection balancer status sent
+    # concurrently: round trips do not grow with the number of collections.
+    scans = read_many_compliance(
+        conn, [by_ns[ns] for ns in sharded], lambda ns: _live(state, ns), shard_zones, layouts
+    )
+    statuses = read_collection_statuses(conn, sharded)
     collections = tuple(
-        _collection(conn, state, ns, by_ns.get(ns), shard_zones, owned, notes, layout)
+        _collection(
+            state,
+            ns,
+            by_ns.get(ns),
+            shard_zones,
+            owned,
+            scans.get(ns),
+            statuses.get(ns),
+            layouts.get(ns),
+        )
         for ns in names
     )
     totals: dict[str, int] = {}
@@ -143,25 +162,27 @@ def _read_config(
     return docs.cluster_state(conn), docs.collections, docs.status
 
 
+def _live(state: ClusterState, ns: str) -> list[LiveRange]:
+    return sorted(state.ranges_of(ns), key=lambda r: (sort_key(r.min), sort_key(r.max)))
+
+
 def _collection(
-    conn: Connection,
     state: ClusterState,
     ns: str,
     doc: Doc | None,
     shard_zones: Mapping[str, Sequence[str]],
     owned: Mapping[str, Mapping[str, int]] | None,
-    notes: list[str],
-    layout: bool = False,
+    scan: ChunkCompliance | None,
+    server_status: tuple[Doc | None, str | None] | None,
+    where: ChunkLayout | None,
 ) -> CollectionStatus:
-    live = sorted(state.ranges_of(ns), key=lambda r: (sort_key(r.min), sort_key(r.max)))
+    live = _live(state, ns)
     ranges = tuple(RangeStatus(r.zone, r.min, r.max) for r in live)
     carried = {z for zones in shard_zones.values() for z in zones}
     orphan_zones = tuple(sorted({r.zone for r in live} - carried))
-    if doc is None:
+    if doc is None or scan is None:
         return CollectionStatus(ns, False, None, None, ranges, zones_without_shard=orphan_zones)
-    where = ChunkLayout() if layout else None
-    scan: ChunkCompliance = read_chunk_compliance(conn, doc, live, shard_zones, layout=where)
-    server, server_note = _collection_status(conn, ns)
+    server, server_note = server_status or (None, None)
     return CollectionStatus(
         namespace=ns,
         sharded=True,
@@ -201,21 +222,6 @@ def _ref(example: Example | None) -> ChunkRef | None:
     return ChunkRef(example.min, example.max, example.shard, example.zone)
 
 
-def _collection_status(conn: Connection, ns: str) -> tuple[Doc | None, str | None]:
-    """balancerCollectionStatus (4.4+, reference §3.3); its absence is not an error."""
-    try:
-        reply = conn.client.admin.command({"balancerCollectionStatus": ns})
-    except OperationFailure as exc:
-        if exc.code == 59:  # CommandNotFound: the server predates it
-            return None, "not available on this server version"
-        return None, f"failed: {exc.details.get('codeName') if exc.details else exc.code}"
-    except PyMongoError as exc:
-        raise ClusterError(
-            f"{conn.uri}: balancerCollectionStatus failed: {redact(str(exc))}"
-        ) from None
-    return {k: v for k, v in reply.items() if k not in _GOSSIP}, None
-
-
 def _command(conn: Connection, command: Doc, notes: list[str]) -> dict[str, Any] | None:
     try:
         return dict(conn.client.admin.command(dict(command)))
@@ -235,7 +241,8 @@ def _owned_bytes(
     `$shardedDataDistribution` (6.0.3+); config.chunks carries no sizes a tool can rely
     on (reference §2.3)."""
     try:
-        docs = list(conn.client.admin.aggregate([{"$shardedDataDistribution": {}}]))
+        stage: list[dict[str, Any]] = [{"$shardedDataDistribution": {}}]
+        docs = list(conn.client.admin.aggregate(stage, batchSize=WHOLE))
     except OperationFailure:
         notes.append("shard bytes: the server has no $shardedDataDistribution (6.0.3+)")
         return None

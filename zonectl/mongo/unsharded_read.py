@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +20,12 @@ from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import LiveMove, LiveUnsharded
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.state import WHOLE
 from zonectl.plan.ops import Impact, MoveCollection
 from zonectl.plan.value import Plan
 
 INTERNAL = frozenset({"admin", "config", "local"})
+THREADS = 8
 
 
 @dataclass
@@ -72,8 +75,10 @@ def read_listing(conn: Connection, desired: DesiredState) -> Listing:
         for d in dbs:
             for shard, size in (d.get("shards") or {}).items():
                 out.shard_bytes[str(shard)] = out.shard_bytes.get(str(shard), 0) + int(size)
-        out.databases = {str(d["_id"]): str(d.get("primary", "")) for d in config.databases.find()}
-        out.sharded = [d for d in config.collections.find() if not d.get("dropped")]
+        databases = config.databases.find({}, batch_size=WHOLE)  # one reply each, no getMore
+        out.databases = {str(d["_id"]): str(d.get("primary", "")) for d in databases}
+        listed = config.collections.find({}, batch_size=WHOLE)
+        out.sharded = [d for d in listed if not d.get("dropped")]
         out.round_trips += 2
         names = sorted({str(d["name"]) for d in dbs} | set(out.databases))
         tracked = {str(d["_id"]): d for d in out.sharded if d.get("unsplittable")}
@@ -81,9 +86,10 @@ def read_listing(conn: Connection, desired: DesiredState) -> Listing:
         for d in out.sharded:
             if not d.get("unsplittable"):
                 by_db.setdefault(str(d["_id"]).split(".", 1)[0], []).append(d)
-        for db in wanted_databases(desired, names):
-            out.round_trips += 1
-            for entry in client[db].list_collections():
+        wanted = wanted_databases(desired, names)
+        out.round_trips += len(wanted)
+        for db, entries in _list_collections(conn, wanted):
+            for entry in entries:
                 _add_collection(out, db, entry, tracked, by_db.get(db, []), conn)
         if _major(conn.version) >= 8:
             out.round_trips += 1
@@ -94,6 +100,22 @@ def read_listing(conn: Connection, desired: DesiredState) -> Listing:
             f"{conn.uri}: reading databases and collections failed: {redact(str(exc))}"
         ) from None
     return out
+
+
+def _list_collections(
+    conn: Connection, databases: list[str]
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """listCollections of each database (one command each; $listClusterCatalog, which
+    lists them all at once, is 8.0.10+ and documented as unsupported and unstable), sent
+    from a few threads so a distant mongos's latency is paid about once."""
+    if not databases:
+        return []
+
+    def one(db: str) -> tuple[str, list[dict[str, Any]]]:
+        return db, [dict(e) for e in conn.client[db].list_collections()]
+
+    with ThreadPoolExecutor(min(THREADS, len(databases))) as pool:
+        return list(pool.map(one, databases))
 
 
 def _add_collection(

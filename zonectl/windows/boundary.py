@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 from typing import Any
 
@@ -19,9 +20,13 @@ def window_boundary(firehose: Firehose, now: dt.datetime) -> dt.datetime:
     """
     if firehose.keep < 1:
         raise ValueError(f"keep must be at least 1, not {firehose.keep}")
-    ticks = ticks_at_or_before(firehose.schedule, firehose.timezone, now)
-    newest = list(itertools.islice(ticks, firehose.keep))
-    return newest[-1]
+    return _boundary(firehose.schedule, firehose.timezone, firehose.keep, now)
+
+
+@functools.lru_cache(maxsize=256)  # many windows on one schedule: walked once per instant
+def _boundary(schedule: str, timezone: str, keep: int, now: dt.datetime) -> dt.datetime:
+    ticks = ticks_at_or_before(schedule, timezone, now)
+    return list(itertools.islice(ticks, keep))[-1]
 
 
 def next_tick(firehose: Firehose, now: dt.datetime) -> dt.datetime:

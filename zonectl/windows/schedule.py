@@ -7,6 +7,7 @@ arithmetic); this module alone decides how a wall-clock tick becomes an instant.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -33,6 +34,7 @@ def validate_schedule(expr: str, timezone: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)  # a policy of 1,000 windows shares a few schedules
 def _schedule_problem(expr: str) -> str | None:
     text = expr.strip()
     if not text:
@@ -84,6 +86,7 @@ def ticks_at_or_before(expr: str, timezone: str, now: dt.datetime) -> Iterator[d
             yield instant
 
 
+@functools.lru_cache(maxsize=256)
 def next_instant(expr: str, timezone: str, now: dt.datetime) -> dt.datetime:
     """The UTC instant of the schedule's first tick strictly after `now`."""
     zone = _zone(timezone)

@@ -66,6 +66,7 @@ class Cluster:
         self.clock = clock
         self.version = version
         self._stores: dict[str, ChunkStore] = {}
+        self._by_uuid: dict[Any, ChunkStore] = {}
         self._ts = (0, 0)
         for ns in (SHARDS, DATABASES, COLLECTIONS, TAGS, SETTINGS, VERSION, CHANGELOG):
             catalog.ensure(ns)
@@ -197,11 +198,16 @@ class Cluster:
         return iter([self._stores[ns] for ns in sorted(self._stores)])
 
     def store_by_uuid(self, value: Any) -> ChunkStore | None:
+        """The store of the collection with this uuid: a dict lookup (as config.chunks'
+        {uuid, min} index seeks it), the map rebuilt when a store is added, replaced or
+        dropped, or a uuid changed."""
         key = sort_key(value)
-        for store in self._stores.values():
-            if sort_key(store.uuid) == key:
-                return store
-        return None
+        store = self._by_uuid.get(key)
+        current = store is not None and self._stores.get(store.ns) is store
+        if store is not None and current and sort_key(store.uuid) == key:
+            return store
+        self._by_uuid = {sort_key(s.uuid): s for s in self._stores.values()}
+        return self._by_uuid.get(key)
 
     def create_collection(
         self,

@@ -1,7 +1,8 @@
 """`config.chunks` served from the chunk stores, so a million chunks stream as stored bytes.
 
 `scan` answers the filters zonectl, mongosh and the jstests use on chunks itself, exactly
-and in min order: `{uuid: X}` (5.0+) or `{ns: X}` (4.4), optionally with `shard` equality
+and in min order: `{uuid: X}` (5.0+; `{uuid: {$in: [...]}}` in (uuid, min) order) or
+`{ns: X}` (4.4), optionally with `shard` equality
 (or `$in`/`$nin` of shard names) and `$gt/$gte/$lt/$lte` (or equality) on `min`/`max` with
 document operands; with the number of matches when known without iterating (a count a
 config server answers from its {uuid, shard, min} index). Any other filter gets a superset
@@ -37,6 +38,9 @@ class ChunksView:
         self._cluster = cluster
 
     def scan(self, filter: Mapping[str, Any]) -> Scan:
+        uuids = _uuid_list(filter.get("uuid"))
+        if uuids is not None:
+            return self._scan_many(uuids, filter)
         store, rest = self._pick_store(filter)
         if store is None:
             if rest is None:  # the filter names a collection that has no chunks
@@ -71,6 +75,24 @@ class ChunksView:
         forward = _walk(store, lo, hi, shard, backward=False)
         back = _walk(store, lo, hi, shard, backward=True)
         return Scan(forward, exact, (("min", 1),), size=size, backward=back)
+
+    def _scan_many(self, uuids: list[Any], filter: Mapping[str, Any]) -> Scan:
+        """`{uuid: {$in: [...]}, ...}`: the {uuid, min} index walked once per listed uuid,
+        in uuid order (a server's multi-interval index scan), each with the rest of the
+        filter; in (uuid, min) order."""
+        ordered = sorted({sort_key(u): u for u in uuids}.items())
+        scans = [self.scan({**filter, "uuid": u}) for _, u in ordered]
+        sizes = [sc.size for sc in scans]
+        backs = [sc.backward for sc in reversed(scans)]
+        return Scan(
+            (d for sc in scans for d in sc.docs),
+            exact=all(sc.exact for sc in scans),
+            ordered_by=(("uuid", 1), ("min", 1)),
+            size=None if any(n is None for n in sizes) else sum(n or 0 for n in sizes),
+            backward=(
+                None if any(b is None for b in backs) else (d for b in backs for d in b or ())
+            ),
+        )
 
     def _pick_store(self, filter: Mapping[str, Any]) -> tuple[ChunkStore | None, Any]:
         """The one store the filter's uuid/ns equality selects, and the other conditions.
@@ -188,6 +210,14 @@ def _shard_set(cond: Any) -> tuple[frozenset[str], bool] | Literal[False] | None
         if op in ("$in", "$nin") and listed:
             return frozenset(names), op == "$in"
     return False
+
+
+def _uuid_list(cond: Any) -> list[Any] | None:
+    """The uuids of a `{$in: [...]}` condition on uuid, else None."""
+    listed = isinstance(cond, Mapping) and list(cond) == ["$in"] and isinstance(cond["$in"], list)
+    if listed and all(not isinstance(u, Mapping | list) for u in cond["$in"]):
+        return list(cond["$in"])
+    return None
 
 
 def _past_version(store: ChunkStore, cond: Any) -> bool:

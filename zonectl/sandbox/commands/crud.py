@@ -25,6 +25,7 @@ from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
 from zonectl.sandbox.commands import current_op
 from zonectl.sandbox.commands.authz import command_namespace
+from zonectl.sandbox.commands.collection_pipeline import run_on_collection
 from zonectl.sandbox.commands.move_collection import CURRENT_OP
 from zonectl.sandbox.commands.nsutil import collection_of, namespace_of
 from zonectl.sandbox.commands.query_analyzer import (
@@ -34,7 +35,7 @@ from zonectl.sandbox.commands.query_analyzer import (
 )
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
-from zonectl.sandbox.query.aggregate import run_pipeline
+from zonectl.sandbox.query.aggregate import KNOWN_STAGES, run_pipeline
 from zonectl.sandbox.query.cursors import encode_cursor
 from zonectl.sandbox.query.matcher import matches, validate
 from zonectl.sandbox.query.paths import MISSING, lookup
@@ -301,7 +302,35 @@ def _authorize_aggregate(request: Request) -> bool:
         return not options.get("allUsers") or is_allowed(roles, "cluster", "inprog")
     if list(first) == [LIST_SAMPLED_QUERIES]:
         return is_allowed(roles, "cluster", "listSampledQueries")
-    return is_allowed(roles, command_namespace(request), "find")
+    # $unionWith needs find on each collection it reads (LiteParsed::requiredPrivileges).
+    unions = [f"{request.db}.{coll}" for coll in _union_collections(request.body.get("pipeline"))]
+    return all(is_allowed(roles, ns, "find") for ns in [command_namespace(request), *unions])
+
+
+def _union_collections(pipeline: Any) -> Iterator[str]:
+    for stage in pipeline if isinstance(pipeline, list) else ():
+        spec = stage.get("$unionWith") if isinstance(stage, Mapping) else None
+        if isinstance(spec, str):
+            yield spec
+        elif isinstance(spec, Mapping) and isinstance(spec.get("coll"), str):
+            yield spec["coll"]
+            yield from _union_collections(spec.get("pipeline"))
+
+
+# Collectionless stages of real servers the sandbox does not implement: from which version
+# a server has them (manual: $listClusterCatalog "New in version 8.0.10", and in 8.1).
+_LATER_STAGES = {"$listClusterCatalog": ((8, 0, 10), (8, 1, 0))}
+
+
+def _server_has(request: Request, stage: str) -> bool:
+    """Whether the server the sandbox plays knows `stage` (one it does not implement)."""
+    since = _LATER_STAGES.get(stage)
+    if since is None:
+        return False
+    parts = [int(p) for p in request.sandbox.version.version.split(".")[:3] if p.isdigit()]
+    have = tuple([*parts, 0, 0, 0][:3])
+    patch_release, next_release = since
+    return have >= next_release or (have[:2] == patch_release[:2] and have >= patch_release)
 
 
 def _first_stage(pipeline: Any) -> Mapping[str, Any]:
@@ -364,17 +393,18 @@ def aggregate(request: Request) -> dict[str, Any]:
             request, "admin.$cmd.aggregate", (encode(d) for d in found), batch_size=batch
         )
     if request.arg == 1:
-        raise CommandError.of("InvalidNamespace", "{aggregate: 1} is not supported by the sandbox")
+        name = first_stage[0] if first_stage else None
+        if name is not None and name not in KNOWN_STAGES and not _server_has(request, name):
+            # Parsing comes first: a stage the server lacks fails as the server fails it.
+            raise CommandError.assertion(40324, f"Unrecognized pipeline stage name: '{name}'")
+        what = f"{name}" if name else "{aggregate: 1}"
+        raise CommandError.of("InvalidNamespace", f"{what} is not supported by the sandbox")
     namespace = namespace_of(request)
-    query = first.get("$match", {}) if isinstance(first, Mapping) else {}
-    scan = scan_docs(request, namespace, query if isinstance(query, Mapping) else {})
-    source = (decoded(d) for d in scan.docs)
-
-    def resolve(coll: str) -> Iterable[Mapping[str, Any]]:
-        other = scan_docs(request, f"{request.db}.{coll}", {})
-        return [decoded(d) for d in other.docs]
-
-    results = list(run_pipeline(source, pipeline, resolve))
+    if not isinstance(pipeline, list):
+        raise CommandError.of("TypeMismatch", "'pipeline' option must be specified as an array")
+    results = list(
+        run_on_collection(lambda ns, q: scan_docs(request, ns, q), namespace, list(pipeline))
+    )
     batch_size = _non_negative(cursor_opts, "batchSize", "BatchSize")
     return cursor_reply(request, namespace, (encode(d) for d in results), batch_size=batch_size)
 

@@ -9,6 +9,7 @@ an unknown stage name (40324) so callers see a clear error, not a wrong answer.
 from __future__ import annotations
 
 import copy
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -20,20 +21,104 @@ from zonectl.sandbox.query.shape import project, sort_documents, validate_projec
 
 Document = dict[str, Any]
 Resolver = Callable[[str], Iterable[Mapping[str, Any]]]  # "coll" -> documents, for $lookup
+# ("coll", sub-pipeline) -> its output, for $unionWith (the caller plans its first $match
+# on the collection's indexes, as a server plans every sub-pipeline on its own)
+Union = Callable[[str, list[Any]], Iterable[Mapping[str, Any]]]
+PIPELINE_LENGTH_LIMIT = 1000  # internalPipelineLengthLimit of release builds
+MATERIALIZE_EVERY = 200  # stages per chain of generators in a long pipeline
+# Every stage name the sandbox parses (here, or as a first stage in commands/crud.py).
+KNOWN_STAGES = frozenset(
+    {
+        "$match", "$sort", "$limit", "$skip", "$project", "$addFields", "$set", "$unset",
+        "$group", "$count", "$unwind", "$lookup", "$replaceRoot", "$unionWith",
+        "$shardedDataDistribution", "$currentOp", "$listSampledQueries",
+    }
+)  # fmt: skip
 
 
-def run_pipeline(docs: Iterable[Any], pipeline: Any, resolve: Resolver) -> Iterator[Document]:
+def run_pipeline(
+    docs: Iterable[Any], pipeline: Any, resolve: Resolver, union: Union | None = None
+) -> Iterator[Document]:
     if not isinstance(pipeline, list):
         raise CommandError.of("TypeMismatch", "'pipeline' option must be specified as an array")
+    if len(pipeline) > PIPELINE_LENGTH_LIMIT:
+        # pipeline.cpp validateCommon, for each pipeline and each sub-pipeline on its own
+        # (jstests/sharding/query/pipeline_length_limit.js); 7.1+ checks before parsing too.
+        raise CommandError.of(
+            "FailedToParse",
+            f"Pipeline length must be no longer than {PIPELINE_LENGTH_LIMIT} stages",
+        )
     stream: Iterable[Any] = docs
-    for stage in pipeline:
+    for depth, stage in enumerate(pipeline, 1):
+        if depth % MATERIALIZE_EVERY == 0:
+            stream = list(stream)  # bound the generator nesting (Python's recursion limit)
         if not isinstance(stage, Mapping) or len(stage) != 1:
             raise CommandError.assertion(
                 40323, "A pipeline stage specification object must contain exactly one field."
             )
         name, arg = next(iter(stage.items()))
+        if name == "$unionWith":
+            stream = _union_with(stream, arg, union)
+            continue
         stream = _stage(stream, name, arg, resolve)
     return (dict(d) for d in stream)
+
+
+def union_spec(arg: Any) -> tuple[str, list[Any]]:
+    """(collection, sub-pipeline) of a `$unionWith` stage (4.4+): a collection name, or
+    {coll, pipeline} (document_source_union_with.cpp createFromBson, its IDL UnionWithSpec)."""
+    if isinstance(arg, str):
+        return arg, []
+    if not isinstance(arg, Mapping):
+        kind = "array" if isinstance(arg, list) else type(arg).__name__
+        raise CommandError.of(
+            "FailedToParse",
+            f"the $unionWith stage specification must be an object or string, but found {kind}",
+        )
+    for field in arg:
+        if field not in ("coll", "pipeline"):
+            raise CommandError.assertion(
+                40415, f"BSON field '$unionWith.{field}' is an unknown field."
+            )
+    coll, pipeline = arg.get("coll"), arg.get("pipeline", [])
+    if not isinstance(coll, str):
+        # Only a pipeline starting with $documents may omit coll (6.0+); the sandbox has none.
+        raise CommandError.of(
+            "FailedToParse",
+            "$unionWith stage without explicit collection must have a pipeline with "
+            "$documents as first stage",
+        )
+    if not isinstance(pipeline, list):
+        raise CommandError.of(
+            "TypeMismatch",
+            "BSON field '$unionWith.pipeline' is the wrong type, expected type 'array'",
+        )
+    return coll, pipeline
+
+
+class _Chain:
+    """The input, then each $unionWith's output in turn: consecutive $unionWith stages
+    extend one chain rather than nest, so a document passes one generator, not hundreds."""
+
+    def __init__(self, head: Iterable[Any]) -> None:
+        self.head = head
+        self.tails: list[Callable[[], Iterable[Any]]] = []
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from self.head
+        for tail in self.tails:
+            yield from tail()
+
+
+def _union_with(docs: Iterable[Any], arg: Any, union: Union | None) -> _Chain:
+    """The input, then the sub-pipeline's output on the other collection (same database),
+    run when the stream reaches it."""
+    coll, pipeline = union_spec(arg)
+    if union is None:
+        raise CommandError.assertion(40324, "Unrecognized pipeline stage name: '$unionWith'")
+    chain = docs if isinstance(docs, _Chain) else _Chain(docs)
+    chain.tails.append(lambda: union(coll, pipeline))
+    return chain
 
 
 def _stage(docs: Iterable[Any], name: str, arg: Any, resolve: Resolver) -> Iterable[Any]:
@@ -45,8 +130,11 @@ def _stage(docs: Iterable[Any], name: str, arg: Any, resolve: Resolver) -> Itera
     if name in ("$limit", "$skip"):
         if not isinstance(arg, int) or isinstance(arg, bool) or arg < 0:
             raise CommandError.of("BadValue", f"invalid argument to {name} stage")
-        items = list(docs)
-        return items[:arg] if name == "$limit" else items[arg:]
+        # Lazy, as the server's stages pull: a $limit after an index-ordered source stops
+        # the scan (document_source_limit.cpp).
+        if name == "$limit":
+            return itertools.islice(docs, arg)
+        return itertools.islice(docs, arg, None)
     if name == "$project":
         return _project(docs, arg)
     if name in ("$addFields", "$set"):

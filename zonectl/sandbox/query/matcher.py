@@ -85,6 +85,16 @@ def _operator(values: list[Any], op: str, arg: Any, condition: Mapping[str, Any]
     if op in ("$in", "$nin"):
         if not isinstance(arg, list):
             raise bad(f"{op} needs an array")
+        if arg and all(type(v) is str for v in arg):
+            # Strings equal exactly (simple collation): a set lookup, as an index seeks
+            # each listed value instead of comparing every one (same answers).
+            listed = frozenset(arg)
+            hit = any(
+                (type(v) is str and v in listed)
+                or (isinstance(v, list) and any(type(e) is str and e in listed for e in v))
+                for v in values
+            )
+            return hit if op == "$in" else not hit
         hit = any(
             field_matches(values, v) if isinstance(v, Regex | re.Pattern) else _eq(values, v)
             for v in arg

@@ -1,0 +1,143 @@
+"""A loopback TCP proxy that adds a fixed delay each way, as a mongos in another zone would:
+every byte is held `delay` seconds before it is passed on, in order, per direction. Bounded:
+at most MAX_PENDING chunks wait per direction (the reader stops reading past that, so a fast
+sender is slowed, not buffered without limit), and only 127.0.0.1 is listened on.
+
+    python benchmarks/latency_proxy.py 127.0.0.1:27017 --delay-ms 2.5   # prints its port
+
+In a benchmark: `with LatencyProxy(("127.0.0.1", port), 0.0025) as proxy: proxy.port`;
+`proxy.commands` counts the OP_MSG commands clients sent, by name (the first key of the
+body section, wire protocol: MsgHeader, flagBits, kind-0 section), heartbeats included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import struct
+import threading
+import time
+from collections import Counter
+from types import TracebackType
+
+MAX_PENDING = 256  # chunks in flight per direction
+CHUNK = 1 << 16
+
+
+class CommandNames:
+    """Splits a client's byte stream into wire messages and counts OP_MSG (2013) commands
+    by the name of their body's first field."""
+
+    def __init__(self, into: Counter[str]) -> None:
+        self.into, self.buffer = into, b""
+
+    def feed(self, data: bytes) -> None:
+        self.buffer += data
+        while len(self.buffer) >= 16:
+            length, _, _, opcode = struct.unpack_from("<iiii", self.buffer)
+            if len(self.buffer) < length:
+                return
+            message, self.buffer = self.buffer[:length], self.buffer[length:]
+            if opcode == 2013 and len(message) > 26 and message[20] == 0:
+                # header (16) + flagBits (4) + kind 0 (1) + BSON length (4) + element type (1)
+                name = message[26 : message.index(0, 26)].decode("utf-8", "replace")
+                self.into[name] += 1
+
+
+async def _pump(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    delay: float,
+    names: CommandNames | None = None,
+) -> None:
+    """Copy `reader` to `writer`, each chunk released `delay` seconds after it arrived."""
+    queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue(MAX_PENDING)
+    loop = asyncio.get_running_loop()
+
+    async def release() -> None:
+        while True:
+            due, data = await queue.get()
+            if not data:
+                break
+            wait = due - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            writer.write(data)
+            await writer.drain()
+        with contextlib.suppress(OSError):
+            writer.close()
+
+    sender = asyncio.create_task(release())
+    try:
+        while data := await reader.read(CHUNK):
+            if names is not None:
+                names.feed(data)
+            await queue.put((loop.time() + delay, data))
+    except OSError:
+        pass
+    finally:
+        await queue.put((0.0, b""))
+        with contextlib.suppress(OSError):
+            await sender
+
+
+class LatencyProxy:
+    """The proxy on its own event loop in a daemon thread; `port` once started."""
+
+    def __init__(self, target: tuple[str, int], delay: float) -> None:
+        self.target, self.delay = target, delay
+        self.port = 0
+        self.connections = 0
+        self.commands: Counter[str] = Counter()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            up_r, up_w = await asyncio.open_connection(*self.target)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(
+            _pump(reader, up_w, self.delay, CommandNames(self.commands)),
+            _pump(up_r, writer, self.delay),
+        )
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        server = self._loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
+        self.port = int(server.sockets[0].getsockname()[1])
+        self._ready.set()
+        self._loop.run_forever()
+        server.close()
+
+    def __enter__(self) -> LatencyProxy:
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("target", help="HOST:PORT to forward to (loopback)")
+    parser.add_argument("--delay-ms", type=float, default=2.5, help="added each way")
+    args = parser.parse_args()
+    host, _, port = args.target.rpartition(":")
+    with LatencyProxy((host or "127.0.0.1", int(port)), args.delay_ms / 1000) as proxy:
+        print(f"mongodb://127.0.0.1:{proxy.port}/ -> {args.target}, +{args.delay_ms} ms each way")
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""An aggregation pipeline on one collection, its leading $match planned on the collection's
+indexes as a server plans it: the pipeline of `aggregate` and each `$unionWith` sub-pipeline
+(document_source_union_with.cpp builds every sub-pipeline through the query planner)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+import bson
+from bson.raw_bson import RawBSONDocument
+
+from zonectl.sandbox.catalog.store import Scan
+from zonectl.sandbox.codec import CODEC
+from zonectl.sandbox.query.aggregate import run_pipeline
+from zonectl.sandbox.query.shape import validate_sort
+
+Document = dict[str, Any]
+ScanOf = Callable[[str, Mapping[str, Any]], Scan]  # (namespace, filter) -> candidates
+
+
+def _decoded(doc: Any) -> Mapping[str, Any]:
+    if isinstance(doc, RawBSONDocument):
+        return bson.decode(doc.raw, CODEC)
+    return doc  # type: ignore[no-any-return]
+
+
+def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> Iterator[Document]:
+    """`pipeline` over `namespace`. Index use, as the server's: a leading {$match, $count}
+    answered from an exact index scan's size (COUNT_SCAN, nothing fetched); a $sort in the
+    index order (or its reverse) after the $match walks the index that way, so a $limit
+    stops the walk instead of sorting every match."""
+    first = pipeline[0] if pipeline and isinstance(pipeline[0], Mapping) else {}
+    query = first.get("$match") if list(first) == ["$match"] else None
+    scan = scan_of(namespace, query if isinstance(query, Mapping) else {})
+    rest = pipeline
+    source: Iterable[Any] = scan.docs
+    second = pipeline[1] if len(pipeline) > 1 and isinstance(pipeline[1], Mapping) else {}
+    if query is not None and list(second) == ["$count"] and scan.exact and scan.size is not None:
+        # The count stage validates its name, then counts what the index says.
+        counted = run_pipeline([{}] * min(scan.size, 1), [second], lambda coll: [])
+        rest, source = pipeline[2:], ({**d, **{second["$count"]: scan.size}} for d in counted)
+    elif query is not None and list(second) == ["$sort"]:
+        sort = tuple(validate_sort(second["$sort"]))
+        ordered = tuple(scan.ordered_by[: len(sort)])
+        if sort and sort == tuple((f, -d) for f, d in ordered) and scan.backward is not None:
+            source, rest = scan.backward, [pipeline[0], *pipeline[2:]]
+        elif sort and sort == ordered:
+            rest = [pipeline[0], *pipeline[2:]]
+    docs = (_decoded(d) for d in source)
+
+    def resolve(coll: str) -> Iterable[Mapping[str, Any]]:
+        db = namespace.split(".", 1)[0]
+        return [_decoded(d) for d in scan_of(f"{db}.{coll}", {}).docs]
+
+    def union(coll: str, sub: list[Any]) -> Iterator[Document]:
+        return run_on_collection(scan_of, f"{namespace.split('.', 1)[0]}.{coll}", sub)
+
+    return run_pipeline(docs, rest, resolve, union)
