@@ -43,7 +43,6 @@ from zonectl.plan import key_change
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
-    MoveCollection,
     Op,
     RemoveShardFromZone,
     RemoveZoneRange,
@@ -103,7 +102,6 @@ def make_plan(
         if is_unsharded_pin(cp, actual):
             zone_shards = frozenset(after.get(cp.pin or "", set()))
             for op in pin_unsharded(cp, actual, zone_shards, load, problems, plan_notes, stuck):
-                assert isinstance(op, MoveCollection)
                 book_move(op, load, None)
                 move_ops.append(op)
         change = key_change.classify(cp, actual, problems)
