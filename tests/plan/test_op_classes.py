@@ -62,7 +62,7 @@ def test_the_range_and_membership_families_agree_with_their_declarations() -> No
     for op in ONE_OF_EACH:
         assert (op.phase == "range") == isinstance(op, ZoneRangeOp)
         assert (op.counts_as == "membership") == isinstance(op, ZoneMembershipOp)
-        if op.phase == "range":
+        if op.phase == "range" or op.placed_in is not None:
             assert op.namespace is not None
 
 

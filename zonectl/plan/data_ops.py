@@ -118,6 +118,10 @@ class MoveCollection(Op):
     def namespace(self) -> str:
         return self.ns
 
+    @property
+    def placed_in(self) -> str:
+        return self.zone
+
     def describe(self) -> str:
         source = f" from {self.from_shard}" if self.from_shard else ""
         return f"move collection {self.ns}{source} to {self.to_shard} (zone {self.zone})"

@@ -88,6 +88,12 @@ class Op:
         return None
 
     @property
+    def placed_in(self) -> str | None:
+        """The zone this op puts (part of) its namespace's data in: a range assigned to it, a
+        collection moved to a shard of it; None for ops that place nothing."""
+        return None
+
+    @property
     def blocked(self) -> str:
         """Why it cannot run yet (key changes); "" when it can."""
         return ""

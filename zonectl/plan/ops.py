@@ -138,6 +138,10 @@ class AssignZoneRange(ZoneRangeOp):
     moves: ClassVar[Moves] = "migrates"  # chunks outside the zone's shards (reference §5.4)
     destructive: ClassVar[bool] = False
 
+    @property
+    def placed_in(self) -> str:
+        return self.zone
+
     def describe(self) -> str:
         return f"assign {format_range(self.min, self.max)} of {self.ns} to zone {self.zone}"
 

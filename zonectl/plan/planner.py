@@ -49,6 +49,8 @@ from zonectl.plan.ops import (
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
+    ZoneMembershipOp,
+    ZoneRangeOp,
 )
 from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
 from zonectl.plan.sampling import sampling_ops
@@ -306,6 +308,6 @@ def _restrict(
     for ns in sorted(only - set(desired.collections)):
         problems.warn(None, f"--namespace {ns}: no policy manages it")
     kept = [op for op in ops if op.namespace is not None and op.namespace in only]
-    needed = {op.zone for op in kept if isinstance(op, AssignZoneRange)}
-    adds = [op for op in ops if isinstance(op, AddShardToZone) and op.zone in needed]
+    needed = {op.zone for op in kept if isinstance(op, ZoneRangeOp) and op.adds}
+    adds = [op for op in ops if isinstance(op, ZoneMembershipOp) and op.joins and op.zone in needed]
     return [*adds, *kept]
