@@ -12,12 +12,7 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
 from zonectl.plan.impact import zone_shards_after
-from zonectl.plan.ops import (
-    AssignZoneRange,
-    RemoveZoneRange,
-    ReshardCollection,
-    SetCollectionBalancing,
-)
+from zonectl.plan.ops import ReshardCollection, SetCollectionBalancing, ZoneRangeOp
 from zonectl.plan.value import Plan
 
 
@@ -41,11 +36,13 @@ def state_after(
     }
     no_balance = {ns for ns, c in actual.collections.items() if c.no_balance}
     for op in plan.ops:
-        if isinstance(op, RemoveZoneRange) and op.ns in ranges:
+        if isinstance(op, ZoneRangeOp) and op.ns in ranges:
             gone = (sort_key(op.min), sort_key(op.max))
-            ranges[op.ns] = [r for r in ranges[op.ns] if (sort_key(r[0]), sort_key(r[1])) != gone]
-        elif isinstance(op, AssignZoneRange) and op.ns in ranges:
-            ranges[op.ns].append((dict(op.min), dict(op.max), op.zone))
+            if op.adds:
+                ranges[op.ns].append((dict(op.min), dict(op.max), op.zone))
+            else:
+                kept = ranges[op.ns]
+                ranges[op.ns] = [r for r in kept if (sort_key(r[0]), sort_key(r[1])) != gone]
         elif isinstance(op, ReshardCollection) and op.ns in ranges and op.force_redistribution:
             # The reshard route: the zones it carries are the namespace's ranges after it.
             ranges[op.ns] = [(dict(z["min"]), dict(z["max"]), str(z["zone"])) for z in op.zones]

@@ -13,13 +13,7 @@ from typing import Any
 
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import compare, ranges_overlap
-from zonectl.plan.ops import (
-    AddShardToZone,
-    AssignZoneRange,
-    Impact,
-    RemoveShardFromZone,
-    RemoveZoneRange,
-)
+from zonectl.plan.ops import Impact, ZoneMembershipOp, ZoneRangeOp
 from zonectl.plan.value import Plan
 
 MIB = 1024 * 1024
@@ -41,9 +35,11 @@ def zone_shards_after(plan: Plan, actual: ClusterState) -> dict[str, frozenset[s
         for zone in shard.zones:
             holders.setdefault(zone, set()).add(shard.id)
     for op in plan.ops:
-        if isinstance(op, AddShardToZone):
+        if not isinstance(op, ZoneMembershipOp):
+            continue
+        if op.joins:
             holders.setdefault(op.zone, set()).add(op.shard)
-        elif isinstance(op, RemoveShardFromZone):
+        else:
             holders.get(op.zone, set()).discard(op.shard)
     return {zone: frozenset(shards) for zone, shards in holders.items()}
 
@@ -53,7 +49,7 @@ SizeOf = Callable[[Mapping[str, Any], Mapping[str, Any], str, float], int]
 
 
 def estimate_impact(
-    op: AssignZoneRange | RemoveZoneRange,
+    op: ZoneRangeOp,
     chunks: Iterable[Mapping[str, Any]],
     zone_shards: frozenset[str],
     chunk_bytes: int,
@@ -69,7 +65,7 @@ def estimate_impact(
         if not ranges_overlap(chunk["min"], chunk["max"], op.min, op.max):
             continue
         total += 1
-        if isinstance(op, AssignZoneRange) and chunk.get("shard") not in zone_shards:
+        if op.adds and chunk.get("shard") not in zone_shards:
             migrating += 1
             if size_of is None:
                 size += int(chunk.get("estimatedDataSizeBytes") or chunk_bytes // 2)
@@ -95,7 +91,7 @@ def make_impacts(
     impacts: dict[int, Impact] = {}
     for index, chunks in chunks_by_op.items():
         op = plan.ops[index]
-        if isinstance(op, AssignZoneRange | RemoveZoneRange):
+        if isinstance(op, ZoneRangeOp):
             impacts[index] = estimate_impact(
                 op,
                 chunks,

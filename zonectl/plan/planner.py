@@ -43,13 +43,14 @@ from zonectl.plan import key_change
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
-    MoveCollection,
     Op,
     RemoveShardFromZone,
     RemoveZoneRange,
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
+    ZoneMembershipOp,
+    ZoneRangeOp,
 )
 from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
 from zonectl.plan.sampling import sampling_ops
@@ -103,7 +104,6 @@ def make_plan(
         if is_unsharded_pin(cp, actual):
             zone_shards = frozenset(after.get(cp.pin or "", set()))
             for op in pin_unsharded(cp, actual, zone_shards, load, problems, plan_notes, stuck):
-                assert isinstance(op, MoveCollection)
                 book_move(op, load, None)
                 move_ops.append(op)
         change = key_change.classify(cp, actual, problems)
@@ -308,6 +308,6 @@ def _restrict(
     for ns in sorted(only - set(desired.collections)):
         problems.warn(None, f"--namespace {ns}: no policy manages it")
     kept = [op for op in ops if op.namespace is not None and op.namespace in only]
-    needed = {op.zone for op in kept if isinstance(op, AssignZoneRange)}
-    adds = [op for op in ops if isinstance(op, AddShardToZone) and op.zone in needed]
+    needed = {op.zone for op in kept if isinstance(op, ZoneRangeOp) and op.adds}
+    adds = [op for op in ops if isinstance(op, ZoneMembershipOp) and op.joins and op.zone in needed]
     return [*adds, *kept]

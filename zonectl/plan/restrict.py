@@ -17,16 +17,7 @@ from zonectl.model.bsontypes import type_name
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
 from zonectl.model.keys import compare, format_value, sort_key, type_rank
-from zonectl.plan.ops import (
-    AddShardToZone,
-    AssignZoneRange,
-    Op,
-    RefineShardKey,
-    RemoveShardFromZone,
-    RemoveZoneRange,
-    ReshardCollection,
-    format_range,
-)
+from zonectl.plan.ops import Op, ZoneRangeOp, format_range
 from zonectl.plan.planner import make_plan
 from zonectl.plan.value import Plan
 
@@ -89,7 +80,7 @@ def window_desired(desired: DesiredState) -> DesiredState:
 
 def is_window_op(op: Op, desired: DesiredState) -> bool:
     """A range op of a firehose namespace in its hot or cold zone."""
-    if not isinstance(op, AssignZoneRange | RemoveZoneRange):
+    if not isinstance(op, ZoneRangeOp):
         return False
     cp = desired.collections.get(op.ns)
     fh = cp.firehose if cp is not None else None
@@ -175,18 +166,15 @@ def window_problems(window: WindowPlan, actual: ClusterState) -> list[str]:
     problems: list[str] = []
     live_zones = actual.zones()
     for move in window.moves:
-        removed = {
-            (sort_key(op.min), sort_key(op.max), op.zone)
-            for op in move.ops
-            if isinstance(op, RemoveZoneRange)
-        }
+        ranged = [op for op in move.ops if isinstance(op, ZoneRangeOp)]
+        removed = {(sort_key(op.min), sort_key(op.max), op.zone) for op in ranged if not op.adds}
         staying = [
             r
             for r in actual.ranges_of(move.ns)
             if (sort_key(r.min), sort_key(r.max), r.zone) not in removed
         ]
-        for op in move.ops:
-            if not isinstance(op, AssignZoneRange):
+        for op in ranged:
+            if not op.adds:
                 continue
             if op.zone not in live_zones:
                 problems.append(
@@ -249,10 +237,6 @@ def _type_hint(value: Any) -> str:
     return "epoch seconds" if abs(value) < _SECONDS_LIMIT else "epoch milliseconds"
 
 
-# Ops a rotate run leaves to `zonectl apply`, even for a pattern-matched namespace.
-_APPLY_ONLY = (AddShardToZone, RemoveShardFromZone, RefineShardKey, ReshardCollection)
-
-
 def with_pattern_ops(
     window: WindowPlan,
     desired: DesiredState,
@@ -282,13 +266,13 @@ def with_pattern_ops(
     # A range in a zone no shard carries yet waits for the membership apply adds (the server
     # answers ZoneNotFound), and so do the other range ops of its namespace.
     live_zones = actual.zones()
-    waiting = {
-        op.ns for op in full.ops if isinstance(op, AssignZoneRange) and op.zone not in live_zones
-    }
+    ranged = [op for op in full.ops if isinstance(op, ZoneRangeOp)]
+    waiting = {op.ns for op in ranged if op.adds and op.zone not in live_zones}
 
     def apply_only(op: Op) -> bool:
-        ranged = isinstance(op, AssignZoneRange | RemoveZoneRange) and op.ns in waiting
-        return ranged or isinstance(op, _APPLY_ONLY)
+        """Ops a rotate run leaves to `zonectl apply` (each op kind says: memberships and
+        key changes), and the range ops of a namespace waiting for a membership."""
+        return op.apply_only or (op.phase == "range" and op.namespace in waiting)
 
     have = window.plan.ops  # compared by value: range ops hold dict bounds, not hashable
     extra = tuple(op for op in full.ops if not apply_only(op) and op not in have)

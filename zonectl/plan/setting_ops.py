@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from zonectl.balancer_settings.row import Setting
 from zonectl.balancer_settings.table import row
-from zonectl.plan.ops import Op, Reply
+from zonectl.plan.op_base import Counts, Format, Moves, Op, Phase, Reply, Sign
 
 
 def _frozen(value: Any) -> Any:
@@ -37,7 +37,12 @@ class SetClusterSetting(Op):
     mongos, as mongosh's helpers and the manual do (reference balancer-settings §1-§3)."""
 
     kind: ClassVar[str] = "set_cluster_setting"
-    setting: ClassVar[bool] = True
+    sign: ClassVar[Sign] = "~"
+    counts_as: ClassVar[Counts] = "setting"
+    phase: ClassVar[Phase] = "last"
+    moves: ClassVar[Moves] = ""
+    destructive: ClassVar[bool] = False
+    apply_only: ClassVar[bool] = False
     database: ClassVar[str] = "config"
     key: str
     value: Any
@@ -62,6 +67,10 @@ class SetClusterSetting(Op):
         r = self.row
         return f"{self.key} {r.shown(_thawed(self.previous))} -> {r.shown(_thawed(self.value))}"
 
+    def callout(self, code: Format, prose: Format) -> str:
+        # A balancer setting changes how every later migration runs: worth a glance.
+        return f"balancer setting: {prose(self.describe())}"
+
     def command(self) -> dict[str, Any]:
         return self.row.command(None, _thawed(self.value))[1]
 
@@ -80,7 +89,12 @@ class SetCollectionSetting(Op):
     balancer-settings §4). `uuid` names the collection a one-shot setting ran on."""
 
     kind: ClassVar[str] = "set_collection_setting"
-    setting: ClassVar[bool] = True
+    sign: ClassVar[Sign] = "~"
+    counts_as: ClassVar[Counts] = "setting"
+    phase: ClassVar[Phase] = "last"
+    moves: ClassVar[Moves] = ""
+    destructive: ClassVar[bool] = False
+    apply_only: ClassVar[bool] = False
     ns: str
     key: str
     value: Any
@@ -105,6 +119,9 @@ class SetCollectionSetting(Op):
         if r.once:
             return f"{self.key}: start it (configureCollectionBalancing, runs in the balancer)"
         return f"{self.key} {r.shown(self.previous)} -> {r.shown(self.value)}"
+
+    def callout(self, code: Format, prose: Format) -> str:
+        return f"{code(self.ns)}: {prose(self.describe())}"
 
     def command(self) -> dict[str, Any]:
         return self.row.command(self.ns, self.value)[1]

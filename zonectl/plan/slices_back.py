@@ -7,7 +7,6 @@ import datetime as dt
 
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
-from zonectl.plan.ops import AssignZoneRange, MoveCollection
 from zonectl.plan.restrict import WindowPlan
 
 
@@ -23,9 +22,9 @@ def slices_back(window: WindowPlan, desired: DesiredState, actual: ClusterState)
         text = origins.get(ns, "")
         template = desired.patterns.get(text)
         sl = template.slices if template is not None else None
-        if sl is None or not sl.cold or not isinstance(op, AssignZoneRange | MoveCollection):
+        if sl is None or not sl.cold or op.placed_in is None:
             continue
-        if op.zone != sl.hot or not _sits_in(actual, ns, sl.cold, sl.hot):
+        if op.placed_in != sl.hot or not _sits_in(actual, ns, sl.cold, sl.hot):
             continue
         hot = [
             _slice_day(text, n)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import CollectionPolicy
-from zonectl.plan.ops import MoveCollection, Op
+from zonectl.plan.ops import MoveCollection
 from zonectl.plan.ranges import Problems
 
 MIN_MOVE_VERSION = 8
@@ -60,7 +60,7 @@ def pin_unsharded(
     problems: Problems,
     notes: list[str],
     stuck: dict[tuple[str, str], list[str]] | None = None,
-) -> list[Op]:
+) -> list[MoveCollection]:
     """The MoveCollection op that puts `cp`'s collection on a shard of its zone, if needed.
     `load` (shard -> bytes) starts from listDatabases and grows with each planned move."""
     ns, zone = cp.namespace, cp.pin or ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from bson import json_util
@@ -14,17 +14,7 @@ from bson import json_util
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import sort_key
-from zonectl.plan.ops import (
-    AddShardToZone,
-    AssignZoneRange,
-    Impact,
-    MoveCollection,
-    Op,
-    RefineShardKey,
-    RemoveShardFromZone,
-    RemoveZoneRange,
-    ReshardCollection,
-)
+from zonectl.plan.ops import Impact, Op, ShardKeyOp, ZoneMembershipOp
 
 FORMAT_VERSION = 1
 
@@ -86,45 +76,37 @@ class Plan:
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def summary(self) -> Summary:
-        impacts = [op.impact for op in self.ops if isinstance(op, AssignZoneRange)]
-        moves = [op for op in self.ops if isinstance(op, MoveCollection | ReshardCollection)]
-        keys = [op for op in self.ops if isinstance(op, RefineShardKey | ReshardCollection)]
-        shards = {
-            op.shard for op in self.ops if isinstance(op, AddShardToZone | RemoveShardFromZone)
-        }
-        known = [i for i in impacts if i is not None]
+        """The counts every view shows, read from what each op declares (`counts_as`,
+        `moves`), never from its type."""
+        ops = self.ops
+        migrated = [op.impact for op in ops if op.moves == "migrates"]
+        copied = [op.impact for op in ops if op.moves == "copies"]
+        keys = [op for op in ops if isinstance(op, ShardKeyOp)]
+        shards = {op.shard for op in ops if isinstance(op, ZoneMembershipOp)}
+        known = [i for i in migrated if i is not None]
         return Summary(
-            to_add=sum(isinstance(op, AssignZoneRange) for op in self.ops),
-            to_remove=sum(isinstance(op, RemoveZoneRange) for op in self.ops),
+            to_add=sum(op.counts_as == "range_added" for op in ops),
+            to_remove=sum(op.counts_as == "range_removed" for op in ops),
             shards_rezoned=len(shards),
-            settings=sum(op.setting for op in self.ops),
+            settings=sum(op.counts_as == "setting" for op in ops),
             chunks=sum(i.migrating for i in known),
-            bytes=sum(i.bytes for i in known) + sum(m.impact.bytes for m in moves if m.impact),
-            impact_known=len(known) == len(impacts) and all(m.impact for m in moves),
-            collections=sum(isinstance(op, MoveCollection) for op in self.ops),
+            bytes=sum(i.bytes for i in known) + sum(i.bytes for i in copied if i is not None),
+            impact_known=len(known) == len(migrated) and all(i is not None for i in copied),
+            collections=sum(op.counts_as == "collection_moved" for op in ops),
             key_changes=len(keys),
             blocked=sum(bool(op.blocked) for op in keys),
-            same_key=sum(
-                isinstance(op, ReshardCollection)
-                and list(op.key.items()) == list(op.previous.items())
-                for op in keys
-            ),
+            same_key=sum(op.same_key for op in keys),
         )
 
     def with_impacts(self, impacts: Mapping[int, Impact]) -> Plan:
-        """A copy whose range ops at the given indexes carry their impact estimate."""
+        """A copy whose ops at the given indexes (those that carry an impact estimate)
+        carry it."""
         ops = list(self.ops)
         for index, impact in impacts.items():
             op = ops[index]
-            if isinstance(
-                op, AssignZoneRange | RemoveZoneRange | MoveCollection | ReshardCollection
-            ):
-                ops[index] = replace(op, impact=impact)
+            if any(f.name == "impact" for f in fields(op)):  # the ops that carry one
+                ops[index] = replace(op, **{"impact": impact})
         return replace(self, ops=tuple(ops))
-
-
-def is_zone_op(op: Op) -> bool:
-    return isinstance(op, AddShardToZone | RemoveShardFromZone | AssignZoneRange | RemoveZoneRange)
 
 
 def make_fingerprint(actual: ClusterState, namespaces: frozenset[str]) -> str:

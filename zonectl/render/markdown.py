@@ -3,28 +3,8 @@ diff per namespace, impact estimate, unmanaged items and how to roll back."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from zonectl.model.keys import format_value
-from zonectl.plan.ops import (
-    AddShardToZone,
-    AssignZoneRange,
-    MoveCollection,
-    MoveRange,
-    Op,
-    RefineShardKey,
-    RemoveShardFromZone,
-    RemoveZoneRange,
-    ReshardCollection,
-    SetBalancerEnabled,
-    SetBalancerWindow,
-    SetCollectionBalancing,
-    SetQueryAnalyzer,
-    SplitChunk,
-    format_range,
-)
-from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
+from zonectl.plan.ops import AssignZoneRange, Op, format_range
 from zonectl.plan.value import Plan
 from zonectl.render.inert import markdown_code as code
 from zonectl.render.inert import markdown_text, terminal
@@ -39,66 +19,12 @@ from zonectl.render.text import op_line
 
 # Every name or value from the cluster is a code span (`code`), never prose, so it is never
 # a link, an HTML tag or a mention; free text that embeds names is escaped (markdown_text).
+# Each op words its own callout (Op.callout) with these two.
 
 
-def _why_zone(op: RemoveShardFromZone) -> str:
-    return f"shard {code(op.shard)} leaves zone {code(op.zone)}: its chunks of that zone move away"
-
-
-def _why_range(op: RemoveZoneRange) -> str:
-    return (
-        f"{code(op.ns)} range {code(format_range(op.min, op.max))} leaves zone {code(op.zone)}: "
-        "its chunks are no longer held to the zone"
-    )
-
-
-def _why_balancing(op: SetCollectionBalancing) -> str:
-    return f"balancing of {code(op.ns)} turned off: chunks stop moving, zones are not enforced"
-
-
-def _why_balancer(op: SetBalancerEnabled) -> str:
-    return "the balancer is stopped: no zone is enforced until it starts again"
-
-
-def _why_window(op: SetBalancerWindow) -> str:
-    return f"balancer window changes: {markdown_text(op.describe())}"
-
-
-def _why_none(op: Op) -> str:
-    return ""
-
-
-# Why an op deserves a reviewer's attention; empty for ops that only add.
-CALLOUTS: dict[type[Op], Callable[[Any], str]] = {
-    AddShardToZone: _why_none,
-    RemoveShardFromZone: _why_zone,
-    AssignZoneRange: _why_none,
-    RemoveZoneRange: _why_range,
-    SetCollectionBalancing: lambda op: "" if op.enabled else _why_balancing(op),
-    # Query sampling on or off moves no data and enforces no zone: a setting, listed with
-    # the changes, not a destructive change (docs/review.md counts these).
-    SetQueryAnalyzer: _why_none,
-    SetBalancerEnabled: lambda op: "" if op.enabled else _why_balancer(op),
-    SetBalancerWindow: _why_window,
-    # A balancer setting changes how every later migration runs: worth a reviewer's glance.
-    SetClusterSetting: lambda op: f"balancer setting: {markdown_text(op.describe())}",
-    SetCollectionSetting: lambda op: f"{code(op.ns)}: {markdown_text(op.describe())}",
-    SplitChunk: _why_none,
-    MoveRange: lambda op: f"{code(op.ns)} range moves to {code(op.to_shard)} now",
-    MoveCollection: lambda op: (
-        f"{code(op.ns)} moves to {code(op.to_shard)} with moveCollection: at least 5 minutes, "
-        "writes blocked about 2 s at the end"
-    ),
-    RefineShardKey: lambda op: (
-        f"{code(op.ns)} shard key refined to {code(format_value(op.key))}; it cannot be undone"
-        + (f" - **blocked**: {markdown_text(op.blocked)}" if op.blocked else "")
-    ),
-    ReshardCollection: lambda op: (
-        f"{code(op.ns)} is resharded (every document copied; at least 5 minutes, writes "
-        "blocked about 2 s at the end; one resharding at a time)"
-        + (f" - **blocked**: {markdown_text(op.blocked)}" if op.blocked else "")
-    ),
-}
+def callout(op: Op) -> str:
+    """Why the op deserves a reviewer's attention; "" for ops that only add."""
+    return op.callout(code, markdown_text)
 
 
 def shell_command(op: Op) -> str:
@@ -129,7 +55,7 @@ def render_markdown(plan: Plan) -> str:
     if s.impact_known and (s.to_add or s.collections):
         out.append(f"| chunks to migrate (estimate) | ~{s.chunks} (~{format_bytes(s.bytes)}) |")
     out.append("")
-    callouts = [c for c in (CALLOUTS[type(op)](op) for op in plan.ops) if c]
+    callouts = [c for c in map(callout, plan.ops) if c]
     if callouts:
         out += ["> [!WARNING]", f"> **{len(callouts)} destructive change(s)**", ">"]
         out += [f"> - {c}" for c in callouts]

@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 from zonectl.plan.key_change import IN_PROGRESS
-from zonectl.plan.ops import AddShardToZone, Op, RemoveShardFromZone
+from zonectl.plan.op_base import format_bytes as format_bytes
+from zonectl.plan.op_base import plural as plural
+from zonectl.plan.ops import Op
 from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.plan.value import Plan, Summary
 
 ZONES_GROUP = "zone memberships"
 BALANCER_GROUP = "balancer"
-
-
-def format_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    raise AssertionError("unreachable")
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def summary_line(plan: Plan) -> str:
@@ -62,7 +51,7 @@ def summary_line(plan: Plan) -> str:
 
 
 def group_of(op: Op) -> str:
-    if isinstance(op, AddShardToZone | RemoveShardFromZone):
+    if op.counts_as == "membership":
         return ZONES_GROUP
     return op.namespace or BALANCER_GROUP
 

@@ -1,0 +1,135 @@
+"""The Op base class: what every op kind declares about itself (its sign, summary bucket,
+apply phase, the line the views print, the note a reviewer reads), so no view, summary or
+executor keeps a table keyed by op type. Plus the wording helpers those lines share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from zonectl.model.keys import format_value
+
+Reply = Literal["command", "write", "matched"]
+Sign = Literal["+", "-", "~"]
+# The summary bucket an op is counted in (plan/value.py Summary).
+Counts = Literal[
+    "range_added", "range_removed", "membership", "setting", "collection_moved", "key_change", ""
+]
+# The stage of `zonectl apply` that runs it, in this order (planner docstring, rules 1-5):
+# memberships joined, key changes, range ops (per namespace, inside the pause), collections
+# moved, memberships left, then everything else.
+Phase = Literal["join", "key", "range", "relocate", "leave", "last"]
+# What its impact estimate measures: chunks migrating (and their bytes), bytes copied.
+Moves = Literal["migrates", "copies", ""]
+# Formats a name or value from the cluster (a code span), and free text (escaped).
+Format = Callable[[str], str]
+
+# Every attribute an op class must declare itself (tests/plan/test_op_classes.py).
+DECLARED = ("kind", "sign", "counts_as", "phase", "moves", "destructive", "apply_only")
+
+# mongosh's sh.startBalancer/stopBalancer and sh.disableBalancing use these (reference §3.1, §3.5).
+BALANCER_MAX_TIME_MS = 60_000
+MAJORITY = {"w": "majority", "wtimeout": 60_000}
+
+
+@dataclass(frozen=True)
+class Impact:
+    """Estimated data movement a range op causes: chunks (and bytes) that will migrate."""
+
+    chunks: int = 0  # chunks overlapping the range
+    migrating: int = 0  # of those, chunks on a shard outside the range's zone
+    bytes: int = 0  # estimated bytes of the migrating chunks
+
+
+def format_range(lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str:
+    return f"[{format_value(lo)}, {format_value(hi)})"
+
+
+def format_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def on_off(value: bool | None) -> str:
+    return "unknown" if value is None else "on" if value else "off"
+
+
+@dataclass(frozen=True)
+class Op:
+    """Base of every op. `kind` is the stable name used in saved plans and JSON output; the
+    other class attributes in DECLARED have no default, so a new op kind that forgets one
+    fails the completeness test rather than being counted or ordered by accident."""
+
+    kind: ClassVar[str]
+    sign: ClassVar[Sign]  # `+` adds, `-` removes, `~` changes (text and markdown diff)
+    counts_as: ClassVar[Counts]  # its summary bucket; "" for none
+    phase: ClassVar[Phase]
+    moves: ClassVar[Moves]
+    destructive: ClassVar[bool]  # removes something the cluster had (JSON `destructive`)
+    apply_only: ClassVar[bool]  # a `zonectl rotate` run never sends it (plan/restrict.py)
+    database: ClassVar[str] = "admin"
+
+    @property
+    def namespace(self) -> str | None:
+        return None
+
+    @property
+    def impact(self) -> Impact | None:
+        """The estimate of what it moves (ops with an `impact` field); None otherwise."""
+        return None
+
+    @property
+    def placed_in(self) -> str | None:
+        """The zone this op puts (part of) its namespace's data in: a range assigned to it, a
+        collection moved to a shard of it; None for ops that place nothing."""
+        return None
+
+    @property
+    def blocked(self) -> str:
+        """Why it cannot run yet (key changes); "" when it can."""
+        return ""
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def line(self) -> str:
+        """Its line in the text and markdown diff (after its sign), in the operator's words."""
+        raise NotImplementedError
+
+    def callout(self, code: Format, prose: Format) -> str:
+        """Why a reviewer should look at it (the PR view's warning list); "" when nothing
+        to call out. `code` formats cluster names and values, `prose` free text."""
+        return ""
+
+    def command(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def inverse(self) -> Op | None:
+        """The op that undoes this one, for rollback notes; None when there is none."""
+        return None
+
+    def setting_change(self) -> tuple[str | None, str, Any] | None:
+        """(namespace or None for the cluster, policy key, new value) of a balancer setting
+        this op writes (plan/setting_ops.py); None for other ops."""
+        return None
+
+    @property
+    def reply(self) -> Reply:
+        """How the executor reads the server's answer: "command" (ok or an error), "write"
+        (an `update` answers ok with writeErrors inside), "matched" (a write that must
+        match a document: config.collections of a collection that may have gone)."""
+        return "command"
+
+    def memo(self) -> dict[str, Any] | None:
+        """A record zonectl keeps in its own database once this op has succeeded (a one-shot
+        setting it must not start again); None for most ops."""
+        return None
