@@ -8,15 +8,7 @@ from typing import Any
 
 from zonectl.apply.preview import Preview
 from zonectl.apply.run import ApplyOptions
-from zonectl.plan.ops import (
-    AddShardToZone,
-    AssignZoneRange,
-    Op,
-    RemoveShardFromZone,
-    RemoveZoneRange,
-    SetBalancerEnabled,
-    SetCollectionBalancing,
-)
+from zonectl.plan.ops import Op, SetBalancerEnabled, SetCollectionBalancing, ZoneRangeOp
 from zonectl.plan.value import Plan
 
 Command = tuple[str, dict[str, Any]]
@@ -35,11 +27,11 @@ def dry_run_commands(
 ) -> list[Command]:
     by_ns: dict[str, list[Op]] = {}
     for op in plan.ops:
-        if isinstance(op, AssignZoneRange | RemoveZoneRange):
+        if isinstance(op, ZoneRangeOp):
             by_ns.setdefault(op.ns, []).append(op)
     moves = {p.ns: p for p in previews}
     order = list(by_ns) + sorted(set(moves) - set(by_ns))
-    out = [_of(op) for op in plan.ops if isinstance(op, AddShardToZone)]
+    out = [_of(op) for op in plan.ops if op.phase == "join"]
     cluster = options.pause == "cluster" and bool(order) and balancer_running
     if cluster:
         out.append(_of(SetBalancerEnabled(False)))
@@ -55,12 +47,6 @@ def dry_run_commands(
             out.append(_of(SetCollectionBalancing(ns, enabled=True)))
     if cluster:
         out.append(_of(SetBalancerEnabled(True)))
-    out.extend(_of(op) for op in plan.ops if isinstance(op, RemoveShardFromZone))
-    out.extend(
-        _of(op)
-        for op in plan.ops
-        if not isinstance(
-            op, AddShardToZone | RemoveShardFromZone | AssignZoneRange | RemoveZoneRange
-        )
-    )
+    out.extend(_of(op) for op in plan.ops if op.phase == "leave")
+    out.extend(_of(op) for op in plan.ops if op.phase not in ("join", "range", "leave"))
     return out

@@ -12,13 +12,7 @@ from zonectl.apply.migrate import MoveSet
 from zonectl.apply.ports import Ports
 from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import sort_key
-from zonectl.plan.ops import (
-    AddShardToZone,
-    AssignZoneRange,
-    RemoveShardFromZone,
-    RemoveZoneRange,
-    SplitChunk,
-)
+from zonectl.plan.ops import SplitChunk, ZoneMembershipOp, ZoneRangeOp
 from zonectl.plan.value import Plan
 
 
@@ -41,15 +35,17 @@ def preview_migration(
     state = ports.read_state([ns])
     zones = {s.id: set(s.zones) for s in state.shards if not s.draining}
     for op in plan.ops if plan is not None else ():
-        if isinstance(op, RemoveZoneRange) and op.ns == ns:
-            gone = (sort_key(op.min), sort_key(op.max))
-            ranges = [r for r in ranges if (sort_key(r.min), sort_key(r.max)) != gone]
-        elif isinstance(op, AssignZoneRange) and op.ns == ns:
-            ranges.append(LiveRange(ns, op.zone, dict(op.min), dict(op.max)))
-        elif isinstance(op, AddShardToZone) and op.shard in zones:
-            zones[op.shard].add(op.zone)
-        elif isinstance(op, RemoveShardFromZone) and op.shard in zones:
-            zones[op.shard].discard(op.zone)
+        if isinstance(op, ZoneRangeOp) and op.ns == ns:
+            if op.adds:
+                ranges.append(LiveRange(ns, op.zone, dict(op.min), dict(op.max)))
+            else:
+                gone = (sort_key(op.min), sort_key(op.max))
+                ranges = [r for r in ranges if (sort_key(r.min), sort_key(r.max)) != gone]
+        elif isinstance(op, ZoneMembershipOp) and op.shard in zones:
+            if op.joins:
+                zones[op.shard].add(op.zone)
+            else:
+                zones[op.shard].discard(op.zone)
     splits = migrate.make_splits(ns, chunks, ranges)
     after = migrate.split_locally(chunks, splits)
     shard_zones = {shard: tuple(sorted(z)) for shard, z in zones.items()}

@@ -10,6 +10,7 @@ import datetime as dt
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from typing import get_args
 
 from zonectl.apply.interrupt import check_stop, stop_requested
 from zonectl.apply.namespace_migration import NamespaceMigration, Queued
@@ -35,17 +36,8 @@ from zonectl.apply.safeguards import (
 )
 from zonectl.errors import ClusterError, ZonectlError
 from zonectl.model.keys import sort_key
-from zonectl.plan.ops import (
-    AddShardToZone,
-    AssignZoneRange,
-    MoveCollection,
-    Op,
-    RefineShardKey,
-    RemoveShardFromZone,
-    RemoveZoneRange,
-    ReshardCollection,
-    SplitChunk,
-)
+from zonectl.plan.op_base import Phase
+from zonectl.plan.ops import MoveCollection, Op, ReshardCollection, SplitChunk, ZoneRangeOp
 from zonectl.plan.value import Plan
 
 
@@ -117,9 +109,7 @@ class _Runner(NamespaceMigration):
             **whoami(),
             "ops": [op.describe() for op in plan.ops],
             # What the metrics read back as a window's last rotation (mongo/metrics_read.py).
-            "range_namespaces": sorted(
-                {op.ns for op in plan.ops if isinstance(op, AssignZoneRange | RemoveZoneRange)}
-            ),
+            "range_namespaces": sorted({op.ns for op in plan.ops if isinstance(op, ZoneRangeOp)}),
         }
         started = dt.datetime.now(dt.UTC)
         outcome = "failed"
@@ -138,25 +128,24 @@ class _Runner(NamespaceMigration):
             self._audit(header, started, outcome)
 
     def _sequence(self, plan: Plan, previews: Sequence[Preview]) -> None:
-        adds = [op for op in plan.ops if isinstance(op, AddShardToZone)]
-        removes = [op for op in plan.ops if isinstance(op, RemoveShardFromZone)]
-        by_ns: dict[str, list[Op]] = {}
+        """Each op's `phase` says its stage, in the planner's order (its docstring); the
+        ops of one stage keep their plan order."""
+        stage: dict[Phase, list[Op]] = {phase: [] for phase in get_args(Phase)}
         for op in plan.ops:
-            if isinstance(op, AssignZoneRange | RemoveZoneRange):
+            stage[op.phase].append(op)
+        by_ns: dict[str, list[ZoneRangeOp]] = {}
+        for op in plan.ops:
+            if isinstance(op, ZoneRangeOp):  # the "range" stage, typed for _verify
                 by_ns.setdefault(op.ns, []).append(op)
-        rest = [op for op in plan.ops if op not in adds and op not in removes]
-        rest = [op for op in rest if not isinstance(op, AssignZoneRange | RemoveZoneRange)]
         migrating = {p.ns for p in previews}
         order = list(by_ns) + sorted(migrating - set(by_ns))
-        keys = [op for op in rest if isinstance(op, RefineShardKey | ReshardCollection)]
-        rest = [op for op in rest if op not in keys]
-        for op in adds:
+        for op in stage["join"]:
             self._step(op)
-        for op in keys:  # before the ranges: a refine rewrites the bounds they remove
+        for op in stage["key"]:  # before the ranges: a refine rewrites the bounds they remove
             self._reshard(op) if isinstance(op, ReshardCollection) else self._step(op)
         # moveCollection ops after the ranges: they belong to the pins before them. With
         # --migrate they join the one queue of moves, alongside the chunk migrations.
-        colls = [op for op in rest if isinstance(op, MoveCollection)]
+        colls = [op for op in stage["relocate"] if isinstance(op, MoveCollection)]
         queued_colls = colls if migrating else []
         if order:
             with self._cluster_pause(), contextlib.ExitStack() as paused:
@@ -170,11 +159,8 @@ class _Runner(NamespaceMigration):
         for op in colls:
             if op not in queued_colls:
                 self._move_collection(op)
-        for op in removes:
+        for op in stage["leave"] + stage["last"]:
             self._step(op)
-        for op in rest:
-            if not isinstance(op, MoveCollection):
-                self._step(op)
 
     @contextlib.contextmanager
     def _cluster_pause(self) -> Iterator[None]:
@@ -189,7 +175,7 @@ class _Runner(NamespaceMigration):
         self.result.paused_s["*"] = time.monotonic() - t0
 
     def _namespace(
-        self, ns: str, ops: list[Op], migrate_it: bool, paused: contextlib.ExitStack
+        self, ns: str, ops: list[ZoneRangeOp], migrate_it: bool, paused: contextlib.ExitStack
     ) -> Queued | None:
         """Pause `ns`, write its ranges and split its chunks; a namespace with moves to
         make stays paused (in `paused`) until the run's one queue of moves has ended."""
@@ -287,19 +273,17 @@ class _Runner(NamespaceMigration):
         self.rec.step(self.index, op.kind, op.describe(), "done")
         self.events.op(op, "done")
 
-    def _verify(self, ns: str, ops: list[Op]) -> None:
+    def _verify(self, ns: str, ops: list[ZoneRangeOp]) -> None:
         """Re-read config.tags: a removal whose bounds match nothing answers ok (§1.6), so
         only the stored documents say whether the change happened."""
         live = {
             (sort_key(r.min), sort_key(r.max), r.zone) for r in self.ports.chunks.read_ranges(ns)
         }
         for op in ops:
-            if not isinstance(op, AssignZoneRange | RemoveZoneRange):
-                continue
             # A removal carries the live zone: the same bounds re-assigned to another zone
             # in this plan are another document, so (min, max, zone) decides both ways.
             present = (sort_key(op.min), sort_key(op.max), op.zone) in live
-            ok = present if isinstance(op, AssignZoneRange) else not present
+            ok = present if op.adds else not present
             if not ok:
                 raise ClusterError(
                     f"verification failed for {ns}: after '{op.describe()}' config.tags does "

@@ -53,7 +53,7 @@ from zonectl.mongo.footprint import Footprint
 from zonectl.mongo.forecast_read import range_key
 from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.unsharded_read import read_move_impacts
-from zonectl.plan.ops import AddShardToZone, AssignZoneRange, RemoveShardFromZone
+from zonectl.plan.ops import AssignZoneRange, ZoneMembershipOp
 from zonectl.plan.value import Plan
 from zonectl.render import render_json, render_markdown, render_text
 from zonectl.render.forecast import (
@@ -292,7 +292,7 @@ def _plan_and_forecast(
 
 def _rezoned(plan: Plan, ranges: Mapping[str, Any]) -> frozenset[str]:
     """Namespaces with a range in a zone that gains or loses a shard in this plan."""
-    zones = {op.zone for op in plan.ops if isinstance(op, AddShardToZone | RemoveShardFromZone)}
+    zones = {op.zone for op in plan.ops if isinstance(op, ZoneMembershipOp)}
     return frozenset(ns for ns, rs in ranges.items() if any(r[2] in zones for r in rs))
 
 

@@ -16,7 +16,7 @@ from zonectl.mongo.chunk_batch import ChunkBatch, straddling
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.plan.impact import SizeOf, make_impacts, zone_shards_after
-from zonectl.plan.ops import AssignZoneRange, Impact, RemoveZoneRange
+from zonectl.plan.ops import Impact, ZoneRangeOp
 from zonectl.plan.value import Plan
 
 _FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "estimatedDataSizeBytes": 1}
@@ -47,7 +47,7 @@ def read_impact_chunks(
         found: dict[int, list[Mapping[str, Any]]] = {}
         unread: dict[int, int] = {}
         for index, op in enumerate(plan.ops):
-            if not isinstance(op, AssignZoneRange | RemoveZoneRange):
+            if not isinstance(op, ZoneRangeOp):
                 continue
             base = _chunk_filter(actual, op.ns)
             if base is None:
@@ -55,7 +55,7 @@ def read_impact_chunks(
             inside = {**base, "min": {"$gte": op.min, "$lt": op.max}}
             total = batch.count(inside)
             off: list[Mapping[str, Any]] = []
-            if isinstance(op, AssignZoneRange):
+            if op.moves == "migrates":
                 holders = sorted(zones.get(op.zone, frozenset()))
                 off = list(batch.find({**inside, "shard": {"$nin": holders}}, _FIELDS))
             found[index] = [*straddling(batch, base, op.min, _FIELDS, inclusive=True), *off]
@@ -65,10 +65,16 @@ def read_impact_chunks(
     return batch.replay(read)
 
 
+def _migrating(plan: Plan) -> list[str]:
+    """The namespaces whose chunks a range op of the plan makes migrate (its assignments)."""
+    ranges = [op for op in plan.ops if isinstance(op, ZoneRangeOp)]
+    return sorted({op.ns for op in ranges if op.moves == "migrates"})
+
+
 def read_chunk_sizes(conn: Connection, actual: ClusterState, plan: Plan) -> dict[str, int]:
     """Max chunk size per namespace with range ops: the collection's maxChunkSizeBytes, else
     the `chunksize` setting in MB (reference §2.5); absent namespaces use the default."""
-    names = sorted({op.ns for op in plan.ops if isinstance(op, AssignZoneRange)})
+    names = _migrating(plan)
     if not names:
         return {}
     config = conn.client.config
@@ -98,11 +104,9 @@ def read_impacts(
     """Impact per range op; bytes from `sizes`, the one size source (the plan passes the
     forecast's, so both say the same bytes for the same chunks)."""
     sizes = sizes if sizes is not None else ChunkSizes(conn)
-    sizes.read_collections(
-        [op.ns for op in plan.ops if isinstance(op, AssignZoneRange | RemoveZoneRange)]
-    )
+    sizes.read_collections([op.ns for op in plan.ops if isinstance(op, ZoneRangeOp)])
     shards = [s.id for s in actual.shards]
-    names = sorted({op.ns for op in plan.ops if isinstance(op, AssignZoneRange)})
+    names = _migrating(plan)
 
     def read() -> tuple[dict[int, list[Mapping[str, Any]]], dict[int, int]]:
         for ns in names:  # the estimates' per-shard counts, in the same aggregate

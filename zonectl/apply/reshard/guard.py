@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from zonectl.apply.reshard.runner import check_budget
 from zonectl.errors import PlanError
-from zonectl.plan.ops import RefineShardKey, ReshardCollection
+from zonectl.plan.ops import ReshardCollection, ShardKeyOp
 from zonectl.plan.value import Plan
 
 
 def refuse_blocked(plan: Plan, *, detach: bool, budget_s: float | None) -> None:
-    keys = [op for op in plan.ops if isinstance(op, RefineShardKey | ReshardCollection)]
+    keys = [op for op in plan.ops if isinstance(op, ShardKeyOp)]
     blocked = [f"{op.describe()}: {op.blocked}" for op in keys if op.blocked]
     if blocked:
         raise PlanError(
