@@ -101,7 +101,9 @@ def lower_bound_s(sandbox: Sandbox, chunks: int, chunk_bytes: int) -> float:
     shard takes part in one migration at a time (active_migrations_registry.cpp), and the
     pairs share no shard, so no schedule ends sooner."""
     real = sandbox.balancer.costs
-    nominal = MigrationCosts(real.copy_rate, dict(real.shard_rates), real.per_document_s)
+    nominal = MigrationCosts(
+        real.copy_rate, dict(real.shard_rates), per_document_s=real.per_document_s
+    )
     one = nominal.migration("s0", "s1", chunk_bytes, 1000).duration.total_seconds()
     return chunks * one
 
