@@ -25,13 +25,13 @@ def run_all(cluster: dict[str, Any], policy: dict[str, Any]) -> list[Run]:
         policy_file.write_text(json.dumps(policy))
         uri = ("--uri", f"sandbox:{cluster_file}")
         plan = zonectl("plan", str(policy_file), *uri, "--format", "json")
-        runs = [plan, zonectl("status", str(policy_file), *uri)]
-        # A moveCollection (8.0 pins of unsharded collections) never ends on the virtual
-        # clock of a `sandbox:` run nobody steps (the sandbox registers no alarm for it):
-        # rotate would wait forever, so it runs only on plans without one.
-        if '"move_collection"' not in plan.out:
-            runs.append(zonectl("rotate", str(policy_file), "--yes", *uri))
-        return runs
+        # rotate runs on every plan, moveCollections (8.0 pins of unsharded collections)
+        # included: the sandbox's virtual clock jumps to a move's end once quiet.
+        return [
+            plan,
+            zonectl("status", str(policy_file), *uri),
+            zonectl("rotate", str(policy_file), "--yes", *uri),
+        ]
 
 
 @settings(
