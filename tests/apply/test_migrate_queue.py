@@ -140,8 +140,8 @@ collections:
 
 @contextlib.contextmanager
 def ticking(cluster: Cluster) -> Iterator[None]:
-    """Step the virtual clock 10 s every few real ms: the sandbox's moveCollection waits for
-    its due instant with no alarm, so only a stepping clock ends it (tests/unsharded)."""
+    """Step the virtual clock 10 s every few real ms, as a clock someone drives (without it
+    the quiet sandbox jumps to each due instant: commits and the moveCollection's end)."""
     stop = threading.Event()
 
     def run() -> None:

@@ -73,6 +73,18 @@ def test_move_takes_at_least_five_simulated_minutes(served: Any) -> None:
     assert elapsed >= dt.timedelta(minutes=5)
 
 
+@pytest.mark.timeout(60)
+def test_a_move_on_a_virtual_clock_nobody_steps_ends_at_its_due_instant(served: Any) -> None:
+    sb = served()
+    # shop.carts is nearly empty: the move lasts the resharding minimum (5 minutes) and a
+    # few ms of copy; the quiet sandbox jumps its clock to that end (an alarm, as a
+    # migration's commit), not beyond it.
+    sb.client.admin.command({"moveCollection": "shop.carts", "toShard": "s1"})
+    elapsed = sb.sandbox.clock.now() - T0
+    assert dt.timedelta(minutes=5) <= elapsed < dt.timedelta(minutes=5, seconds=1)
+    assert sb.client.config.reshardingOperations.count_documents({}) == 0
+
+
 def test_in_flight_move_shows_in_resharding_operations_and_a_second_move_is_refused(
     served: Any,
 ) -> None:
@@ -84,28 +96,30 @@ def test_in_flight_move_shows_in_resharding_operations_and_a_second_move_is_refu
         done.set()
 
     thread = threading.Thread(target=move, daemon=True)
-    thread.start()
     config = sb.client.config
-    for _ in range(500):
-        running = config.reshardingOperations.find_one({"ns": "shop.orders"})
-        if running is not None:
-            break
-        threading.Event().wait(0.01)
-    assert running is not None
-    assert running["provenance"] == "moveCollection"
-    # The manual's way to watch it: $currentOp, matched on originatingCommand.
-    pipeline = [
-        {"$currentOp": {"allUsers": True, "localOps": False}},
-        {"$match": {"type": "op", "originatingCommand.reshardCollection": "shop.orders"}},
-    ]
-    (op,) = list(sb.client.admin.aggregate(pipeline))
-    assert op["remainingOperationTimeEstimatedSecs"] >= 300
-    assert running["recipientShards"][0]["id"] == "s1"
-    with pytest.raises(OperationFailure) as exc:
-        sb.client.admin.command({"moveCollection": "shop.carts", "toShard": "s2"})
-    assert _code(exc) == "ReshardCollectionInProgress"
-    with ticking(sb.sandbox):
-        assert done.wait(10)
+    with sb.sandbox.clock.held():  # else the quiet clock jumps to the move's end
+        thread.start()
+        for _ in range(500):
+            running = config.reshardingOperations.find_one({"ns": "shop.orders"})
+            if running is not None:
+                break
+            threading.Event().wait(0.01)
+        assert running is not None
+        assert running["provenance"] == "moveCollection"
+        # The manual's way to watch it: $currentOp, matched on originatingCommand.
+        pipeline = [
+            {"$currentOp": {"allUsers": True, "localOps": False}},
+            {"$match": {"type": "op", "originatingCommand.reshardCollection": "shop.orders"}},
+        ]
+        (op,) = list(sb.client.admin.aggregate(pipeline))
+        assert op["remainingOperationTimeEstimatedSecs"] >= 300
+        assert running["recipientShards"][0]["id"] == "s1"
+        with pytest.raises(OperationFailure) as exc:
+            sb.client.admin.command({"moveCollection": "shop.carts", "toShard": "s2"})
+        assert _code(exc) == "ReshardCollectionInProgress"
+        assert not done.is_set()
+        with ticking(sb.sandbox):
+            assert done.wait(10)
     thread.join()
     assert config.reshardingOperations.count_documents({}) == 0
 

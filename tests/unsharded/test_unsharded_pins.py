@@ -129,16 +129,17 @@ def test_a_move_running_on_the_server_is_waited_for_not_doubled(
 ) -> None:
     sb = served("8.0")
     policy = _policy(tmp_path)
-    thread = start_move(sb, "shop.orders", "s2")
     config = sb.client.config
-    code, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--detailed-exitcode")
-    assert code == 0
-    assert "a moveCollection to s2 is running on the server" in out
-    code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
-    assert code == 0 and "No changes" in err
-    assert config.reshardingOperations.count_documents({}) == 1
-    with ticking(sb.sandbox):
-        thread.join(10)
+    with sb.sandbox.clock.held():  # the move runs while plan and apply look at it
+        thread = start_move(sb, "shop.orders", "s2")
+        code, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--detailed-exitcode")
+        assert code == 0
+        assert "a moveCollection to s2 is running on the server" in out
+        code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
+        assert code == 0 and "No changes" in err
+        assert config.reshardingOperations.count_documents({}) == 1
+        with ticking(sb.sandbox):
+            thread.join(10)
     assert home_of(sb.client, "shop.orders") == "s2"
     code, _, _ = zonectl("plan", policy, "--uri", sb.uri, "--detailed-exitcode")
     assert code == 0
@@ -170,12 +171,13 @@ def test_a_failed_move_is_journaled_and_the_next_apply_finishes_it(
 
 def test_recover_reports_a_move_still_running_on_the_server(served: Any) -> None:
     sb = served("8.0")
-    thread = start_move(sb, "shop.carts", "s1")
-    code, _, err = zonectl("recover", "--uri", sb.uri)
-    assert code == 0
-    assert "a moveCollection of shop.carts to s1 is still running on the server" in err
-    with ticking(sb.sandbox):
-        thread.join(10)
+    with sb.sandbox.clock.held():  # the move runs while recover looks at it
+        thread = start_move(sb, "shop.carts", "s1")
+        code, _, err = zonectl("recover", "--uri", sb.uri)
+        assert code == 0
+        assert "a moveCollection of shop.carts to s1 is still running on the server" in err
+        with ticking(sb.sandbox):
+            thread.join(10)
     assert home_of(sb.client, "shop.carts") == "s1"
 
 
@@ -210,7 +212,6 @@ def test_apply_of_a_saved_plan_waits_for_a_move_started_meanwhile_and_sends_none
     saved = tmp_path / "plan.json"
     code, _, _ = zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "--save-plan", str(saved))
     assert code == 0
-    thread = start_move(sb, "shop.orders", "s2")
     journal = sb.new_client().zonectl.journal
 
     def tick_once_applying() -> None:  # the move ends only after apply has planned
@@ -219,12 +220,14 @@ def test_apply_of_a_saved_plan_waits_for_a_move_started_meanwhile_and_sends_none
         with ticking(sb.sandbox):
             thread.join(10)
 
-    clock = threading.Thread(target=tick_once_applying, daemon=True)
-    clock.start()
-    code, _, err = zonectl(
-        "apply", "--plan", str(saved), "--uri", sb.uri, "--yes", "--wait-timeout", "60s"
-    )
-    clock.join(10)
+    with sb.sandbox.clock.held():  # only the ticking after apply has planned moves time
+        thread = start_move(sb, "shop.orders", "s2")
+        clock = threading.Thread(target=tick_once_applying, daemon=True)
+        clock.start()
+        code, _, err = zonectl(
+            "apply", "--plan", str(saved), "--uri", sb.uri, "--yes", "--wait-timeout", "60s"
+        )
+        clock.join(10)
     assert code == 0, err
     assert "already running on the server" in err
     steps = list(sb.client.zonectl.journal.find({"type": "step"}))
@@ -238,15 +241,16 @@ def test_apply_stops_when_a_running_move_outlasts_the_wait_timeout(
     sb = served("8.0")
     saved = tmp_path / "plan.json"
     zonectl("plan", _policy(tmp_path), "--uri", sb.uri, "--save-plan", str(saved))
-    thread = start_move(sb, "shop.orders", "s2")
-    code, _, err = zonectl(
-        "apply", "--plan", str(saved), "--uri", sb.uri, "--yes", "--wait-timeout", "0.3s"
-    )
-    assert code == 1
-    assert "still running; zonectl does not start a second one" in err
-    assert sb.client.config.reshardingOperations.count_documents({}) == 1
-    with ticking(sb.sandbox):
-        thread.join(10)
+    with sb.sandbox.clock.held():  # the move outlasts the wait: time stands still
+        thread = start_move(sb, "shop.orders", "s2")
+        code, _, err = zonectl(
+            "apply", "--plan", str(saved), "--uri", sb.uri, "--yes", "--wait-timeout", "0.3s"
+        )
+        assert code == 1
+        assert "still running; zonectl does not start a second one" in err
+        assert sb.client.config.reshardingOperations.count_documents({}) == 1
+        with ticking(sb.sandbox):
+            thread.join(10)
     assert home_of(sb.client, "shop.orders") == "s2"
 
 

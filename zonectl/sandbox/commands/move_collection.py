@@ -12,7 +12,9 @@ Behaviour from MongoDB (mongo:jstests/sharding/move_collection_basic.js unless n
   (mongo:jstests/sharding/move_collection_capped_collection.js);
 - afterwards config.collections has `unsplittable: true` and config.chunks one chunk on the
   target; the command returns when the move is done, at least 5 minutes later (manual,
-  moveCollection: "moveCollection has a 5 minute minimum duration").
+  moveCollection: "moveCollection has a 5 minute minimum duration"; the coordinator hands
+  the recipients `reshardingMinimumOperationDurationMillis`, default 300000, and cloning
+  lasts at least that long: mongo:src/mongo/db/s/resharding/resharding_coordinator.cpp).
 - While it runs it is a resharding operation with provenance "moveCollection": the config
   server's coordinator document in config.reshardingOperations (fields as
   `ReshardingCoordinatorDocument`, inferred), which a client can read through the mongos.
@@ -107,10 +109,11 @@ def move_collection(request: Request) -> dict[str, Any]:
     due = now + sandbox.balancer.costs.move_collection(donor, to, size, _count)
     _DUE[op_id] = due
     _log_transitions(cluster, ns, doc, ("unused", "initializing", "preparing-to-donate", "cloning"))
-    # The coordinator keeps going when the client goes away: wait without a deadline.
-    # No alarm (unlike a chunk move's block_until): on a virtual clock the move stays in
-    # flight until the clock is stepped past `due`, so tests can watch it running.
-    sandbox.balancer.wait_for(lambda: cluster.now() >= due, None)
+    # The coordinator keeps going when the client goes away: wait without a deadline. `due`
+    # is an alarm, as a chunk migration's commit is: a virtual clock nobody steps jumps
+    # there once the sandbox is quiet (else apply/rotate of an 8.0 pin would hang); a test
+    # that watches the move running holds the clock (`with clock.held():`).
+    sandbox.balancer.block_until(due)
     with sandbox.lock:
         if operations.get(op_id) is not None:
             unsharded.track_moved(cluster, ns, to)

@@ -93,7 +93,7 @@ class SandboxServer:
         with self._lock:
             threads = list(self._threads)
         # A command may still wait on the sandbox clock with no deadline (a moveCollection
-        # on a virtual clock nobody steps): closing its socket does not end that wait, so
+        # while a test holds the virtual clock): closing its socket does not end that wait, so
         # the join is bounded and such a thread (a daemon) is left behind, never a hang.
         deadline = time.monotonic() + CLOSE_JOIN_S
         for thread in threads:
