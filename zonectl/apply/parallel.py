@@ -95,7 +95,7 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
             interrupted = KeyboardInterrupt("stop requested")
             out.give_up(dispatcher.give_up())
             hooks.waiting(len(dispatcher.running))
-        if fatal is None and dispatcher.pending and hooks.budget_over():
+        if fatal is None and dispatcher.has_pending and hooks.budget_over():
             out.give_up(dispatcher.give_up())
         if fatal is None and interrupted is None:
             for s in dispatcher.next_moves():

@@ -22,7 +22,7 @@ Dispatcher against a cluster; `simulate_eager` runs it against a cost model (tim
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zonectl.forecast.timing import copy_seconds
@@ -75,40 +75,79 @@ class Dispatcher:
         if parallel < 1:
             raise ValueError("parallel must be at least 1")
         self.parallel = parallel
-        self.pending: list[PendingMove] = list(moves)
+        # Pending moves by identity, in the caller's order (payloads need not hash).
+        self._pending: dict[int, PendingMove] = {id(m): m for m in moves}
+        self._collections = [m for m in self._pending.values() if m.kind == COLLECTION]
+        # Each donor's chunk moves in their order within a donor (largest first), sorted
+        # once: next_moves merges the donors' lists instead of sorting every pending move
+        # on every call, which made a forecast of thousands of moves quadratic. `_head`
+        # skips the moves already started at the front of a list.
+        self._by_donor: dict[str, list[PendingMove]] = {}
+        for m in self._pending.values():
+            if m.kind == CHUNK:
+                self._by_donor.setdefault(m.donor, []).append(m)
+        for queue in self._by_donor.values():
+            queue.sort(key=lambda m: (-m.bytes, m.ns, m.index))
+        self._head = dict.fromkeys(self._by_donor, 0)
+        self._chunks_left = sum(len(q) for q in self._by_donor.values())
         # Projected bytes of each namespace per shard (a namespace's own zones even out).
         self.loads = {ns: dict(per_shard) for ns, per_shard in loads.items()}
         # Bytes each shard still has to send, plus its share of what its zones must receive.
         self.work: dict[str, float] = {}
-        for m in self.pending:
+        for m in self._pending.values():
             self._count(m, 1)
         self.busy: set[str] = set()  # shards in a running move, as donor or recipient
         self.running: list[Started] = []
 
     @property
+    def pending(self) -> list[PendingMove]:
+        """The moves not started yet, in the caller's order."""
+        return list(self._pending.values())
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self._pending)
+
+    @property
     def finished(self) -> bool:
-        return not self.pending and not self.running
+        return not self._pending and not self.running
 
     def next_moves(self) -> list[Started]:
-        """Moves to start now (possibly none), already counted as running."""
+        """Moves to start now (possibly none), already counted as running. Candidates go
+        by (the donor's work when the call began, largest chunk, namespace, index): the
+        donors' presorted lists merged in that order, busy donors left out (nothing ends
+        during the call, so a busy donor stays busy) and the moves already started skipped."""
         started = self._next_collection()
         migrating = sum(r.move.kind == CHUNK for r in self.running)
-        chunks = [m for m in self.pending if m.kind == CHUNK]
-        if migrating >= self.parallel or not chunks:
+        if migrating >= self.parallel or not self._chunks_left:
             return started
-        order = sorted(
-            chunks, key=lambda m: (-self.work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
-        )
-        for move in order:
-            if migrating >= self.parallel:
-                break
+        work = dict(self.work)
+
+        def key(m: PendingMove) -> tuple[float, int, str, int]:
+            return (-work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
+
+        # The donors' lists merged by `key`; a donor that turns busy is dropped whole (the
+        # rest of its list would only be skipped), so a call costs the moves it looks at.
+        heap: list[tuple[tuple[float, int, str, int], int, PendingMove, Iterator[PendingMove]]]
+        heap = []
+        for i, donor in enumerate(self._by_donor):
+            if donor not in self.busy:
+                queue = self._live(donor)
+                if (first := next(queue, None)) is not None:
+                    heap.append((key(first), i, first, queue))
+        heapq.heapify(heap)
+        while heap and migrating < self.parallel:
+            _, i, move, queue = heapq.heappop(heap)
             if move.donor in self.busy:
                 continue
             to = self._recipient(move)
             if to is None:
+                if (after := next(queue, None)) is not None:
+                    heapq.heappush(heap, (key(after), i, after, queue))
                 continue
             s = Started(move, to)
-            self.pending.remove(move)
+            del self._pending[id(move)]
+            self._chunks_left -= 1
             self._count(move, -1)
             self.running.append(s)
             self.busy |= {move.donor, to}
@@ -119,14 +158,20 @@ class Dispatcher:
             migrating += 1
         return started
 
+    def _live(self, donor: str) -> Iterator[PendingMove]:
+        """The donor's pending moves in order, past the started ones at its front."""
+        queue, head = self._by_donor[donor], self._head[donor]
+        while head < len(queue) and id(queue[head]) not in self._pending:
+            head += 1
+        self._head[donor] = head
+        return (queue[j] for j in range(head, len(queue)) if id(queue[j]) in self._pending)
+
     def _next_collection(self) -> list[Started]:
         """The next moveCollection, in the plan's order, when none runs."""
-        if any(r.move.kind == COLLECTION for r in self.running):
+        if not self._collections or any(r.move.kind == COLLECTION for r in self.running):
             return []
-        move = next((m for m in self.pending if m.kind == COLLECTION), None)
-        if move is None:
-            return []
-        self.pending.remove(move)
+        move = self._collections.pop(0)
+        del self._pending[id(move)]
         self.running.append(s := Started(move, move.holders[0]))
         return [s]
 
@@ -163,7 +208,10 @@ class Dispatcher:
 
     def give_up(self) -> list[PendingMove]:
         """Stop starting moves (budget, interrupt): the ones never started."""
-        left, self.pending = self.pending, []
+        left = self.pending
+        self._pending.clear()
+        self._collections.clear()
+        self._chunks_left = 0
         for m in left:
             self._count(m, -1)
         return left
@@ -220,7 +268,7 @@ def simulate_eager(
                     events, (now + seconds_for(s.move.donor, s.to, s.move.bytes), seq, s)
                 )
                 seq += 1
-        elif dispatcher.pending:
+        elif dispatcher.has_pending:
             left = len(dispatcher.give_up())
         if not events:
             break
