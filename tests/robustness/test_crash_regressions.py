@@ -115,3 +115,24 @@ def test_sampling_of_a_collection_that_does_not_exist_is_warned_not_sent(tmp_pat
     assert "app.nosuch does not exist yet: `sampling` is planned once it is created" in plan.err
     applied = zonectl("apply", policy, "--yes", "--uri", uri)
     assert applied.crashed() is None and applied.code == 0, applied.show()
+
+
+def test_a_uri_that_decodes_uuids_as_standard_plans_with_the_same_fingerprint(
+    sandbox_server: Any,
+) -> None:
+    """`?uuidRepresentation=standard` makes pymongo return uuid.UUID, which the plan's
+    fingerprint could not encode (ValueError: an internal error); the fingerprint is the
+    same whichever representation the URI asks for."""
+    from zonectl.sandbox.seed import build as seed
+    from zonectl.sandbox.state import Sandbox
+
+    sandbox = Sandbox("7.0")
+    seed.seed(sandbox, seed.load(seed.demo_path()), str(seed.demo_path()))
+    handle = sandbox_server(sandbox=sandbox)
+    policy = ROOT / "policies" / "demo"
+    plans = []
+    for suffix in ("", "?uuidRepresentation=standard"):
+        run = zonectl("plan", str(policy), "--uri", handle.uri + suffix, "--format", "json")
+        assert run.crashed() is None, run.show()
+        plans.append(json.loads(run.out) if run.out else run.show())
+    assert plans[0]["fingerprint"] == plans[1]["fingerprint"]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from bson import json_util
+from bson.binary import UuidRepresentation
 
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.model.cluster import ClusterState
@@ -17,6 +18,14 @@ from zonectl.model.keys import sort_key
 from zonectl.plan.ops import Impact, Op, ShardKeyOp, ZoneMembershipOp
 
 FORMAT_VERSION = 1
+
+
+# Canonical extended JSON for hashing. A uuid read through a client whose URI sets
+# uuidRepresentation=standard is a uuid.UUID, not a Binary: encoded as the same subtype-4
+# $binary, so the fingerprint does not depend on the URI (it raised ValueError before).
+CANONICAL = json_util.CANONICAL_JSON_OPTIONS.with_options(
+    uuid_representation=UuidRepresentation.STANDARD
+)
 
 
 @dataclass(frozen=True)
@@ -71,7 +80,7 @@ class Plan:
         """Short id naming this plan in leases and journals: a hash of ops + fingerprint."""
         text = json_util.dumps(
             [[op.kind, op.command()] for op in self.ops] + [self.fingerprint],
-            json_options=json_util.CANONICAL_JSON_OPTIONS,
+            json_options=CANONICAL,
         )
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -153,5 +162,5 @@ def make_fingerprint(actual: ClusterState, namespaces: frozenset[str]) -> str:
     sampled = sorted((ns, r) for ns, r in (actual.samplers or {}).items() if ns in namespaces)
     if sampled:  # query sampling of managed namespaces (only then, so older plans match)
         data["sampling"] = [list(pair) for pair in sampled]
-    text = json_util.dumps(data, json_options=json_util.CANONICAL_JSON_OPTIONS)
+    text = json_util.dumps(data, json_options=CANONICAL)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
