@@ -178,7 +178,9 @@ def lower_bound_s(sandbox: Sandbox) -> tuple[float, int, int]:
     store = cluster.chunks(NS)
     assert store is not None
     real = sandbox.balancer.costs
-    nominal = MigrationCosts(real.copy_rate, dict(real.shard_rates), real.per_document_s)
+    nominal = MigrationCosts(
+        real.copy_rate, dict(real.shard_rates), per_document_s=real.per_document_s
+    )
     coll = view.collection_view(cluster, NS, sandbox.balancer.current_settings())
     assert coll is not None
     zones = {s.id: s.zones for s in view.shard_views(cluster)}
