@@ -216,6 +216,8 @@ def run_scenario(s: Scenario, args: argparse.Namespace, tmp: Path) -> dict[str, 
         assert store is not None
         out["gib"] = sum(store.sizes()[0]) / GIB
         flags = ["-f", "json", "--copy-rate", args.copy_rate, "--at", START.isoformat()]
+        if args.measure_chunks is not None:  # else the plan's default sample
+            flags += ["--measure-chunks", str(args.measure_chunks)]
         forecast = json.loads(zonectl("plan", str(plain), "--uri", server.uri, *flags).stdout)
         f = forecast["forecast"]
         out["f_migrate"] = f["migrate"]["seconds"] if f["namespaces"] else None
@@ -281,6 +283,12 @@ def main() -> None:
     parser.add_argument("--chunk-mib", type=int, default=64, help="median chunk size")
     parser.add_argument("--copy-rate", default="16MiB/s")
     parser.add_argument("--only", help="run one scenario (a prefix of its name)")
+    parser.add_argument(
+        "--measure-chunks",
+        type=int,
+        help="plan's dataSize budget (default: the plan's own, 16); the balancer route's "
+        "forecast of skewed chunk sizes depends on it: a round lasts its largest migration",
+    )
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
