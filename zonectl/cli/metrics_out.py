@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import typer
 
-from zonectl.cli.artifact import write_atomically
+from zonectl.atomic import write_atomically
 from zonectl.cli.common import warn
 from zonectl.cli.fleet.context import current_target
 from zonectl.cli.forecast_wiring import policy_timezone

@@ -8,8 +8,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
-import os
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +17,7 @@ from bson import json_util
 from bson.json_util import JSONMode, JSONOptions
 from ruamel.yaml import YAML
 
+from zonectl.atomic import write_atomically
 from zonectl.twin import chunkfile
 from zonectl.twin.anonymize import Anonymizer, BoundMap
 from zonectl.twin.costs import rename
@@ -121,7 +120,8 @@ def write_twin(
                 "learned from are left out (their bounds and names); the costs are kept"
             )
     doc = _yaml_doc(capture, counts, side, anon)
-    _atomic_text(out, _dump(doc))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(out, _dump(doc))
     return Written(out, side, len(counts), sum(counts.values()))
 
 
@@ -237,18 +237,3 @@ def _dump(doc: Mapping[str, Any]) -> str:
     )
     yaml.dump(dict(doc), buf)
     return buf.getvalue()
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
