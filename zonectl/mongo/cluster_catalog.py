@@ -14,9 +14,10 @@ from zonectl.mongo.state import WHOLE
 
 STAGE = "$listClusterCatalog"
 # Unrecognized pipeline stage (a server before the stage, or one that misreports its
-# version), and Unauthorized: on admin it needs the cluster action listClusterCatalog
-# (clusterMonitor has it), where listCollections needs only a read role per database.
-REFUSED = frozenset({40324, 13})
+# version); Unauthorized: on admin it needs the cluster action listClusterCatalog
+# (clusterMonitor has it), where listCollections needs only a read role per database; and
+# QueryFeatureNotAllowed, in case a binary gates the stage by FCV (guessed, not seen).
+REFUSED = frozenset({40324, 13, 224})
 
 Entry = dict[str, Any]
 
