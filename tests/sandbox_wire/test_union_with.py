@@ -143,16 +143,3 @@ def test_list_cluster_catalog_is_an_unknown_stage_before_8_0_10(sandbox_server: 
         list(sb.client.admin.aggregate([{"$listClusterCatalog": {}}]))
     assert caught.value.code == 40324
     assert "Unrecognized pipeline stage name: '$listClusterCatalog'" in str(caught.value)
-
-
-@pytest.mark.parametrize("version", ["8.0.10", "8.3"])
-def test_list_cluster_catalog_is_not_called_unknown_where_the_server_has_it(
-    sandbox_server: Any, version: str
-) -> None:
-    """From 8.0.10 the server has the stage; the sandbox does not implement it and says so
-    (a departure, not a server's answer)."""
-    sb = sandbox_server(version)
-    with pytest.raises(OperationFailure) as caught:
-        list(sb.client.admin.aggregate([{"$listClusterCatalog": {}}]))
-    assert caught.value.code != 40324
-    assert "$listClusterCatalog is not supported by the sandbox" in str(caught.value)

@@ -1,6 +1,7 @@
 """Reading what unsharded pins and namespace patterns need: databases and their primaries,
-unsharded collections (one listCollections per database), tracked `unsplittable` ones,
-per-shard sizes, moveCollection operations in flight, and collection sizes for moves.
+unsharded collections (one $listClusterCatalog on 8.0.10+/8.1+, else one listCollections
+per database), tracked `unsplittable` ones, per-shard sizes, moveCollection operations in
+flight, and collection sizes for moves.
 
 Read only when the policy has a pattern or pins an unsharded collection; otherwise nothing
 beyond the usual config reads is sent.
@@ -19,6 +20,7 @@ from pymongo.errors import OperationFailure, PyMongoError
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import LiveMove, LiveUnsharded
 from zonectl.model.desired import DesiredState
+from zonectl.mongo.cluster_catalog import read_cluster_catalog
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.state import WHOLE
 from zonectl.plan.ops import Impact, MoveCollection
@@ -65,8 +67,9 @@ def wanted_databases(desired: DesiredState, names: list[str]) -> list[str]:
 
 
 def read_listing(conn: Connection, desired: DesiredState) -> Listing:
-    """listDatabases, config.databases, config.collections, one listCollections per wanted
-    database, the tracked collections' chunk, and (8.0+) config.reshardingOperations."""
+    """listDatabases, config.databases, config.collections, the wanted databases'
+    collections ($listClusterCatalog, else one listCollections each and the tracked
+    collections' chunk), and (8.0+) config.reshardingOperations."""
     out = Listing()
     client, config = conn.client, conn.client.config
     try:
@@ -87,8 +90,13 @@ def read_listing(conn: Connection, desired: DesiredState) -> Listing:
             if not d.get("unsplittable"):
                 by_db.setdefault(str(d["_id"]).split(".", 1)[0], []).append(d)
         wanted = wanted_databases(desired, names)
-        out.round_trips += len(wanted)
-        for db, entries in _list_collections(conn, wanted):
+        listed_dbs = read_cluster_catalog(conn, wanted)  # one aggregation on 8.0.10+/8.1+
+        if listed_dbs is None:
+            listed_dbs = _list_collections(conn, wanted)
+            out.round_trips += len(wanted)
+        else:
+            out.round_trips += 1
+        for db, entries in listed_dbs:
             for entry in entries:
                 _add_collection(out, db, entry, tracked, by_db.get(db, []), conn)
         if _major(conn.version) >= 8:
@@ -105,9 +113,9 @@ def read_listing(conn: Connection, desired: DesiredState) -> Listing:
 def _list_collections(
     conn: Connection, databases: list[str]
 ) -> list[tuple[str, list[dict[str, Any]]]]:
-    """listCollections of each database (one command each; $listClusterCatalog, which
-    lists them all at once, is 8.0.10+ and documented as unsupported and unstable), sent
-    from a few threads so a distant mongos's latency is paid about once."""
+    """listCollections of each database (one command each), where $listClusterCatalog
+    (cluster_catalog.py) is absent or refused; sent from a few threads so a distant
+    mongos's latency is paid about once."""
     if not databases:
         return []
 
@@ -137,7 +145,9 @@ def _add_collection(
         return
     shard = out.databases.get(db, "")
     doc = tracked.get(ns)
-    if doc is not None:
+    if doc is not None and entry.get("shards"):
+        shard = str(entry["shards"][0])  # $listClusterCatalog: its one chunk's owner
+    elif doc is not None:
         chunk = conn.client.config.chunks.find_one({"uuid": doc.get("uuid")}, {"shard": 1})
         out.round_trips += 1
         shard = str(chunk["shard"]) if chunk else shard

@@ -1,5 +1,6 @@
 """Expand the glob keys of `collections:` against the live namespaces. Pure: the mongo layer
-lists the namespaces (config.collections and one listCollections per database).
+lists the namespaces (config.collections, and $listClusterCatalog or one listCollections
+per database).
 
 A pattern is fnmatch-style (`*`, `?`, `[...]`) in each part of "db.coll"; the first dot
 separates the parts, so a wildcard never crosses from the database into the collection name.

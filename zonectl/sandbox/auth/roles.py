@@ -24,6 +24,9 @@ MONITOR_CLUSTER = frozenset(
         "shardedDataDistribution",
         # 7.0+: $listSampledQueries (manual: "requires the clusterMonitor role")
         "listSampledQueries",
+        # 8.0.10+/8.1: $listClusterCatalog on admin (mongo's jstest "privileges of using
+        # $listClusterCatalog": clusterMonitor may run it on admin, `read` on admin may not)
+        "listClusterCatalog",
     }
 )  # fmt: skip
 MANAGER_CLUSTER = frozenset(

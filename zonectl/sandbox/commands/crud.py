@@ -23,7 +23,7 @@ from zonectl.sandbox.auth.roles import is_allowed
 from zonectl.sandbox.catalog import data_distribution
 from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
-from zonectl.sandbox.commands import current_op
+from zonectl.sandbox.commands import cluster_catalog, current_op
 from zonectl.sandbox.commands.authz import command_namespace
 from zonectl.sandbox.commands.collection_pipeline import run_on_collection
 from zonectl.sandbox.commands.move_collection import CURRENT_OP
@@ -302,6 +302,9 @@ def _authorize_aggregate(request: Request) -> bool:
         return not options.get("allUsers") or is_allowed(roles, "cluster", "inprog")
     if list(first) == [LIST_SAMPLED_QUERIES]:
         return is_allowed(roles, "cluster", "listSampledQueries")
+    if list(first) == [cluster_catalog.STAGE] and _has_catalog_stage(request):
+        needed = cluster_catalog.privilege(request.db, request.arg == 1)
+        return needed is None or is_allowed(roles, *needed)
     # $unionWith needs find on each collection it reads (LiteParsed::requiredPrivileges).
     unions = [f"{request.db}.{coll}" for coll in _union_collections(request.body.get("pipeline"))]
     return all(is_allowed(roles, ns, "find") for ns in [command_namespace(request), *unions])
@@ -317,20 +320,8 @@ def _union_collections(pipeline: Any) -> Iterator[str]:
             yield from _union_collections(spec.get("pipeline"))
 
 
-# Collectionless stages of real servers the sandbox does not implement: from which version
-# a server has them (manual: $listClusterCatalog "New in version 8.0.10", and in 8.1).
-_LATER_STAGES = {"$listClusterCatalog": ((8, 0, 10), (8, 1, 0))}
-
-
-def _server_has(request: Request, stage: str) -> bool:
-    """Whether the server the sandbox plays knows `stage` (one it does not implement)."""
-    since = _LATER_STAGES.get(stage)
-    if since is None:
-        return False
-    parts = [int(p) for p in request.sandbox.version.version.split(".")[:3] if p.isdigit()]
-    have = tuple([*parts, 0, 0, 0][:3])
-    patch_release, next_release = since
-    return have >= next_release or (have[:2] == patch_release[:2] and have >= patch_release)
+def _has_catalog_stage(request: Request) -> bool:
+    return cluster_catalog.supported(request.sandbox.version)
 
 
 def _first_stage(pipeline: Any) -> Mapping[str, Any]:
@@ -392,9 +383,11 @@ def aggregate(request: Request) -> dict[str, Any]:
         return cursor_reply(
             request, "admin.$cmd.aggregate", (encode(d) for d in found), batch_size=batch
         )
+    if first_stage == [cluster_catalog.STAGE] and _has_catalog_stage(request):
+        return _list_cluster_catalog(request, list(pipeline or ()), cursor_opts)
     if request.arg == 1:
         name = first_stage[0] if first_stage else None
-        if name is not None and name not in KNOWN_STAGES and not _server_has(request, name):
+        if name is not None and name not in KNOWN_STAGES:
             # Parsing comes first: a stage the server lacks fails as the server fails it.
             raise CommandError.assertion(40324, f"Unrecognized pipeline stage name: '{name}'")
         what = f"{name}" if name else "{aggregate: 1}"
@@ -409,30 +402,28 @@ def aggregate(request: Request) -> dict[str, Any]:
     return cursor_reply(request, namespace, (encode(d) for d in results), batch_size=batch_size)
 
 
+def _list_cluster_catalog(
+    request: Request, pipeline: list[Any], cursor_opts: Mapping[str, Any]
+) -> dict[str, Any]:
+    """$listClusterCatalog (cluster_catalog.py), then the rest of the pipeline on its output."""
+    options = cluster_catalog.parse(pipeline, request.arg == 1)
+    docs = cluster_catalog.documents(request.sandbox, request.db, options)
+    results = list(run_pipeline(docs, pipeline[1:], lambda coll: []))
+    batch = _non_negative(cursor_opts, "batchSize", "BatchSize")
+    return cursor_reply(
+        request, f"{request.db}.$cmd.aggregate", (encode(d) for d in results), batch_size=batch
+    )
+
+
 @command("listCollections")
 def list_collections(request: Request) -> dict[str, Any]:
-    catalog = request.sandbox.catalog
-    prefix = f"{request.db}."
     query = request.body.get("filter") or {}
     validate(query)
     name_only = bool(request.body.get("nameOnly"))
-    entries = []
-    for ns in catalog.namespaces():
-        if not ns.startswith(prefix):
-            continue
-        name = ns[len(prefix) :]
-        meta = getattr(catalog.get(ns), "meta", {})
-        entry: dict[str, Any] = {"name": name, "type": meta.get("type", "collection")}
-        if not name_only:
-            entry.update(
-                options=dict(meta.get("options", {})),
-                info={"readOnly": False},
-                idIndex={"v": 2, "key": {"_id": 1}, "name": "_id_"},
-            )
-        if matches(entry, query):
-            entries.append(entry)
+    entries = cluster_catalog.collection_entries(request.sandbox, request.db, name_only)
+    found = [e for e in entries if matches(e, query)]
     return cursor_reply(
-        request, f"{request.db}.$cmd.listCollections", (encode(e) for e in entries), batch_size=None
+        request, f"{request.db}.$cmd.listCollections", (encode(e) for e in found), batch_size=None
     )
 
 
