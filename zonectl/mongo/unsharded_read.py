@@ -211,22 +211,30 @@ def read_home_shard(conn: Connection, ns: str) -> str | None:
 
 
 def read_move_impacts(conn: Connection, plan: Plan) -> dict[int, Impact]:
-    """Bytes each moveCollection copies, from collStats (None-free: skipped when refused)."""
-    impacts: dict[int, Impact] = {}
-    for index, op in enumerate(plan.ops):
-        if not isinstance(op, MoveCollection):
-            continue
-        db, name = op.ns.split(".", 1)
+    """Bytes each moveCollection copies, from collStats (None-free: skipped when refused);
+    one command per moved collection, sent from a few threads so a distant mongos's latency
+    is paid about once, not once per namespace."""
+    wanted = [(i, op.ns) for i, op in enumerate(plan.ops) if isinstance(op, MoveCollection)]
+
+    def size(ns: str) -> int | None:
+        db, name = ns.split(".", 1)
         try:
-            stats = conn.client[db].command({"collStats": name})
+            return int(conn.client[db].command({"collStats": name}).get("size", 0))
         except OperationFailure:
-            continue
+            return None
         except PyMongoError as exc:
-            raise ClusterError(
-                f"{conn.uri}: collStats of {op.ns} failed: {redact(str(exc))}"
-            ) from None
-        impacts[index] = Impact(chunks=1, migrating=1, bytes=int(stats.get("size", 0)))
-    return impacts
+            why = redact(str(exc))
+            raise ClusterError(f"{conn.uri}: collStats of {ns} failed: {why}") from None
+
+    if not wanted:
+        return {}
+    with ThreadPoolExecutor(min(THREADS, len(wanted))) as pool:
+        sizes = list(pool.map(size, [ns for _, ns in wanted]))
+    return {
+        i: Impact(chunks=1, migrating=1, bytes=n)
+        for (i, _), n in zip(wanted, sizes, strict=True)
+        if n is not None
+    }
 
 
 def _major(version: str) -> int:
