@@ -14,6 +14,8 @@ from typing import Any
 import pymongo
 import pytest
 from apply_kit import Cluster, Make, zonectl
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from zonectl.sandbox.wire.reset_proxy import ResetProxy
 
@@ -113,6 +115,28 @@ def test_a_move_that_committed_before_its_connection_died_is_found_done(
     assert p.commands["moveRange"] == 16
     assert _commits(cluster) == 16
     _converged(cluster, policy, 4, 4)
+
+
+@settings(
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(nth=st.integers(1, 8), reply_bytes=st.integers(0, 100))  # the reply is ~160 bytes
+def test_any_move_whose_reply_is_cut_short_is_found_done_and_never_sent_twice(
+    make_cluster: Make, tmp_path_factory: pytest.TempPathFactory, nth: int, reply_bytes: int
+) -> None:
+    """Whichever move of the queue loses its reply, and however much of the reply got
+    through (none, part of the header, part of the body), the run counts it done."""
+    file, policy = _files(tmp_path_factory.mktemp("cut"), pairs=4, chunks=2)
+    cluster = make_cluster(cluster=file)
+    with ResetProxy(("127.0.0.1", cluster.handle.port)) as p:
+        fired = p.cut("moveRange", nth, reply_bytes=reply_bytes)
+        result = zonectl("apply", policy, "--uri", p.uri, "--yes", "--migrate")
+    assert fired.is_set()
+    assert result.code == 0, result.err
+    assert "8 chunks moved, 0 skipped, 0 left; 1 connection reset (1 found done)" in result.err
+    assert p.commands["moveRange"] == 8
+    assert _commits(cluster) == 8
+    _converged(cluster, policy, 4, 2)
 
 
 def test_a_move_still_running_when_its_connection_died_is_awaited_not_sent_again(
