@@ -22,10 +22,11 @@ class MongoMoveWatch:
 
     def read_running(self, ns: str, lo: Mapping[str, Any], to: str) -> bool | None:
         """True while the donor still runs the migration of the chunk starting at `lo` to
-        `to`. The config server sends the donor `_shardsvrMoveRange` (6.0+) or `moveChunk`
-        (5.0) with fromShard/toShard/min/max (mongo:src/mongo/db/s/
-        shardsvr_move_range_command.cpp; the migration itself runs on its own client, so it
-        goes on when the client that asked for it is gone). Not config.migrations: 4.4-6.x
+        `to`. The config server sends the donor `_shardsvrMoveRange` (6.0+; IDL alias
+        `moveChunk`, the 5.0 name) carrying toShard/min/max (mongo:src/mongo/s/request_types/
+        move_range_request.idl, MoveRangeRequestBase); the migration itself runs on its own
+        client, so it goes on when the client that asked for it is gone
+        (mongo:src/mongo/db/s/shardsvr_move_range_command.cpp). Not config.migrations: 4.4-6.x
         only, and a tool should not depend on it (reference §2.6). None without the
         `inprog` privilege ($currentOp of every user's operations)."""
         pipeline: list[dict[str, Any]] = [
