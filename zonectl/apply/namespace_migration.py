@@ -14,7 +14,7 @@ from zonectl.apply import migrate
 from zonectl.apply.collection_moves import settle_running_move, verify_move
 from zonectl.apply.interrupt import stop_requested
 from zonectl.apply.migrate import MigrationResult, MoveSet, make_move_op
-from zonectl.apply.move_lookup import send_looked_up
+from zonectl.apply.move_lookup import Lookup, send_looked_up
 from zonectl.apply.outcome import ApplyOptions, ApplyResult, Events
 from zonectl.apply.parallel import Hooks, ParallelOutcome, chunk_text, run_parallel
 from zonectl.apply.ports import Ports
@@ -155,6 +155,23 @@ class NamespaceMigration:
         if out.moved:
             self.result.changed = True
 
+    def _lookup(self, move: PendingMove, to: str) -> Lookup:
+        """How a move whose connection reset is looked up (apply/move_lookup.py)."""
+        lo = cast(tuple[dict[str, Any], Any], move.payload)[0]
+        watch = self.ports.moves
+
+        def landed() -> bool:
+            if watch is not None:
+                return watch.read_owner(move.ns, lo) == to
+            chunks = self.ports.chunks.read_chunks(move.ns)
+            return any(sort_key(c["min"]) == sort_key(lo) and c["shard"] == to for c in chunks)
+
+        def running() -> bool | None:
+            return None if watch is None else watch.read_running(move.ns, lo, to)
+
+        what = f"{chunk_text(move)} -> {to}"
+        return Lookup(landed, running, self.events.note, what, self.result.resets)
+
     def _hooks(self, label: str) -> Hooks:
         major, force = self.ports.major, self.options.force_jumbo
         steps: dict[tuple[str, int], int] = {}
@@ -164,17 +181,8 @@ class NamespaceMigration:
                 status = self._send_collection(cast(MoveCollection, move.payload))
                 return "moved" if status == "done" else f"skipped: {status}"
             op = make_move_op(move, to, major=major, force_jumbo=force)
-
-            def landed() -> bool:
-                lo = sort_key(cast(tuple[dict[str, Any], Any], move.payload)[0])
-                chunks = self.ports.chunks.read_chunks(move.ns)
-                return any(sort_key(c["min"]) == lo and c["shard"] == to for c in chunks)
-
             return send_looked_up(
-                lambda: migrate.send_move(self.ports.send, op),
-                landed,
-                self.events.note,
-                f"{chunk_text(move)} -> {to}",
+                lambda: migrate.send_move(self.ports.send, op), self._lookup(move, to)
             )
 
         def before_start(move: PendingMove, to: str) -> None:

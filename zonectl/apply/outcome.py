@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from zonectl.apply.migrate import MigrationProgress, MigrationResult
+from zonectl.apply.move_lookup import Resets
 from zonectl.plan.ops import Op
 from zonectl.plan.value import Plan
 
@@ -49,3 +50,4 @@ class ApplyResult:
     range_s: dict[str, float] = field(default_factory=dict)  # time of its range commands
     warnings: list[str] = field(default_factory=list)
     changed: bool = False
+    resets: Resets = field(default_factory=Resets)  # connection resets during moves

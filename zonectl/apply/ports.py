@@ -67,6 +67,13 @@ class ReshardControl(Protocol):
     def abort(self, ns: str) -> None: ...
 
 
+class MoveWatch(Protocol):
+    """After a move's connection reset: its migration in flight, and the chunk's owner."""
+
+    def read_running(self, ns: str, lo: Mapping[str, Any], to: str) -> bool | None: ...
+    def read_owner(self, ns: str, lo: Mapping[str, Any]) -> str | None: ...
+
+
 class AuditStore(Protocol):
     def write(self, doc: Doc) -> None: ...
 
@@ -92,6 +99,7 @@ class Ports:
     unsharded: UnshardedReader | None = None  # needed only by MoveCollection ops
     reshard: ReshardControl | None = None  # needed only by ReshardCollection ops
     memos: MemoStore | None = None  # needed only by ops with a memo (one-shot settings)
+    moves: MoveWatch | None = None  # a move's lookup after a reset (apply/move_lookup.py)
     # Seconds on the cluster's clock, for --budget and the progress bar: time.monotonic,
     # or an in-process sandbox's (virtual) clock so both run in simulated time.
     clock: Callable[[], float] = time.monotonic

@@ -24,6 +24,7 @@ from zonectl.mongo.echo import CommandEcho
 from zonectl.mongo.executor import bind
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease
+from zonectl.mongo.move_watch import MongoMoveWatch
 from zonectl.mongo.reshard_read import MongoReshard
 from zonectl.mongo.settings_read import MongoOnce
 from zonectl.mongo.state import read_cluster_state
@@ -49,6 +50,7 @@ def build_ports(conn: Connection, database: str) -> Ports:
         unsharded=MongoUnsharded(conn),
         reshard=MongoReshard(conn),
         memos=MongoOnce(client, database),
+        moves=MongoMoveWatch(client),
         clock=conn.clock,
     )
 

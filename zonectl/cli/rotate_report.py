@@ -45,7 +45,8 @@ def report(result: ApplyResult, window: WindowPlan) -> int:
     stderr.print(
         f"zonectl: rotated {len(window.moves)} window(s)"
         f"{_pattern_count(window)}: {ops_done(result)} "
-        f"(plan {result.plan_id}, rotate {result.apply_id}); balancing restored",
+        f"(plan {result.plan_id}, rotate {result.apply_id}){result.resets.describe()}; "
+        "balancing restored",
         markup=False,
     )
     return int(ExitCode.OK)
