@@ -19,24 +19,25 @@ SHARDS = [f"s{i}" for i in range(2 * PAIRS)]
 EVERY = {f"bench.n{k}" for k in range(PAIRS)}
 
 
-def _cluster_yaml(version: str) -> str:
+def _cluster_yaml(version: str, shards: list[str]) -> str:
     colls = "".join(
         f"  - {{ns: bench.n{k}, key: {{k: 1}}, chunks: {CHUNKS}, distribution: all-on-one, "
         f"shard: s{2 * k}, keys: {{type: int, start: 0, step: 100}}, "
         "chunkSize: {bytes: 8388608, docs: 100}}\n"
         for k in range(PAIRS)
     )
-    shards = "".join(f"  - {{name: {s}}}\n" for s in SHARDS)
+    listed = "".join(f"  - {{name: {s}}}\n" for s in shards)
     return (
-        f'version: "{version}"\nshards:\n{shards}databases:\n  - {{name: bench, primary: s0}}\n'
+        f'version: "{version}"\nshards:\n{listed}databases:\n  - {{name: bench, primary: s0}}\n'
         f"collections:\n{colls}"
     )
 
 
-def _policy_yaml() -> str:
+def _policy_yaml(second: dict[str, str]) -> str:
+    """Z{k} on s{2k+1}; `second` adds shards to zones ({"s8": "Z1"})."""
     shards = "".join(
         f"  {s}: [Z{i // 2}]\n" if i % 2 else f"  {s}: []\n" for i, s in enumerate(SHARDS)
-    )
+    ) + "".join(f"  {s}: [{zone}]\n" for s, zone in second.items())
     colls = "".join(
         f"  bench.n{k}:\n    key: {{k: 1}}\n    ranges:\n"
         f"      - {{zone: Z{k}, min: {{k: {{$minKey: 1}}}}, max: {{k: {{$maxKey: 1}}}}}}\n"
@@ -45,9 +46,12 @@ def _policy_yaml() -> str:
     return f"apiVersion: zonectl/v1\nkind: ZonePolicy\nshards:\n{shards}collections:\n{colls}"
 
 
-def _four(make_cluster: Make, tmp_path: Path, version: str) -> tuple[Cluster, str]:
-    (tmp_path / "cluster.yaml").write_text(_cluster_yaml(version))
-    (tmp_path / "policy.yaml").write_text(_policy_yaml())
+def _four(
+    make_cluster: Make, tmp_path: Path, version: str, second: dict[str, str] | None = None
+) -> tuple[Cluster, str]:
+    second = second or {}
+    (tmp_path / "cluster.yaml").write_text(_cluster_yaml(version, SHARDS + list(second)))
+    (tmp_path / "policy.yaml").write_text(_policy_yaml(second))
     return make_cluster(version, cluster=tmp_path / "cluster.yaml"), str(tmp_path / "policy.yaml")
 
 
@@ -116,6 +120,34 @@ def mid_queue(cluster: Cluster, action: Callable[[], Any]) -> Iterator[None]:
         done.set()
         thread.join(60)
     assert not errors, errors
+
+
+def test_a_recipient_that_starts_draining_mid_apply_refuses_and_the_rest_goes_on(
+    make_cluster: Make, tmp_path: Path
+) -> None:
+    # 5.0: moveChunk goes through checkMoveAllowed, which refuses a draining destination
+    # (IllegalOperation "<shard> is currently draining."; reference §4.1; 6.0+ no longer
+    # checks, SERVER-81352). Zone Z1 is on s3 and s8 (removeShard refuses to drain the only
+    # shard of a zone with ranges, §1.3); s3 starts draining while the first moves run.
+    cluster, policy = _four(make_cluster, tmp_path, "5.0", {"s8": "Z1"})
+    with mid_queue(cluster, lambda: cluster.client.admin.command("removeShard", "s3")):
+        result = zonectl("apply", policy, "--uri", cluster.uri, "--yes", "--migrate")
+    assert result.code == 1, result.err
+    assert all(_in_zone(cluster, ns) for ns in EVERY - {"bench.n1"})
+    failed = [line for line in result.err.splitlines() if line.startswith("zonectl: bench.n1: ")]
+    assert len(failed) == 1, result.err
+    assert " of 4 moves failed: IllegalOperation: s3 is currently draining." in failed[0]
+    assert "1 namespace failed, 12 moves of other namespaces completed" in result.err
+    assert "s2" in _placement(cluster)["bench.n1"]  # what failed is still on the donor
+    assert cluster.state()["noBalance"] == dict.fromkeys(EVERY, False)
+    assert cluster.lease() is None and cluster.open_journals() == []
+    _journal_is_honest(cluster)
+    # The next apply sees s3 draining (no home for chunks: what it received moves on too)
+    # and sends everything of bench.n1 to s8.
+    again = zonectl("apply", policy, "--uri", cluster.uri, "--yes", "--migrate")
+    assert again.code == 0, again.err
+    assert _placement(cluster)["bench.n1"] == ["s8"] * CHUNKS
+    _journal_is_honest(cluster)
 
 
 def test_a_collection_that_stops_allowing_migrations_mid_apply_fails_alone(
