@@ -67,8 +67,10 @@ def test_bad_parallel_or_budget_is_a_usage_error_before_anything_is_sent(
 def test_a_failed_move_is_reported_by_chunk_and_the_others_continue(cluster: Cluster) -> None:
     cluster.tap.arm("moveRange", "app.events", 3, errorCode=20, errmsg="s-std-0 is draining")
     result = zonectl("apply", str(MIGRATE), "--uri", cluster.uri, "--yes", "--migrate")
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # partial: the namespace is named, once
     assert "5 chunks moved, 0 skipped, 0 left, 1 failed" in result.err
+    assert "zonectl: app.events: 1 of 6 moves failed: IllegalOperation: " in result.err
+    assert "zonectl: partial: 1 namespace failed; fix the cause" in result.err
     assert "app.events [{ x: " in result.err and "IllegalOperation" in result.err
     assert len(out_of_zone(cluster, "app.events")) == 1
 

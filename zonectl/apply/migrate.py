@@ -38,6 +38,10 @@ from zonectl.plan.ops import MoveRange, Op, SplitChunk
 Chunk = Mapping[str, Any]
 CHUNK_TOO_BIG = 153
 CONFLICTING_OPERATION = 117
+# The same code when the collection disallows migrations (setAllowMigrations false, a
+# resharding, a drop): not a shard that is busy for a moment, so not retried
+# (mongo:src/mongo/db/s/migration_source_manager.cpp).
+UNDERGOING_CHANGES = "Collection is undergoing changes"
 CONFLICT_RETRIES = 5
 CONFLICT_BACKOFF_S = 0.2
 
@@ -75,6 +79,7 @@ class MigrationResult:
     skipped: list[str] = field(default_factory=list)
     left: int = 0  # not attempted: the budget ran out
     failed: list[str] = field(default_factory=list)  # per chunk: the server's error
+    reasons: list[str] = field(default_factory=list)  # the distinct errors, in order
     bytes_moved: int = 0
 
 
@@ -217,7 +222,8 @@ def _text(c: Chunk) -> str:
 
 def send_move(send: Any, op: Op) -> str:
     """Send one move: "moved", or "skipped: ..." for ChunkTooBig; ConflictingOperation-
-    InProgress (another migration on the donor or recipient, §4.4) is retried a few times."""
+    InProgress (another migration on the donor or recipient, §4.4) is retried a few times,
+    unless it says the collection disallows migrations."""
     for attempt in range(CONFLICT_RETRIES + 1):
         try:
             send(op)
@@ -225,7 +231,11 @@ def send_move(send: Any, op: Op) -> str:
         except OpFailedError as exc:
             if exc.code == CHUNK_TOO_BIG:
                 return f"skipped: {exc.message} (use --force-jumbo to move it anyway)"
-            if exc.code == CONFLICTING_OPERATION and attempt < CONFLICT_RETRIES:
+            if (
+                exc.code == CONFLICTING_OPERATION
+                and attempt < CONFLICT_RETRIES
+                and (UNDERGOING_CHANGES not in exc.errmsg)
+            ):
                 time.sleep(CONFLICT_BACKOFF_S * (2**attempt))
                 continue
             raise

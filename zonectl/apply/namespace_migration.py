@@ -146,6 +146,7 @@ class NamespaceMigration:
         res.commands, res.moved, res.bytes_moved = out.commands, out.moved, out.bytes_moved
         res.skipped.extend(out.skipped)
         res.failed.extend(out.failed)
+        res.reasons.extend(out.reasons)
         res.left = len(out.left)
         if out.left and self.budget_at is not None and self.ports.clock() >= self.budget_at:
             self.events.note(

@@ -42,6 +42,7 @@ class ParallelOutcome:
     commands: int = 0
     skipped: list[str] = field(default_factory=list)  # e.g. ChunkTooBig: needs --force-jumbo
     failed: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)  # distinct server errors of `failed`
     left: list[PendingMove] = field(default_factory=list)  # never started (budget, failure)
     by_ns: dict[str, ParallelOutcome] = field(default_factory=dict)  # the same, per namespace
 
@@ -50,9 +51,10 @@ class ParallelOutcome:
         return self.by_ns.setdefault(ns, ParallelOutcome())
 
     def tally(self, move: PendingMove, *, moved: bool = False, command: bool = False,
-              skipped: str = "", failed: str = "") -> None:  # fmt: skip
+              skipped: str = "", failed: str = "", why: str = "") -> None:  # fmt: skip
         """Count one event of `move` in the total and in its namespace's part."""
         for out in (self, self.of(move.ns)):
+            out.reasons.extend([why] if why and why not in out.reasons else [])
             out.commands += command
             out.moved += moved
             out.bytes_moved += move.bytes if moved else 0
@@ -127,7 +129,7 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
         elif isinstance(exc, OpFailedError):
             dispatcher.done(s, ok=False)
             why = f"{exc.code_name}: {exc.errmsg}"
-            out.tally(s.move, failed=f"{chunk_text(s.move)} -> {s.to}: {why}")
+            out.tally(s.move, failed=f"{chunk_text(s.move)} -> {s.to}: {why}", why=why)
             hooks.after(s.move, s.to, "failed")
         else:
             dispatcher.done(s, ok=False)

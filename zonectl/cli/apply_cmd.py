@@ -29,6 +29,7 @@ from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
+from zonectl.cli.migrate_failures import report_failures
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
@@ -122,7 +123,9 @@ def command(
     recover` can clean up after a crash.
 
     Exit codes: 0 applied (or nothing to do); 1 runtime error, stale plan,
-    lease held; 3 invalid policy; 5 balancing could not be restored: run the
+    lease held, or partial: --migrate moves of some namespaces failed (each
+    named with the server's reason; the others' moves completed); 3 invalid
+    policy; 5 balancing could not be restored: run the
     printed command; 130 interrupted (balancing restored).
 
     Examples:
@@ -297,4 +300,4 @@ def _summary(result: ApplyResult) -> int:
                 "(the budget ran out, or no shard could take them); "
                 "rerun apply --migrate to move them now"
             )
-    return int(ExitCode.OK)
+    return report_failures(result)

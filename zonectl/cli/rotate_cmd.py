@@ -110,7 +110,8 @@ def command(
     run's window without writing, use `zonectl plan --at`.
 
     Exit codes: 0 rotated or nothing due; 1 runtime error (including a
-    window that cannot be placed on this cluster); 2 bad option; 3 invalid
+    window that cannot be placed on this cluster), or partial: --migrate
+    moves of some namespaces failed (each named); 2 bad option; 3 invalid
     policy; 5 needs a human: balancing could not be restored (run the
     printed command), or a window would move backwards, or the clocks
     differ by more than --max-clock-skew (nothing was sent).

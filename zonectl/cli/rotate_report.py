@@ -10,6 +10,7 @@ from zonectl.apply.run import ApplyResult
 from zonectl.cli.apply_wiring import ops_done
 from zonectl.cli.boundary import stderr
 from zonectl.cli.common import warn
+from zonectl.cli.migrate_failures import report_failures
 from zonectl.errors import ExitCode
 from zonectl.plan.restrict import WindowPlan
 from zonectl.render.summary import plural
@@ -49,7 +50,7 @@ def report(result: ApplyResult, window: WindowPlan) -> int:
         "balancing restored",
         markup=False,
     )
-    return int(ExitCode.OK)
+    return report_failures(result)
 
 
 def listing(title: str, problems: Sequence[str]) -> str:

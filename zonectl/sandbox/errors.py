@@ -67,6 +67,7 @@ CODES: dict[str, int] = {
     "ReshardCollectionAborted": 341,
     "Location": 0,  # placeholder name for numeric assertions; see `assertion`
     "DuplicateKey": 11000,
+    "Interrupted": 11601,
     "StaleConfig": 13388,
     "IDLFailedToParse": 40414,
     "IDLUnknownField": 40415,

@@ -31,6 +31,7 @@ from zonectl.sandbox.balancer.migrations import (
     InFlight,
     commit_move,
     forget_migration,
+    log_move,
     record_migration,
 )
 from zonectl.sandbox.balancer.policy import PolicyParams
@@ -230,6 +231,20 @@ class Balancer:
             )
         self.cluster.clock.note_activity()
         self._cond.notify_all()
+
+    def abort(self, ns: str, error: CommandError) -> int:
+        """Abort every migration of `ns` in flight (migrations disallowed, the collection
+        dropped): the shard's refresh calls `MigrationSourceManager::abort`, which kills the
+        moveChunk's operation, and `_cleanupOnError` logs moveChunk.error. How many."""
+        with self._cond:
+            aborted = [m for m in self.active if m.ns == ns]
+            for mig in aborted:
+                self.active.release(mig)
+                forget_migration(self.cluster, mig)
+                log_move(self.cluster, "moveChunk.error", mig, {}, by=mig.donor)
+                mig.error = error
+            self._cond.notify_all()
+            return len(aborted)
 
     @property
     def copy_rate(self) -> float:

@@ -79,6 +79,16 @@ def _move_chunk(
     conflict = balancer.active.conflict(donor, to)
     if conflict is not None:
         raise conflict
+    doc = cluster.collection_doc(ns) or {}
+    if doc.get("allowMigrations", True) is False or doc.get("permitMigrations", True) is False:
+        # migration_source_manager.cpp: the donor refuses while the collection's metadata
+        # disallows migrations (setAllowMigrations false, a resharding, a DDL coordinator);
+        # jstests/sharding/move_chunk_permitMigrations.js asserts this code after
+        # setAllowMigrations false.
+        raise CommandError.of(
+            "ConflictingOperationInProgress",
+            "Collection is undergoing changes so moveChunk is not allowed.",
+        )
     if not force_jumbo:
         max_bytes = view.max_chunk_size_bytes(cluster, ns, balancer.current_settings())
         error = too_big_error(ns, lo, hi, store.size_at(i), store.count_at(i), max_bytes)

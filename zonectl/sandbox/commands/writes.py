@@ -263,6 +263,9 @@ def create(request: Request) -> dict[str, Any]:
     return {}
 
 
+INTERRUPTED = "operation was interrupted"  # an operation killed by markKilled()
+
+
 @command("drop")
 def drop(request: Request) -> dict[str, Any]:
     namespace = namespace_of(request)
@@ -271,6 +274,9 @@ def drop(request: Request) -> dict[str, Any]:
         # A mongos refuses to drop the sharding metadata it serves.
         raise CommandError.of("IllegalOperation", f"Cannot drop collection {namespace} via mongos")
     existed = request.sandbox.catalog.drop(namespace)
+    # The DDL coordinator stops migrations first (sharding_ddl_util::stopMigrations): a
+    # migration of it in flight is aborted, its moveChunk answers Interrupted.
+    request.sandbox.balancer.abort(namespace, CommandError.of("Interrupted", INTERRUPTED))
     # A sharded collection's drop also removes its config.collections entry, chunks and
     # zone ranges (reference §1.7; Cluster.drop_collection), documents or not.
     existed = request.sandbox.cluster.drop_collection(namespace) or existed
@@ -297,6 +303,7 @@ def drop_database(request: Request) -> dict[str, Any]:
     sharded = [d["_id"] for d in cluster.coll("config.collections") if _in_db(d["_id"], db)]
     known = cluster.database_doc(db) is not None
     for ns in sharded:
+        request.sandbox.balancer.abort(ns, CommandError.of("Interrupted", INTERRUPTED))
         cluster.drop_collection(ns)
     if known:
         cluster.coll("config.databases").remove(db)
