@@ -31,7 +31,7 @@ def spread_estimates(colls: Sequence[NamespaceChunks]) -> tuple[list[NamespaceCh
         own = [m for m in c.samples if m[1] > 0]
         sample = own if len(own) >= MIN_SAMPLE else pooled
         slots = sorted(c.estimated)
-        if len(sample) < MIN_SAMPLE or not slots:
+        if len(sample) < MIN_SAMPLE or not slots or not any(size for size, _ in sample):
             out.append(c)
             continue
         shaped.update([n] if sample is own else [k for k, d in enumerate(colls) if d.samples])
@@ -55,17 +55,23 @@ def spread_estimates(colls: Sequence[NamespaceChunks]) -> tuple[list[NamespaceCh
 
 def fit_total(sizes: Sequence[float], total: int, ceiling: float) -> list[int]:
     """`sizes` scaled to sum to `total` in whole bytes, none above `ceiling` (those below it
-    take up what the clipped ones cannot); as they are where `total` cannot fit."""
+    take up what the clipped ones cannot; zeros, by their headroom); as they are where
+    `total` cannot fit (more than `ceiling` each)."""
     out = list(sizes)
     for _ in range(len(out)):
-        free = [i for i, v in enumerate(out) if v < ceiling]
-        room = sum(out[i] for i in free)
         gap = total - sum(out)
+        # growing: only those below the ceiling; shrinking: every one
+        free = [i for i, v in enumerate(out) if v < ceiling or gap < 0]
+        room = sum(out[i] for i in free)
         if abs(gap) < 1 or room <= 0:
             break
         grow = 1 + gap / room
         for i in free:
             out[i] = min(ceiling, out[i] * grow)
+    gap = total - sum(out)
+    headroom = sum(ceiling - v for v in out)
+    if gap >= 1 and headroom > 0:  # zeros cannot grow by scaling: by their headroom then
+        out = [v + gap * (ceiling - v) / headroom for v in out]
     whole = [int(v) for v in out]
     if whole and abs(sum(out) - total) < 1:  # the bytes lost to rounding, on the smallest
         small = min(range(len(whole)), key=lambda i: whole[i])
