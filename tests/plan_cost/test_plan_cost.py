@@ -146,9 +146,12 @@ def test_the_demo_plan_measures_at_most_its_budget_and_says_which_sizes_it_estim
     assert moving > budget > 0  # the default budget is small: most sizes are estimates
     assert doc["server_footprint"]["commands"]["dataSize"] == stated["measured"] == budget
     assert stated["measured"] + stated["estimated"] == moving
+    # the estimates are spread like the measured sample (a round lasts its largest move)
+    assert stated["estimates_spread_like_measured"] == budget
     assert doc["forecast"]["notes"] == [
         f"chunk sizes: {budget} measured (dataSize), {moving - budget} estimated from "
         + " and ".join(stated["estimated_from"])
+        + f", spread like the {budget} measured"
     ]
 
 
@@ -170,7 +173,8 @@ def test_a_one_range_plan_reads_only_that_ranges_chunks_and_counts_the_backlog(
     assert doc["forecast"]["chunks"] == 44
     assert chunk_reads.documents <= 4 + 10  # the range's off-zone chunks and a few single reads
     assert doc["forecast"]["notes"] == [
-        "chunk sizes: 4 measured (dataSize), 40 estimated from $shardedDataDistribution"
+        "chunk sizes: 4 measured (dataSize), 40 estimated from $shardedDataDistribution, "
+        "spread like the 4 measured"
     ]
 
 

@@ -22,6 +22,7 @@ from zonectl.forecast.learn import choose_model
 from zonectl.forecast.report import Assumptions, Forecast, make_forecast
 from zonectl.forecast.reshard import ReshardRates, routes_for
 from zonectl.forecast.settings import chunk_size_notes
+from zonectl.forecast.size_spread import spread_estimates
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
 from zonectl.model.cluster import feature_release
@@ -152,6 +153,8 @@ def read_forecast(
         return [coll for coll in found if coll is not None]
 
     colls = sizes.batch.replay(read)  # every namespace's chunk reads in a few aggregates
+    # Estimated chunks spread like the measured sample: a round lasts its largest migration.
+    colls, sizes.tally.spread_like = spread_estimates(colls)
     learned = read_learned(sizes.conn)
     model, source = choose_model(
         learned, flags.copy_rate if flags.rate_given else None, float(DEFAULT_COPY_RATE)

@@ -42,6 +42,10 @@ class NamespaceChunks:
     # moveRange without `max`, and the donor cuts about this much off a larger chunk
     # (reference balancer-settings §6.1 step 4). None: chunks move whole.
     max_chunk_bytes: int | None = None
+    # Indices whose size is an estimate (their shard's average bytes per chunk), and each
+    # measured chunk's (bytes, that average): the sample size_spread draws from.
+    estimated: set[int] = field(default_factory=set)
+    samples: list[tuple[int, int]] = field(default_factory=list)
 
     def shard_loads(self, by_size: bool) -> dict[str, int]:
         """Bytes (or chunks) of the collection per shard, before any move."""

@@ -45,6 +45,9 @@ class SizeTally:
     how: set[str] = field(default_factory=set)  # where the estimates came from
     refused: dict[str, str] = field(default_factory=dict)  # command -> the missing privilege
     budget: int = MAX_MEASURED  # dataSize commands allowed
+    # Measured chunks whose spread around their shard's average the estimates were given
+    # (the forecast's size_spread); 0: every estimate is the average.
+    spread_like: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """For the plan's JSON: which chunk sizes were measured and which estimated."""
@@ -54,6 +57,7 @@ class SizeTally:
             "assumed": self.assumed,
             "estimated_from": sorted(self.how),
             "measure_budget": self.budget,
+            "estimates_spread_like_measured": self.spread_like,
             "refused": dict(sorted(self.refused.items())),
         }
 
@@ -63,7 +67,8 @@ class SizeTally:
             parts.append(f"{self.measured} measured (dataSize)")
         if self.estimated:
             source = " and ".join(sorted(self.how)) or "collection statistics"
-            parts.append(f"{self.estimated} estimated from {source}")
+            spread = f", spread like the {self.spread_like} measured" if self.spread_like else ""
+            parts.append(f"{self.estimated} estimated from {source}{spread}")
         if self.assumed:
             parts.append(f"{self.assumed} assumed half the maximum chunk size")
         parts += [f"{cmd} not permitted ({why})" for cmd, why in sorted(self.refused.items())]

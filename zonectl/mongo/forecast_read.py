@@ -60,7 +60,7 @@ def read_namespace_chunks(
                 size, estimated = sizes.estimate(ns, shard, shards)
                 _tally(sizes, n, measured=False, estimated=estimated)
                 for _ in range(n):
-                    _add(out, shard, size, zone, False)
+                    _add(out, shard, size, zone, False, estimated=estimated)
     wanted = [range_key(lo, hi) for lo, hi, _ in ranges if range_key(lo, hi) in changed]
     ordered = [candidates[k] for k in sorted(candidates)]
     pieces = [
@@ -72,12 +72,15 @@ def read_namespace_chunks(
     ]
     measured = sizes.measure(ns, [(p.min, p.max) for p in pieces])
     for piece, found in zip(pieces, measured, strict=True):
+        whole, estimated = sizes.estimate(ns, piece.shard, shards)
+        average = int(whole * piece.share)
         if found is None:
-            whole, estimated = sizes.estimate(ns, piece.shard, shards)
             _tally(sizes, 1, measured=False, estimated=estimated)
-            found = int(whole * piece.share)
-        else:
-            _tally(sizes, 1, measured=True, estimated=False)
+            _add(out, piece.shard, average, piece.zone, piece.jumbo, estimated=estimated)
+            continue
+        _tally(sizes, 1, measured=True, estimated=False)
+        if estimated and average > 0 and not piece.jumbo:  # the spread around the average
+            out.samples.append((found, average))
         _add(out, piece.shard, found, piece.zone, piece.jumbo)
     out.loads = _loads(sizes, ns, shards, counts)
     out.max_chunk_bytes = sizes.move_cap(ns) if sizes.by_data_size else None
@@ -94,9 +97,19 @@ def _loads(
     return {s: counts.get(s, 0) * sizes.estimate(ns, s, shards)[0] for s in shards}
 
 
-def _add(out: NamespaceChunks, shard: str, size: int, zone: str | None, jumbo: bool) -> None:
+def _add(
+    out: NamespaceChunks,
+    shard: str,
+    size: int,
+    zone: str | None,
+    jumbo: bool,
+    *,
+    estimated: bool = False,
+) -> None:
     if jumbo:
         out.jumbo.add(len(out.shards))
+    elif estimated:
+        out.estimated.add(len(out.shards))
     out.shards.append(shard)
     out.sizes.append(size)
     out.zones.append(zone)

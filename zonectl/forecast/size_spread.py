@@ -1,0 +1,137 @@
+"""Chunk sizes that were estimated (their shard's average) spread like the measured sample:
+a balancer round lasts as long as its largest migration, so chunks all of average size make
+every round too short. Pure: the sample comes with each NamespaceChunks (forecast_read)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import zlib
+from collections.abc import Sequence
+
+from zonectl.forecast.balancer import NamespaceChunks
+
+# Fewer measured chunks than this say little about the spread: a namespace with fewer uses
+# every namespace's sample pooled, and with fewer in the pool the estimates stay averages.
+MIN_SAMPLE = 4
+
+
+def spread_estimates(colls: Sequence[NamespaceChunks]) -> tuple[list[NamespaceChunks], int]:
+    """Each namespace's estimated sizes replaced by its shard average times a factor drawn
+    from the measured chunks' ratios (measured bytes over the same average): its own sample
+    where it has MIN_SAMPLE, else every namespace's pooled. Per shard the estimates keep
+    their total (the statistics' bytes), and none exceeds the sample's largest chunk (or the
+    average, if larger): no round is made long, nor a migration cut at the chunk size, by a
+    chunk larger than any seen. Also returns how many measured chunks shaped the estimates."""
+    pooled = [m for c in colls for m in c.samples if m[1] > 0]
+    shaped: set[int] = set()
+    out: list[NamespaceChunks] = []
+    for n, c in enumerate(colls):
+        own = [m for m in c.samples if m[1] > 0]
+        sample = own if len(own) >= MIN_SAMPLE else pooled
+        slots = sorted(c.estimated)
+        if len(sample) < MIN_SAMPLE or not slots or not any(size for size, _ in sample):
+            out.append(c)
+            continue
+        shaped.update([n] if sample is own else [k for k, d in enumerate(colls) if d.samples])
+        largest = max(size for size, _ in sample)
+        ratios = [size / avg for size, avg in sample]
+        by_shard: dict[str, list[int]] = {}
+        for i in slots:
+            by_shard.setdefault(c.shards[i], []).append(i)
+        sizes = list(c.sizes)
+        for shard, group in sorted(by_shard.items()):
+            # per donor: its bytes are known (the statistics), only their split is drawn
+            factors = draw_factors(ratios, len(group), _seed(c.ns, shard))
+            average = [c.sizes[i] for i in group]
+            ceiling = max(largest, *average)
+            drawn = [min(ceiling, a * f) for a, f in zip(average, factors, strict=True)]
+            for i, size in zip(group, fit_total(drawn, sum(average), ceiling), strict=True):
+                sizes[i] = size
+        out.append(dataclasses.replace(c, sizes=sizes))
+    return out, sum(len(colls[k].samples) for k in shaped)
+
+
+def fit_total(sizes: Sequence[float], total: int, ceiling: float) -> list[int]:
+    """`sizes` scaled to sum to `total` in whole bytes, none above `ceiling` (those below it
+    take up what the clipped ones cannot; zeros, by their headroom); as they are where
+    `total` cannot fit (more than `ceiling` each)."""
+    out = list(sizes)
+    for _ in range(len(out)):
+        gap = total - sum(out)
+        # growing: only those below the ceiling; shrinking: every one
+        free = [i for i, v in enumerate(out) if v < ceiling or gap < 0]
+        room = sum(out[i] for i in free)
+        if abs(gap) < 1 or room <= 0:
+            break
+        grow = 1 + gap / room
+        for i in free:
+            out[i] = min(ceiling, out[i] * grow)
+    gap = total - sum(out)
+    headroom = sum(ceiling - v for v in out)
+    if gap >= 1 and headroom > 0:  # zeros cannot grow by scaling: by their headroom then
+        out = [v + gap * (ceiling - v) / headroom for v in out]
+    whole = [int(v) for v in out]
+    if whole and abs(sum(out) - total) < 1:  # the bytes lost to rounding, on the smallest
+        small = min(range(len(whole)), key=lambda i: whole[i])
+        whole[small] += total - sum(whole)
+    return whole
+
+
+def _seed(ns: str, shard: str) -> int:
+    """The same draws for the same namespace on every run (a plan is diffed in CI)."""
+    return zlib.crc32(f"{ns}\0{shard}".encode())
+
+
+def draw_factors(sample: Sequence[float], n: int, seed: int) -> list[float]:
+    """`n` factors distributed like `sample`, of mean about 1: its values, weighted by
+    exponential tilting so the weighted mean is 1 (the statistics' average is exact, a small
+    sample's mean is not; tilting keeps every draw a measured value, where scaling would
+    push the largest past any chunk that exists), drawn at quantiles (j + 1/2) / n, in an
+    order shuffled by `seed`."""
+    ranked = sorted(sample)
+    weights = tilt(ranked, 1.0)
+    drawn: list[float] = []
+    i, cumulative = 0, weights[0]
+    for j in range(n):
+        u = (j + 0.5) / n
+        while cumulative < u and i < len(ranked) - 1:
+            i += 1
+            cumulative += weights[i]
+        drawn.append(ranked[i])
+    random.Random(seed).shuffle(drawn)
+    return drawn
+
+
+def tilt(values: Sequence[float], mean: float) -> list[float]:
+    """Weights w_i proportional to exp(lam * v_i), summing to 1, whose weighted mean of
+    `values` is `mean` (lam by bisection); where `mean` lies outside the values, all the
+    weight on the nearest end."""
+    lo_v, hi_v = min(values), max(values)
+    if hi_v - lo_v <= 1e-12 * max(abs(hi_v), 1.0):
+        return [1.0 / len(values)] * len(values)
+    if mean <= lo_v or mean >= hi_v:
+        end = lo_v if mean <= lo_v else hi_v
+        ends = [1.0 if v == end else 0.0 for v in values]
+        return [w / sum(ends) for w in ends]
+
+    def weights(lam: float) -> list[float]:
+        top = max(lam * v for v in values)
+        raw = [math.exp(lam * v - top) for v in values]
+        total = sum(raw)
+        return [w / total for w in raw]
+
+    def mean_at(lam: float) -> float:
+        return sum(w * v for w, v in zip(weights(lam), values, strict=True))
+
+    span = 1.0 / (hi_v - lo_v)
+    lo, hi = -span, span
+    while mean_at(lo) > mean:
+        lo *= 2
+    while mean_at(hi) < mean:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mean_at(mid) < mean else (lo, mid)
+    return weights((lo + hi) / 2)
