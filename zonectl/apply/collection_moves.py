@@ -1,12 +1,14 @@
 """Around one moveCollection op: never start a second move while the server runs one on the
-same collection (wait for it, up to --wait-timeout, else stop and say so), and afterwards
-verify where the collection lives, since only the server's metadata says the move happened."""
+same collection (wait for it, up to --wait-timeout, else stop and say so); after a reset
+connection, look it up (found done, awaited, sent again); afterwards verify where the
+collection lives, since only the server's metadata says the move happened."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 
+from zonectl.apply.move_lookup import Lookup, Resets
 from zonectl.apply.ports import UnshardedReader
 from zonectl.errors import ClusterError
 from zonectl.plan.ops import MoveCollection
@@ -48,3 +50,25 @@ def verify_move(reader: UnshardedReader, op: MoveCollection) -> None:
             f"{where or 'no known shard'}, not {op.to_shard}",
             hint="run `zonectl status` to see where it lives, then `zonectl plan`",
         )
+
+
+def collection_lookup(
+    reader: UnshardedReader, op: MoveCollection, note: Callable[[str], None], resets: Resets
+) -> Lookup:
+    """How a moveCollection whose connection reset is looked up (apply/move_lookup.py):
+    landed when the collection's one chunk is on the destination; running while a
+    resharding of it (its coordinator document) is in config.reshardingOperations. The coordinator
+    goes on without the client, and the same command sent again joins it ("due to client
+    disconnect": getExistingInstanceToJoin, mongo:src/mongo/db/s/config/
+    configsvr_reshard_collection_cmd.cpp)."""
+
+    return Lookup(
+        lambda: reader.read_home_shard(op.ns) == op.to_shard,
+        lambda: reader.read_move(op.ns) is not None,
+        note,
+        f"{op.ns} (moveCollection) on {op.from_shard} -> {op.to_shard}",
+        resets,
+        thing="collection",
+        operation="moveCollection",
+        shown_done="config.chunks shows it on its destination",
+    )
