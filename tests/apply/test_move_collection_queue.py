@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from apply_kit import Cluster, Make, zonectl
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from zonectl.sandbox.wire.reset_proxy import ResetProxy
 
@@ -112,6 +114,30 @@ def test_a_move_collection_whose_reply_is_lost_after_it_committed_is_found_done(
     assert proxy.commands["moveCollection"] == 1  # not sent twice
     assert _moves_started(cluster, "shop.orders") == 1
     assert _journaled(cluster, "move_collection") == ["done"]
+    _converged(cluster, policy)
+
+
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(reply_bytes=st.integers(0, 150))  # the whole reply is ~160 bytes
+def test_however_much_of_its_reply_got_through_a_committed_move_collection_is_found_done(
+    make_cluster: Make, tmp_path_factory: pytest.TempPathFactory, reply_bytes: int
+) -> None:
+    """None of the reply, part of its header, part of its body: the connection dies before
+    pymongo has the whole reply, and the move is counted done, never sent twice."""
+    tmp = tmp_path_factory.mktemp("cut")
+    (tmp / "cluster.yaml").write_text(CLUSTER)
+    (tmp / "policy.yaml").write_text(POLICY)
+    cluster, policy = make_cluster("8.0", cluster=tmp / "cluster.yaml"), str(tmp / "policy.yaml")
+    with ResetProxy(("127.0.0.1", cluster.handle.port)) as p:
+        fired = p.cut("moveCollection", 1, reply_bytes=reply_bytes)
+        result = zonectl("apply", policy, "--uri", p.uri, "--yes", "--migrate")
+        assert p.commands["moveCollection"] == 1
+    assert fired.is_set()
+    assert result.code == 0, result.err
+    assert "; 1 connection reset (1 found done)" in result.err
+    assert _moves_started(cluster, "shop.orders") == 1
     _converged(cluster, policy)
 
 
