@@ -243,3 +243,58 @@ def _wait(done: Any, timeout_s: float) -> bool:
         return True
     finally:
         timer.cancel()
+
+
+def test_a_move_collection_another_move_outlasts_fails_its_namespace_alone(
+    mixed: tuple[Cluster, str],
+) -> None:
+    cluster, policy = mixed
+    # A saved plan; then another client moves shop.orders to s2 (outside its zone) and that
+    # move outlasts --wait-timeout: zonectl sends no second one and fails that namespace
+    # alone; the chunk moves go on once the clock runs again.
+    saved = str(Path(policy).with_name("plan.json"))
+    planned = zonectl("plan", policy, "--uri", cluster.uri, "--save-plan", saved)
+    assert planned.code == 0, planned.err
+    journal = cluster.client.zonectl.journal
+    given_up = {"type": "step", "kind": "move_collection", "status": "failed"}
+    mover = threading.Thread(
+        target=lambda: cluster.client.admin.command(
+            {"moveCollection": "shop.orders", "toShard": "s2"}
+        ),
+        daemon=True,
+    )
+    started, seen = threading.Event(), []
+
+    def hold() -> None:
+        with cluster.sandbox.clock.held():
+            mover.start()
+            _wait(lambda: _moves_started(cluster, "shop.orders") == 1, 60)
+            started.set()
+            seen.append(_wait(lambda: journal.count_documents(given_up) == 1, 60))
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    try:
+        assert started.wait(60)
+        result = zonectl(
+            "apply", "--plan", saved, "--uri", cluster.uri, "--yes", "--migrate",
+            "--wait-timeout", "1s",
+        )  # fmt: skip
+    finally:
+        holder.join(60)
+        mover.join(60)
+    assert seen == [True]
+    assert result.code == 1, result.err
+    failed = "zonectl: shop.orders: 1 of 1 move failed: "
+    named = [line for line in result.err.splitlines() if line.startswith(failed)]
+    assert len(named) == 1 and named[0].startswith(
+        f"{failed}the moveCollection to s2 started at "
+    ), result.err
+    assert "is still running; zonectl does not start a second one" in named[0]
+    assert "partial: 1 namespace failed, 8 moves of other namespaces completed" in result.err
+    assert _placement(cluster) == {**WANT, "shop.orders": ["s2"]}  # the other move's end
+    assert _moves_started(cluster, "shop.orders") == 1  # zonectl sent none
+    assert cluster.lease() is None and cluster.open_journals() == []
+    again = zonectl("apply", policy, "--uri", cluster.uri, "--yes", "--migrate")
+    assert again.code == 0, again.err
+    _converged(cluster, policy)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from zonectl.apply.move_lookup import Lookup, Resets
 from zonectl.apply.ports import UnshardedReader
-from zonectl.errors import ClusterError
+from zonectl.plan.failures import MoveNotDoneError
 from zonectl.plan.ops import MoveCollection
 
 _POLL_S = 0.2
@@ -32,7 +32,7 @@ def settle_running_move(
     deadline = time.monotonic() + timeout_s
     while reader.read_move(op.ns) is not None:
         if time.monotonic() >= deadline:
-            raise ClusterError(
+            raise MoveNotDoneError(
                 f"{op.ns}: the moveCollection to {running.to_shard} started at "
                 f"{running.started} is still running; zonectl does not start a second one",
                 hint="rerun `zonectl apply` once it has finished (config.reshardingOperations), "
@@ -45,7 +45,7 @@ def settle_running_move(
 def verify_move(reader: UnshardedReader, op: MoveCollection) -> None:
     where = reader.read_home_shard(op.ns)
     if where != op.to_shard:
-        raise ClusterError(
+        raise MoveNotDoneError(
             f"verification failed for {op.ns}: after moveCollection it lives on "
             f"{where or 'no known shard'}, not {op.to_shard}",
             hint="run `zonectl status` to see where it lives, then `zonectl plan`",

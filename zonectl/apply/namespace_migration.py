@@ -30,6 +30,7 @@ from zonectl.forecast.eager import (
 )
 from zonectl.forecast.units import format_bytes
 from zonectl.model.keys import sort_key
+from zonectl.plan.failures import MoveNotDoneError
 from zonectl.plan.ops import MoveCollection, Op
 from zonectl.render.summary import plural
 
@@ -110,7 +111,7 @@ class NamespaceMigration:
             # The move that was running placed it: done if in the zone, else plan again.
             zone = {s.id for s in self.ports.read_state([]).shards if op.zone in s.zones}
             if home not in zone:
-                raise ClusterError(
+                raise MoveNotDoneError(
                     f"{op.ns} was moved to {home} (outside zone {op.zone}) by another "
                     "moveCollection while zonectl waited; nothing more was sent",
                     hint="run `zonectl plan` to see where it lives now, then apply again",
