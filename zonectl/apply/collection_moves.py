@@ -57,11 +57,10 @@ def collection_lookup(
 ) -> Lookup:
     """How a moveCollection whose connection reset is looked up (apply/move_lookup.py):
     landed when the collection's one chunk is on the destination; running while a
-    resharding of it (its coordinator document) is in config.reshardingOperations. The coordinator
-    goes on without the client, and the same command sent again joins it ("due to client
-    disconnect": getExistingInstanceToJoin, mongo:src/mongo/db/s/config/
+    resharding of it (its coordinator document) is in config.reshardingOperations. The
+    coordinator goes on without the client, and the same command sent again joins it ("due
+    to client disconnect": getExistingInstanceToJoin, mongo:src/mongo/db/s/config/
     configsvr_reshard_collection_cmd.cpp)."""
-
     return Lookup(
         lambda: reader.read_home_shard(op.ns) == op.to_shard,
         lambda: reader.read_move(op.ns) is not None,

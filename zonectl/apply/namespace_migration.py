@@ -94,7 +94,7 @@ class NamespaceMigration:
             self.events.finish()
         for q in queued:
             self._count(q.result, out.of(q.result.ns))
-        for op in colls:  # a refused moveCollection: its namespace failed, as a chunk move's
+        for op in colls:  # a failed moveCollection: its namespace failed, as for chunk moves
             if out.of(op.ns).failed:
                 res = MigrationResult(op.ns)
                 self.result.migrations.append(res)
