@@ -150,15 +150,18 @@ def test_a_failed_move_is_journaled_and_the_next_apply_finishes_it(
 ) -> None:
     sb = served("8.0")
     policy = _policy(tmp_path)
+    # A refusal (one resharding at a time). Not a shutdown code (11600, 91): pymongo raises
+    # those as a lost connection (NotPrimaryError), which is looked up (test below).
     sb.client.admin.command(
         {
             "configureFailPoint": "failCommand",
             "mode": {"times": 1},
-            "data": {"failCommands": ["moveCollection"], "errorCode": 11600},
+            "data": {"failCommands": ["moveCollection"], "errorCode": 338},
         }
     )
     code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
-    assert code == 1 and ("moveCollection" in err or "move collection" in err)
+    assert code == 1 and "moveCollection of shop.orders failed" in err
+    assert "ReshardCollectionInProgress (338)" in err
     steps = list(sb.client.zonectl.journal.find({"type": "step"}))
     assert [s["status"] for s in steps] == ["failed"]
     assert steps[0]["kind"] == "move_collection"
@@ -181,8 +184,13 @@ def test_recover_reports_a_move_still_running_on_the_server(served: Any) -> None
     assert home_of(sb.client, "shop.carts") == "s1"
 
 
-def test_a_connection_lost_during_the_move_is_journaled_and_nothing_is_half_done(
-    served: Any, tmp_path: Path
+@pytest.mark.parametrize(
+    "lost",
+    [{"closeConnection": True}, {"errorCode": 11600}],  # a reset; a mongos shutting down
+    ids=["reset", "shutdown"],
+)
+def test_a_connection_lost_before_the_move_ran_is_looked_up_and_sent_again(
+    served: Any, tmp_path: Path, lost: dict[str, Any]
 ) -> None:
     sb = served("8.0")
     policy = _policy(tmp_path)
@@ -190,15 +198,41 @@ def test_a_connection_lost_during_the_move_is_journaled_and_nothing_is_half_done
         {
             "configureFailPoint": "failCommand",
             "mode": {"times": 1},
-            "data": {"failCommands": ["moveCollection"], "closeConnection": True},
+            "data": {"failCommands": ["moveCollection"], **lost},
         }
     )
     code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
+    assert code == 0, err
+    assert (
+        "shop.orders (moveCollection) on s0 -> s2: the connection reset during the move and it "
+        "has not committed; sent again (it joins the moveCollection if that still runs)"
+    ) in err
+    assert "; 1 connection reset (1 sent again);" in err
+    steps = list(sb.client.zonectl.journal.find({"type": "step"}))
+    assert [(s["kind"], s["status"]) for s in steps] == [("move_collection", "done")]
+    assert home_of(sb.client, "shop.orders") == "s2"
+    log = sb.client.config.changelog.find({"what": "resharding.coordinator.transition"})
+    assert [d["details"]["newState"] for d in log].count("cloning") == 1  # it ran once
+    code, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--detailed-exitcode")
+    assert code == 0, out
+
+
+def test_a_link_that_keeps_resetting_is_journaled_and_nothing_is_half_done(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("8.0")
+    policy = _policy(tmp_path)
+    stuck = {"failCommands": ["moveCollection"], "closeConnection": True}
+    point = {"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": stuck}
+    sb.client.admin.command(point)
+    code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
     assert code == 1 and "the outcome is unknown" in err
+    assert err.count("sent again (it joins the moveCollection") == 2  # 3 tries, then it gives up
     steps = list(sb.client.zonectl.journal.find({"type": "step"}))
     assert [(s["kind"], s["status"]) for s in steps] == [("move_collection", "failed")]
     assert sb.client.zonectl.locks.count_documents({}) == 0  # the lease was released
     assert sb.client.config.collections.find_one({"_id": "shop.orders"}) is None
+    sb.client.admin.command({"configureFailPoint": "failCommand", "mode": "off"})
     with ticking(sb.sandbox):
         code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
     assert code == 0, err

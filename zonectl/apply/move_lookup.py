@@ -11,7 +11,9 @@ db/s/shardsvr_move_range_command.cpp), so after a reset zonectl asks the cluster
 Only resets with no progress count toward giving up: a reset during a migration that is
 awaited to its commit costs no try; one after which nothing ran, or whose awaited migration
 ended without the chunk moving, does. After RESETS_IN_A_ROW of those for one move the run
-gives up, as before."""
+gives up, as before.
+A moveCollection is looked up the same way (apply/collection_moves.py: its home shard, and
+its resharding in config.reshardingOperations)."""
 
 from __future__ import annotations
 
@@ -69,8 +71,9 @@ class Resets:
 
 @dataclass(frozen=True)
 class Lookup:
-    """How to look a move up: `landed()` reads whether the chunk is on its destination;
-    `running()` whether its migration is still in flight (None: cannot tell)."""
+    """How to look a move up: `landed()` reads whether the chunk (or collection: `thing`)
+    is on its destination; `running()` whether its migration (`operation`) is still in
+    flight (None: cannot tell); `shown_done` says where `landed()` read it."""
 
     landed: Callable[[], bool]
     running: Callable[[], bool | None]
@@ -78,6 +81,9 @@ class Lookup:
     what: str
     resets: Resets
     sleep: Callable[[float], None] = time.sleep
+    thing: str = "chunk"
+    operation: str = "migration"
+    shown_done: str = "config.chunks shows it done"
 
 
 def send_looked_up(send: Callable[[], str], look: Lookup) -> str:
@@ -97,7 +103,7 @@ def send_looked_up(send: Callable[[], str], look: Lookup) -> str:
             # refuses a move to itself, InvalidOptions), so the owner decides.
             if not fails or not _quietly(look.landed, False):
                 raise
-            look.note(f"{look.what}: the move sent again was refused; config.chunks shows it done")
+            look.note(f"{look.what}: the move sent again was refused; {look.shown_done}")
             return "moved"  # its reset is already counted, as sent again
         look.sleep(BACKOFF_S * fails)
         outcome = _after_reset(look)
@@ -111,23 +117,24 @@ def _after_reset(look: Lookup) -> str:
     running = _quietly(look.running, None)
     if running:
         look.note(
-            f"{look.what}: the connection reset during the move; the migration still runs "
-            "on the server: waiting for it"
+            f"{look.what}: the connection reset during the move; the {look.operation} still "
+            "runs on the server: waiting for it"
         )
         while running:
             look.sleep(POLL_S)
             running = _quietly(look.running, None)
+        ended = f"{look.what}: the {look.operation} ended"
         if _quietly(look.landed, False):
-            look.note(f"{look.what}: the migration ended with the chunk on its destination")
+            look.note(f"{ended} with the {look.thing} on its destination")
             return "awaited"
-        look.note(f"{look.what}: the migration ended without the chunk moving; sent again")
+        look.note(f"{ended} without the {look.thing} moving; sent again")
         return "sent_again"
     if _quietly(look.landed, False):
-        look.note(f"{look.what}: the connection reset during the move; config.chunks shows it done")
+        look.note(f"{look.what}: the connection reset during the move; {look.shown_done}")
         return "found_done"
     look.note(
         f"{look.what}: the connection reset during the move and it has not committed; sent "
-        "again (it joins the migration if that still runs)"
+        f"again (it joins the {look.operation} if that still runs)"
     )
     return "sent_again"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from zonectl.apply import migrate
-from zonectl.apply.collection_moves import settle_running_move, verify_move
+from zonectl.apply.collection_moves import collection_lookup, settle_running_move, verify_move
 from zonectl.apply.interrupt import stop_requested
 from zonectl.apply.migrate import MigrationResult, MoveSet, make_move_op
 from zonectl.apply.move_lookup import Lookup, send_looked_up
@@ -30,6 +30,7 @@ from zonectl.forecast.eager import (
 )
 from zonectl.forecast.units import format_bytes
 from zonectl.model.keys import sort_key
+from zonectl.plan.failures import MoveNotDoneError
 from zonectl.plan.ops import MoveCollection, Op
 from zonectl.render.summary import plural
 
@@ -93,12 +94,11 @@ class NamespaceMigration:
             self.events.finish()
         for q in queued:
             self._count(q.result, out.of(q.result.ns))
-        failed = [f for op in colls for f in out.of(op.ns).failed]
-        if failed:  # as a moveCollection alone: the run fails, after the others ended
-            raise ClusterError(
-                "moveCollection failed: " + "; ".join(failed),
-                hint="run `zonectl plan` to see where the collections live, then apply again",
-            )
+        for op in colls:  # a failed moveCollection: its namespace failed, as for chunk moves
+            if out.of(op.ns).failed:
+                res = MigrationResult(op.ns)
+                self.result.migrations.append(res)
+                self._count(res, out.of(op.ns))
 
     def _send_collection(self, op: MoveCollection) -> str:
         """moveCollection, never doubling one the server already runs; the journal status
@@ -111,15 +111,20 @@ class NamespaceMigration:
             # The move that was running placed it: done if in the zone, else plan again.
             zone = {s.id for s in self.ports.read_state([]).shards if op.zone in s.zones}
             if home not in zone:
-                raise ClusterError(
+                raise MoveNotDoneError(
                     f"{op.ns} was moved to {home} (outside zone {op.zone}) by another "
                     "moveCollection while zonectl waited; nothing more was sent",
                     hint="run `zonectl plan` to see where it lives now, then apply again",
                 )
             return f"done by the move to {home}"
-        self.ports.send(op)
+        look = collection_lookup(reader, op, self.events.note, self.result.resets)
+        send_looked_up(lambda: self._send_op(op), look)
         verify_move(reader, op)
         return "done"
+
+    def _send_op(self, op: Op) -> str:
+        self.ports.send(op)
+        return "moved"
 
     def _collection_done(self, op: MoveCollection, index: int, status: str) -> None:
         assert self.rec is not None

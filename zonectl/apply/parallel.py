@@ -5,12 +5,13 @@ own connection), and the calling thread alone journals, renews the lease, report
 and stops on budget or Ctrl-C.
 
 A failed move (ChunkTooBig, a conflict that outlived its retries, a draining or wrong
-shard) is reported by chunk and the others go on. A connection failure stops new moves,
-lets the running ones end and is raised. On Ctrl-C (or a fleet run's stop, `stopped`) no
-new move starts and the moves already sent are waited for and journaled, then the
-interrupt is raised: a migration cannot be recalled, and an operator who stopped the run
-must not be told it ended while chunks are still moving. A second Ctrl-C while waiting
-stops the wait (the moves still finish on the cluster, unjournaled).
+shard, a moveCollection that did not happen: MoveNotDoneError) is reported by chunk and the
+others go on. A connection failure stops new moves, lets the running ones end and is
+raised. On Ctrl-C (or a fleet run's stop, `stopped`) no new move starts and the moves
+already sent are waited for and journaled, then the interrupt is raised: a migration cannot
+be recalled, and an operator who stopped the run must not be told it ended while chunks
+are still moving. A second Ctrl-C while waiting stops the wait (the moves still finish on
+the cluster, unjournaled).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from zonectl.errors import ZonectlError
 from zonectl.forecast.eager import COLLECTION, Dispatcher, PendingMove, Started
 from zonectl.model.keys import format_value
-from zonectl.plan.failures import OpFailedError
+from zonectl.plan.failures import MoveNotDoneError, OpFailedError
 
 _TICK_S = 0.2  # how often the calling thread wakes to check the budget and Ctrl-C
 
@@ -126,9 +127,13 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
                 reason = outcome.removeprefix("skipped: ")
                 out.tally(s.move, skipped=f"{chunk_text(s.move)}: {reason}")
             hooks.after(s.move, s.to, outcome)
-        elif isinstance(exc, OpFailedError):
+        elif isinstance(exc, OpFailedError | MoveNotDoneError):
             dispatcher.done(s, ok=False)
-            why = f"{exc.code_name}: {exc.errmsg}"
+            why = (
+                f"{exc.code_name}: {exc.errmsg}"
+                if isinstance(exc, OpFailedError)
+                else exc.message.removeprefix(f"{s.move.ns}: ")  # the summary names it
+            )
             out.tally(s.move, failed=f"{chunk_text(s.move)} -> {s.to}: {why}", why=why)
             hooks.after(s.move, s.to, "failed")
         else:

@@ -286,7 +286,7 @@ def _summary(result: ApplyResult) -> int:
     if result.migrations:
         line += f", {plural(moved, 'chunk')} moved, {skipped} skipped, {left} left"
         line += f", {failed} failed" if failed else ""
-        line += result.resets.describe()  # "; 5 connection resets (3 found done, ...)"
+    line += result.resets.describe()  # "; 5 connection resets (3 found done, ...)"
     line += f"; balancing paused {paused:.1f}s in total and restored"
     stderr.print(line, markup=False)
     for m in result.migrations:

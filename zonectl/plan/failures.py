@@ -1,6 +1,7 @@
 """OpFailedError: the server refused an op; OutcomeUnknownError: the connection dropped
-while one was in flight. The executor (`zonectl.mongo`) raises them and apply catches them
-to react (MongoDB's code; a move whose outcome must be looked up), so they live below both."""
+while one was in flight; MoveNotDoneError: zonectl found that one move did not happen. The
+executor (`zonectl.mongo`) and apply raise them and apply catches them to react (MongoDB's
+code; a move whose outcome must be looked up), so they live below both."""
 
 from __future__ import annotations
 
@@ -24,3 +25,8 @@ class OpFailedError(ClusterError):
 
 class OutcomeUnknownError(ClusterError):
     """The connection dropped while an op was in flight: it may or may not have applied."""
+
+
+class MoveNotDoneError(ClusterError):
+    """One move did not happen, as zonectl found (a moveCollection that verification does
+    not see, one another move still runs on): in a queue it fails alone, as a refusal does."""
