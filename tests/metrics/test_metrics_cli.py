@@ -53,9 +53,11 @@ def test_status_and_the_metrics_file_expose_every_documented_metric(
 ) -> None:
     fh = make_firehose("6.0")  # 6.0: config.migrations and $shardedDataDistribution exist
     assert fh.rotate("--at", AT, "--yes").code == 0  # an audit record: a last rotation
-    fh.sandbox.clock.set(dt.datetime.now(dt.UTC))  # frozen: the migrations stay in flight
+    frozen = dt.datetime.now(dt.UTC)
+    fh.sandbox.clock.set(frozen)  # frozen: the migrations stay in flight
     fh.sandbox.balancer.run_round()  # migrations off the hot shard start
-    _hold_lease_and_leave_a_journal(fh, dt.datetime.now(dt.UTC) - dt.timedelta(hours=1))
+    # an hour before the cluster's (frozen) clock, which the lease's age is measured by
+    _hold_lease_and_leave_a_journal(fh, frozen - dt.timedelta(hours=1))
     prom = tmp_path / "zonectl.prom"
     r = zonectl(
         "status",
