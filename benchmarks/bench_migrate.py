@@ -266,6 +266,12 @@ def run_case(
         "source": learned["cost"]["source"],
         "f_eager": learned["migrate"]["seconds"],
         "f_balancer": learned["balancer"]["seconds"],
+        # where the estimated sizes decide the night it ends in (None: the figure alone)
+        "f_balancer_range": (
+            learned["balancer"]["low_seconds"],
+            learned["balancer"]["high_seconds"],
+            learned["balancer"]["range_size_band"],
+        ),
         "c_eager": cold["migrate"]["seconds"],
         "c_balancer": cold["balancer"]["seconds"],
     }
@@ -337,6 +343,15 @@ def main() -> None:
         "<= 1.15x bound and <= 0.5x balancer; P6/P10 forecast within +-15% for both routes "
         f"after >= 20 migrations of history: {'MET' if ok else 'NOT MET'}"
     )
+    for r in rows:
+        low, high, band = r["f_balancer_range"]
+        if low is not None and high is not None:
+            inside = "inside" if low <= r["balancer"] <= high else "OUTSIDE"
+            print(
+                f"{r['case'].name}: the balancer forecast's range with the estimated chunk "
+                f"sizes +-{band:.0%}: {format_duration(low)} to {format_duration(high)} "
+                f"(the measured {format_duration(r['balancer'])} lies {inside} it)"
+            )
     for note in notes:
         print(note)
 

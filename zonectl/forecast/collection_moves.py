@@ -56,10 +56,17 @@ def with_collection_moves(forecast: Forecast, moves: Sequence[CollectionMove]) -
         for m in moves
     )
     total = sum(t.seconds for t in timed)
-    balancer_s = forecast.balancer_s
+    balancer_s, span = forecast.balancer_s, forecast.balancer_range
+    if span is not None:  # the range too waits for the moveCollections
+        span = (
+            None
+            if span.high_s <= total
+            else dataclasses.replace(span, low_s=max(span.low_s, total))
+        )
     return dataclasses.replace(
         forecast,
         collections=timed,
         eager_s=max(forecast.eager_s, total),
         balancer_s=None if balancer_s is None else max(balancer_s, total),
+        balancer_range=span,
     )

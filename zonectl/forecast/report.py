@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks, simulate_balancer
 from zonectl.forecast.burndown import BurnDown, make_burndown
 from zonectl.forecast.eager import PendingMove, simulate_eager
+from zonectl.forecast.finish_range import FinishRange, balancer_finish_range
 from zonectl.forecast.learn import Learned
 from zonectl.forecast.reshard import ReshardRoute
 from zonectl.forecast.timing import CostModel
@@ -83,6 +84,8 @@ class Forecast:
     collections: tuple[CollectionMoveForecast, ...] = field(default=())
     # The third route per namespace: one reshardCollection to the same key (forecast/reshard).
     reshard: tuple[ReshardRoute, ...] = field(default=())
+    # The balancer total's range where estimated sizes decide the night it ends in.
+    balancer_range: FinishRange | None = None
 
     @property
     def chunks(self) -> int:
@@ -176,6 +179,7 @@ def make_forecast(
         per_ns.append(NamespaceForecast(c.ns, len(moves), nbytes, done_s, balancer_s, why))
     eager_total, eager_commits = eager.seconds, eager.commits
     balancer_total: float | None = None
+    finish_range: FinishRange | None = None
     drained: dict[str, dt.datetime] = {}
     total = sum(n.bytes for n in per_ns)
     curves = [make_burndown("migrate", total, eager_commits)] if per_ns else []
@@ -184,6 +188,7 @@ def make_forecast(
         together = simulate(movable)
         if together.finished is not None:
             balancer_total = (together.finished - now).total_seconds()
+            finish_range = balancer_finish_range(movable, simulate, a.window, now, balancer_total)
             drained = together.drained
             commits = [((t - now).total_seconds(), size) for t, size in together.commits]
             curves.append(make_burndown("balancer", total, commits))
@@ -199,5 +204,6 @@ def make_forecast(
         ),
         eager_s=eager_total,
         balancer_s=balancer_total,
+        balancer_range=finish_range,
         burndown=tuple(curves),
     )

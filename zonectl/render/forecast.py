@@ -27,6 +27,21 @@ def _when(seconds: float | None, now: dt.datetime, why: str = "") -> str:
     return f"{format_duration(seconds)} (at {at})"
 
 
+def balancer_total(f: Forecast) -> str:
+    """The balancer route's total, and its range where the estimated chunk sizes decide the
+    night it ends in (forecast/finish_range.py)."""
+    text = _when(f.balancer_s, f.now, "see above")
+    r = f.balancer_range
+    if r is None:
+        return text
+    return (
+        f"{text} (between {format_duration(r.low_s)} and {format_duration(r.high_s)} with the "
+        f"estimated chunk sizes {r.band:.0%} smaller or larger: the last round ends near the "
+        f"{r.close // 60:02d}:{r.close % 60:02d} window close; measure more chunks with "
+        "--measure-chunks N to narrow it)"
+    )
+
+
 def assumed_text(f: Forecast) -> str:
     a = f.assumptions
     window = "no window"
@@ -122,7 +137,7 @@ def render_forecast_text(f: Forecast) -> str:
         )
     lines.append(f"  total by --migrate --parallel {f.assumptions.parallel}: "
                  f"{_when(f.eager_s, f.now)}")  # fmt: skip
-    lines.append(f"  total by the balancer: {_when(f.balancer_s, f.now, 'see above')}")
+    lines.append(f"  total by the balancer: {balancer_total(f)}")
     lines += reshard_lines(f)
     lines.extend(f"  {note}" for note in f.notes)
     for b in f.backlog:
@@ -190,7 +205,7 @@ def render_forecast_markdown(f: Forecast) -> str:
         out.append(f"| {ns} | - | {_collection_bytes(c)} | {took} | {took} |")
     out.append(
         f"| **total** | {f.chunks} | {format_bytes(f.bytes)} | {_when(f.eager_s, f.now)} | "
-        f"{_when(f.balancer_s, f.now, 'see above')} |"
+        f"{markdown_text(balancer_total(f))} |"
     )
     out += ["", *(markdown_text(line.strip()) for line in reshard_lines(f))] if f.reshard else []
     out.extend(f"\n{note[:1].upper()}{note[1:]}." for note in f.notes)
@@ -224,7 +239,7 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
         "bytes": f.bytes,
         "notes": list(f.notes),
         "migrate": {"seconds": f.eager_s, "at": _iso(f.eager_at)},
-        "balancer": {"seconds": f.balancer_s, "at": _iso(f.balancer_at)},
+        "balancer": {"seconds": f.balancer_s, "at": _iso(f.balancer_at), **range_dict(f)},
         "namespaces": [
             {
                 "ns": n.ns,
@@ -268,6 +283,19 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
             }
             for b in f.backlog
         ],
+    }
+
+
+def range_dict(f: Forecast) -> dict[str, Any]:
+    """The balancer total's low and high ends (null where the single figure says enough)."""
+    r = f.balancer_range
+    low, high = (r.low_s, r.high_s) if r is not None else (None, None)
+    return {
+        "low_seconds": low,
+        "high_seconds": high,
+        "low_at": _iso(f.now + dt.timedelta(seconds=low) if low is not None else None),
+        "high_at": _iso(f.now + dt.timedelta(seconds=high) if high is not None else None),
+        "range_size_band": r.band if r is not None else None,
     }
 
 

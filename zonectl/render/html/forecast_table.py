@@ -6,7 +6,7 @@ import datetime as dt
 
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.units import format_bytes, format_duration
-from zonectl.render.forecast import assumed_text
+from zonectl.render.forecast import assumed_text, balancer_total
 from zonectl.render.html.markup import esc, table
 
 
@@ -40,7 +40,7 @@ def forecast_table(f: Forecast) -> str:
             f.chunks,
             format_bytes(f.bytes),
             _when(f.eager_s, f.now),
-            _when(f.balancer_s, f.now, "see above"),
+            balancer_total(f),
         ]
     )
     headers = ["namespace", "chunks", "bytes", "apply --migrate", "balancer"]
