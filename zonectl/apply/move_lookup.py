@@ -35,17 +35,19 @@ T = TypeVar("T")
 
 @dataclass
 class Resets:
-    """The run's connection resets during moves, and what each turned out to be."""
+    """The run's connection resets during moves and idempotent commands, and what each
+    turned out to be."""
 
     found_done: int = 0
     awaited: int = 0
     sent_again: int = 0
+    resent: int = 0  # idempotent commands sent again (apply/resend.py)
     gave_up: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def total(self) -> int:
-        return self.found_done + self.awaited + self.sent_again + self.gave_up
+        return self.found_done + self.awaited + self.sent_again + self.resent + self.gave_up
 
     def count(self, outcome: str) -> None:
         with self._lock:
@@ -61,6 +63,7 @@ class Resets:
                 (self.found_done, "found done"),
                 (self.awaited, "awaited"),
                 (self.sent_again, "sent again"),
+                (self.resent, "command re-sent" if self.resent == 1 else "commands re-sent"),
                 (self.gave_up, "gave up"),
             )
             if n

@@ -22,6 +22,7 @@ from zonectl.apply.ports import Ports
 from zonectl.apply.preview import Preview as Preview  # re-exported for callers of run
 from zonectl.apply.preview import preview_migration as preview_migration
 from zonectl.apply.recover import recover_open
+from zonectl.apply.resend import send_resent
 from zonectl.apply.reshard.guard import refuse_blocked
 from zonectl.apply.reshard.step import reshard_step
 from zonectl.apply.safeguards import (
@@ -169,7 +170,7 @@ class _Runner(NamespaceMigration):
             return
         assert self.rec is not None
         t0 = time.monotonic()
-        with paused_balancer(self.ports.balancing, self.rec):
+        with paused_balancer(self.ports.balancing, self.rec, self._resend):
             self._wait(None)
             yield
         self.result.paused_s["*"] = time.monotonic() - t0
@@ -189,7 +190,9 @@ class _Runner(NamespaceMigration):
         with contextlib.ExitStack() as stack:
             if per_collection:
                 stack.callback(unpaused)  # runs after the restore below
-                stack.enter_context(paused_collection(self.ports.balancing, self.rec, ns))
+                stack.enter_context(
+                    paused_collection(self.ports.balancing, self.rec, ns, self._resend)
+                )
                 self._wait(ns)
             t_ops = time.monotonic()
             for op in ops:
@@ -257,7 +260,13 @@ class _Runner(NamespaceMigration):
         check_stop()
         self.index += 1
         try:
-            self.ports.send(op)
+            send_resent(
+                lambda: self.ports.send(op),
+                op.describe(),
+                op.idempotent,
+                self.events.note,
+                self.result.resets,
+            )
         except ZonectlError:
             self.events.op(op, "failed")
             self.rec.step(self.index, op.kind, op.describe(), "failed")
@@ -272,6 +281,10 @@ class _Runner(NamespaceMigration):
             self.ports.memos.write(memo)  # after success: the op is not started twice
         self.rec.step(self.index, op.kind, op.describe(), "done")
         self.events.op(op, "done")
+
+    def _resend(self, action: Callable[[], None], what: str, idempotent: bool) -> None:
+        """A balancing pause or restore, sent again after a connection reset (safeguards)."""
+        send_resent(action, what, idempotent, self.events.note, self.result.resets)
 
     def _verify(self, ns: str, ops: list[ZoneRangeOp]) -> None:
         """Re-read config.tags: a removal whose bounds match nothing answers ok (§1.6), so

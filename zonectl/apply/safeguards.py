@@ -21,6 +21,16 @@ from typing import Any
 from zonectl.apply.interrupt import holding
 from zonectl.apply.ports import BalancingControl, JournalStore, LeaseStore
 from zonectl.errors import ClusterError, NeedsHumanError, ZonectlError, redact
+from zonectl.plan.ops import SetBalancerEnabled, SetCollectionBalancing
+
+# Sends a pause or restore: (action, what it does, whether its command is idempotent).
+# apply's sends it again after a connection reset (apply/resend.py); the default once.
+Sender = Callable[[Callable[[], None], str, bool], None]
+
+
+def _once(action: Callable[[], None], what: str, idempotent: bool) -> None:
+    action()
+
 
 RESTORE_ATTEMPTS = 3
 RESTORE_BACKOFF_S = 0.5
@@ -274,7 +284,9 @@ def restore(action: Callable[[], None], scope: str, ns: str | None, prior: bool)
 
 
 @contextlib.contextmanager
-def paused_collection(balancing: BalancingControl, recorder: Recorder, ns: str) -> Iterator[bool]:
+def paused_collection(
+    balancing: BalancingControl, recorder: Recorder, ns: str, send: Sender = _once
+) -> Iterator[bool]:
     """noBalance: true around the body, restored to the prior value. A collection that
     already had noBalance keeps it and nothing is written; an unsharded namespace has
     nothing to balance. Yields whether zonectl paused it."""
@@ -283,27 +295,41 @@ def paused_collection(balancing: BalancingControl, recorder: Recorder, ns: str) 
         yield False
         return
     recorder.pause("collection", ns, prior)  # write-ahead: recover knows before we act
+    same = SetCollectionBalancing.idempotent  # the noBalance update is this op's command
+
+    def set_to(value: bool) -> Callable[[], None]:
+        what = f"setting noBalance: {str(value).lower()} on {ns}"
+        return lambda: send(lambda: balancing.set_no_balance(ns, value), what, same)
+
     with holding(f"balancing of {ns} (noBalance)"):
         try:
-            balancing.set_no_balance(ns, True)
+            set_to(True)()
             yield True
         finally:
-            restore(lambda: balancing.set_no_balance(ns, prior), "collection", ns, prior)
+            restore(set_to(prior), "collection", ns, prior)
             recorder.restored("collection", ns)
 
 
 @contextlib.contextmanager
-def paused_balancer(balancing: BalancingControl, recorder: Recorder) -> Iterator[bool]:
+def paused_balancer(
+    balancing: BalancingControl, recorder: Recorder, send: Sender = _once
+) -> Iterator[bool]:
     """balancerStop around the body and balancerStart after, only if it was running: a
     balancer someone stopped stays stopped."""
     if not balancing.balancer_running():
         yield False
         return
     recorder.pause("cluster", None, True)
+    same = SetBalancerEnabled.idempotent  # balancerStart/balancerStop are this op's commands
+
+    def set_to(running: bool) -> Callable[[], None]:
+        what = "balancerStart" if running else "balancerStop"
+        return lambda: send(lambda: balancing.set_balancer(running), what, same)
+
     with holding("the balancer (stopped)"):
         try:
-            balancing.set_balancer(False)
+            set_to(False)()
             yield True
         finally:
-            restore(lambda: balancing.set_balancer(True), "cluster", None, True)
+            restore(set_to(True), "cluster", None, True)
             recorder.restored("cluster", None)

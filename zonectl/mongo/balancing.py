@@ -12,6 +12,7 @@ from pymongo.errors import OperationFailure, PyMongoError
 from zonectl.balancer_settings.table import row
 from zonectl.errors import ClusterError, redact
 from zonectl.mongo.connect import Client
+from zonectl.plan.failures import OutcomeUnknownError
 from zonectl.plan.ops import SetBalancerEnabled, SetCollectionBalancing
 
 _POLL_SECONDS = 0.2
@@ -115,4 +116,7 @@ class MongoBalancing:
                 f"{redact(str(details.get('errmsg', exc)))}"
             ) from None
         except PyMongoError as exc:
-            raise ClusterError(f"{what} failed: {redact(str(exc))}") from None
+            # The connection failed: apply sends these idempotent writes again (resend.py).
+            raise OutcomeUnknownError(
+                f"{what} failed: the connection failed, the outcome is unknown: {redact(str(exc))}"
+            ) from None

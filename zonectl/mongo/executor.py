@@ -28,6 +28,8 @@ def _send(client: Client, op: Op) -> Reply:
             op, exc.code, str(details.get("codeName", "")), str(details.get("errmsg", exc))
         ) from None
     except PyMongoError as exc:
+        # apply sends an op that declares itself idempotent again (apply/resend.py) and
+        # looks a move up (apply/move_lookup.py); any other op ends the run here.
         raise OutcomeUnknownError(
             f"{op.describe()}: the connection failed, the outcome is unknown: {redact(str(exc))}",
             hint="rerun `zonectl apply`: it re-reads the cluster and plans what is left",

@@ -77,6 +77,10 @@ class Op:
     destructive: ClassVar[bool]  # removes something the cluster had (JSON `destructive`)
     apply_only: ClassVar[bool]  # a `zonectl rotate` run never sends it (plan/restrict.py)
     database: ClassVar[str] = "admin"
+    # Sending its command twice leaves the cluster as sending it once, and the second send
+    # answers ok: apply sends it again after a connection reset (apply/resend.py) instead
+    # of ending the run. False unless MongoDB's behaviour says so (reference, per kind).
+    idempotent: ClassVar[bool] = False
 
     @property
     def namespace(self) -> str | None:

@@ -80,6 +80,9 @@ class ZoneMembershipOp(Op):
     counts_as: ClassVar[Counts] = "membership"
     moves: ClassVar[Moves] = ""
     apply_only: ClassVar[bool] = True  # a cron rotate never changes memberships
+    # $addToSet / $pull on config.shards: a second add or removal changes nothing and
+    # answers ok (reference §1.2 "Idempotent", §1.3: no shard holding it, nothing to do).
+    idempotent: ClassVar[bool] = True
     shard: str
     zone: str
 
@@ -136,6 +139,9 @@ class ZoneRangeOp(Op):
     adds: ClassVar[bool]
     phase: ClassVar[Phase] = "range"
     apply_only: ClassVar[bool] = False
+    # An identical re-add succeeds and writes nothing (reference §1.5 (d)); a removal that
+    # matches nothing answers ok (§1.6). Apply verifies both in config.tags after.
+    idempotent: ClassVar[bool] = True
     ns: str
     zone: str
     min: Mapping[str, Any]

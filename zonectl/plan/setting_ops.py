@@ -43,6 +43,7 @@ class SetClusterSetting(Op):
     moves: ClassVar[Moves] = ""
     destructive: ClassVar[bool] = False
     apply_only: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = True  # an upsert that $sets (or $unsets) one field
     database: ClassVar[str] = "config"
     key: str
     value: Any
@@ -108,6 +109,12 @@ class SetCollectionSetting(Op):
     @property
     def row(self) -> Setting:
         return row("collection", self.key)
+
+    @property
+    def idempotent(self) -> bool:  # type: ignore[override]
+        """configureCollectionBalancing stores the value: twice is once; not a one-shot
+        setting (it starts work in the balancer, and zonectl keeps a memo of the start)."""
+        return not self.row.once
 
     def describe(self) -> str:
         if self.row.once:

@@ -34,6 +34,7 @@ class SetCollectionBalancing(Op):
     moves: ClassVar[Moves] = ""
     destructive: ClassVar[bool] = False
     apply_only: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = True  # $set of one value, or the same enableBalancing
     ns: str
     enabled: bool
     previous: bool | None = None
@@ -142,6 +143,9 @@ class SetBalancerEnabled(Op):
     moves: ClassVar[Moves] = ""
     destructive: ClassVar[bool] = False
     apply_only: ClassVar[bool] = False
+    # Both upsert the same mode/stopped fields (reference §3.1); a second balancerStop waits
+    # for the round again, nothing more.
+    idempotent: ClassVar[bool] = True
     enabled: bool
     previous: bool | None = None
 
@@ -178,6 +182,7 @@ class SetBalancerWindow(Op):
     moves: ClassVar[Moves] = ""
     destructive: ClassVar[bool] = False
     apply_only: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = True  # an upsert that $sets (or $unsets) one field
     database: ClassVar[str] = "config"
     start: str | None
     stop: str | None
