@@ -65,6 +65,14 @@ def skewed(seed: int) -> Sandbox:
     return sb
 
 
+def zoned_in_halves(sb: Any) -> None:
+    """Zone A over the lower half of t.skew's keys, zone B over the upper half."""
+    for zone, lo, hi in (("A", MinKey(), CHUNKS // 2), ("B", CHUNKS // 2, MaxKey())):
+        sb.client.admin.command(
+            {"updateZoneKeyRange": "t.skew", "min": {"k": lo}, "max": {"k": hi}, "zone": zone}
+        )
+
+
 def plan(uri: str, policy: str, *flags: str) -> dict[str, Any]:
     result = CliRunner().invoke(
         app,
@@ -87,10 +95,7 @@ def test_the_balancer_forecast_of_skewed_chunks_with_the_default_sample_is_near_
     module_sandbox_server: Any, tmp_path_factory: Any, seed: int
 ) -> None:
     sb = module_sandbox_server(sandbox=skewed(seed))
-    for zone, lo, hi in (("A", MinKey(), CHUNKS // 2), ("B", CHUNKS // 2, MaxKey())):
-        sb.client.admin.command(
-            {"updateZoneKeyRange": "t.skew", "min": {"k": lo}, "max": {"k": hi}, "zone": zone}
-        )
+    zoned_in_halves(sb)
     policy = tmp_path_factory.mktemp("sample") / "policy.yaml"
     q = CHUNKS // 4
     policy.write_text(POLICY.format(q=q, q3=3 * q), encoding="utf-8")

@@ -11,10 +11,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from bson import MaxKey, MinKey
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from test_forecast_sample import CHUNKS, skewed
+from test_forecast_sample import CHUNKS, skewed, zoned_in_halves
 from typer.testing import CliRunner
 
 from zonectl.cli.app import app
@@ -72,10 +71,7 @@ def test_a_finish_near_the_window_close_is_given_as_a_range_that_holds_the_measu
     module_sandbox_server: Any, tmp_path_factory: Any, seed: int
 ) -> None:
     sb = module_sandbox_server(sandbox=skewed(seed))
-    for zone, lo, hi in (("A", MinKey(), CHUNKS // 2), ("B", CHUNKS // 2, MaxKey())):
-        sb.client.admin.command(
-            {"updateZoneKeyRange": "t.skew", "min": {"k": lo}, "max": {"k": hi}, "zone": zone}
-        )
+    zoned_in_halves(sb)
     policy = tmp_path_factory.mktemp("window") / "policy.yaml"
     q = CHUNKS // 4
 
