@@ -9,32 +9,19 @@ and a config.settings write the 7.0 validator refuses; the results are read back
 from __future__ import annotations
 
 import datetime as dt
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from bson import json_util
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
+from mongosh_kit import find_mongosh, run_eval
 
 from zonectl.sandbox.state import Sandbox
 
-
-def _find_mongosh() -> str | None:
-    explicit = os.environ.get("ZONECTL_MONGOSH")
-    if explicit:
-        return explicit if Path(explicit).is_file() else None
-    prefix = Path(os.environ.get("HOME", "~")).expanduser() / ".cache" / "zonectl-mongosh"
-    candidate = prefix / "node_modules" / ".bin" / "mongosh"
-    return shutil.which("mongosh") or (str(candidate) if candidate.is_file() else None)
-
-
-MONGOSH = _find_mongosh()
+MONGOSH = find_mongosh()
 if MONGOSH is None:
-    pytest.skip("mongosh is not installed (see test_mongosh_helpers.py)", allow_module_level=True)
+    pytest.skip("mongosh is not installed (see mongosh_kit.py)", allow_module_level=True)
 
 PRELUDE = """
 const out = (name, value) => print('@@' + name + ' ' + EJSON.stringify(value, {relaxed: false}));
@@ -44,24 +31,7 @@ const cfg = db.getSiblingDB('config');
 
 def _run(uri: str, script: str, home: Path) -> dict[str, Any]:
     assert MONGOSH is not None
-    conf = home / "mongosh.conf"
-    conf.write_text("mongosh:\n  forceDisableTelemetry: true\n")
-    env = {**os.environ, "HOME": str(home), "MONGOSH_GLOBAL_CONFIG_FILE_FOR_TESTING": str(conf),
-           "CI": "1", "NO_COLOR": "1"}  # fmt: skip
-    proc = subprocess.run(
-        [MONGOSH, uri, "--quiet", "--norc", "--eval", PRELUDE + script],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-    assert proc.returncode == 0, f"mongosh failed:\n{proc.stdout}\n{proc.stderr}"
-    found: dict[str, Any] = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("@@"):
-            name, _, payload = line[2:].partition(" ")
-            found[name] = json_util.loads(payload)
-    return found
+    return run_eval(MONGOSH, uri, PRELUDE + script, home)
 
 
 def _sandbox(version: str) -> Sandbox:

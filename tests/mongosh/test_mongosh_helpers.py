@@ -14,36 +14,22 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 from bson import json_util
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
+from mongosh_kit import find_mongosh
 
 from zonectl.sandbox.clock import Clock
 from zonectl.sandbox.seed import build as seed
 from zonectl.sandbox.state import Sandbox
 
-
-def _find_mongosh() -> str | None:
-    explicit = os.environ.get("ZONECTL_MONGOSH")
-    if explicit:
-        return explicit if Path(explicit).is_file() else None
-    on_path = shutil.which("mongosh")
-    if on_path:
-        return on_path
-    prefix = Path(os.environ.get("HOME", "~")).expanduser() / ".cache" / "zonectl-mongosh"
-    candidate = prefix / "node_modules" / ".bin" / "mongosh"
-    return str(candidate) if candidate.is_file() else None
-
-
-MONGOSH = _find_mongosh()
+MONGOSH = find_mongosh()
 if MONGOSH is None:
     pytest.skip(
         "mongosh is not installed: `npm install --prefix ~/.cache/zonectl-mongosh mongosh` "
