@@ -25,32 +25,51 @@ def spread_estimates(colls: Sequence[NamespaceChunks]) -> tuple[list[NamespaceCh
     average, if larger): no round is made long, nor a migration cut at the chunk size, by a
     chunk larger than any seen. Also returns how many measured chunks shaped the estimates."""
     pooled = [m for c in colls for m in c.samples if m[1] > 0]
+    pooled_from = [k for k, d in enumerate(colls) if d.samples]
+    pooled_drawer = _Drawer(pooled) if len(pooled) >= MIN_SAMPLE else None
     shaped: set[int] = set()
+    used_pool = False
     out: list[NamespaceChunks] = []
     for n, c in enumerate(colls):
         own = [m for m in c.samples if m[1] > 0]
-        sample = own if len(own) >= MIN_SAMPLE else pooled
+        drawer = _Drawer(own) if len(own) >= MIN_SAMPLE else pooled_drawer
         slots = sorted(c.estimated)
-        if len(sample) < MIN_SAMPLE or not slots or not any(size for size, _ in sample):
+        if drawer is None or not slots or not drawer.largest:
             out.append(c)
             continue
-        shaped.update([n] if sample is own else [k for k, d in enumerate(colls) if d.samples])
-        largest = max(size for size, _ in sample)
-        ratios = [size / avg for size, avg in sample]
+        if len(own) >= MIN_SAMPLE:
+            shaped.add(n)
+        else:
+            used_pool = True
         by_shard: dict[str, list[int]] = {}
         for i in slots:
             by_shard.setdefault(c.shards[i], []).append(i)
         sizes = list(c.sizes)
         for shard, group in sorted(by_shard.items()):
             # per donor: its bytes are known (the statistics), only their split is drawn
-            factors = draw_factors(ratios, len(group), _seed(c.ns, shard))
+            factors = drawer.draw(len(group), _seed(c.ns, shard))
             average = [c.sizes[i] for i in group]
-            ceiling = max(largest, *average)
+            ceiling = max(drawer.largest, *average)
             drawn = [min(ceiling, a * f) for a, f in zip(average, factors, strict=True)]
             for i, size in zip(group, fit_total(drawn, sum(average), ceiling), strict=True):
                 sizes[i] = size
         out.append(dataclasses.replace(c, sizes=sizes))
+    if used_pool:
+        shaped.update(pooled_from)
     return out, sum(len(colls[k].samples) for k in shaped)
+
+
+class _Drawer:
+    """One sample's ratios (measured bytes over their average), ranked and tilted once: a
+    pooled sample serves every namespace without one of its own."""
+
+    def __init__(self, sample: Sequence[tuple[int, int]]) -> None:
+        self.largest = max(size for size, _ in sample)
+        self.ranked = sorted(size / avg for size, avg in sample)
+        self.weights = tilt(self.ranked, 1.0) if self.largest else []
+
+    def draw(self, n: int, seed: int) -> list[float]:
+        return draw_factors(self.ranked, n, seed, self.weights)
 
 
 def fit_total(sizes: Sequence[float], total: int, ceiling: float) -> list[int]:
@@ -84,14 +103,16 @@ def _seed(ns: str, shard: str) -> int:
     return zlib.crc32(f"{ns}\0{shard}".encode())
 
 
-def draw_factors(sample: Sequence[float], n: int, seed: int) -> list[float]:
+def draw_factors(
+    sample: Sequence[float], n: int, seed: int, weights: Sequence[float] | None = None
+) -> list[float]:
     """`n` factors distributed like `sample`, of mean about 1: its values, weighted by
     exponential tilting so the weighted mean is 1 (the statistics' average is exact, a small
     sample's mean is not; tilting keeps every draw a measured value, where scaling would
     push the largest past any chunk that exists), drawn at quantiles (j + 1/2) / n, in an
-    order shuffled by `seed`."""
+    order shuffled by `seed`. `weights`: the tilt of the sorted `sample`, if known."""
     ranked = sorted(sample)
-    weights = tilt(ranked, 1.0)
+    weights = tilt(ranked, 1.0) if weights is None else weights
     drawn: list[float] = []
     i, cumulative = 0, weights[0]
     for j in range(n):
