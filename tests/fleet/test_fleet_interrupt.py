@@ -194,6 +194,17 @@ def firehose_cluster() -> Sandbox:
     return sandbox
 
 
+def slow_moves(handle: Any, mode: str) -> None:
+    """failCommand holds each moveRange/moveChunk 0.4 s before it runs ("off": no longer)."""
+    handle.client.admin.command(
+        "configureFailPoint",
+        "failCommand",
+        mode=mode,
+        data={"failCommands": ["moveRange", "moveChunk"], "blockConnection": True,
+              "blockTimeMS": 400},
+    )  # fmt: skip
+
+
 def on_hot(handle: Any) -> int:
     return handle.client.config.chunks.count_documents({"shard": "shard-10x"})
 
@@ -204,6 +215,8 @@ def test_ctrl_c_stops_a_fleet_rotate_migrate_and_a_second_run_converges(
     handles = [sandbox_server(sandbox=firehose_cluster()) for _ in range(2)]
     path = inventory(tmp_path, handles)
     before = [on_hot(h) for h in handles]
+    for handle in handles:  # each move held 0.4 s: the Ctrl-C lands mid-queue on both clusters
+        slow_moves(handle, "alwaysOn")
     args = ("rotate", str(ROTATE_POLICY), "--inventory", str(path), "--at", AT, "--yes")
     proc = spawn(*args, "--all", "--migrate")
     deadline = time.monotonic() + 30
@@ -221,6 +234,8 @@ def test_ctrl_c_stops_a_fleet_rotate_migrate_and_a_second_run_converges(
         assert list(balanced) == []
     left = [on_hot(h) for h in handles]
     assert all(n > 4 for n in left), left  # most of the 8 moves never started
+    for handle in handles:
+        slow_moves(handle, "off")
     code, _out, err = zonectl(*args, "--all", "--migrate")
     assert code == 0, err
     # Each collection keeps only its top chunk [2 March, MaxKey) on the hot shard.
