@@ -221,29 +221,16 @@ class _Runner(NamespaceMigration):
     def _move_collection(self, op: MoveCollection) -> None:
         """One moveCollection on its own (no --migrate queue): under the lease and journal
         like every op, journaled only once the server shows it done."""
-        assert self.rec is not None
-        self.lease.check()
-        check_stop()
-        self.index += 1
-        try:
+        index = self._next_step()
+        with self._journaled_on_failure(op, index):
             status = self._send_collection(op)
-        except ZonectlError:
-            self.events.op(op, "failed")
-            self.rec.step(self.index, op.kind, op.describe(), "failed")
-            raise
-        except KeyboardInterrupt:
-            self.rec.step(self.index, op.kind, op.describe(), "interrupted (may still run)")
-            raise
-        self._collection_done(op, self.index, status)
+        self._collection_done(op, index, status)
 
     def _reshard(self, op: ReshardCollection) -> None:
         """Under the lease and journal; apply/reshard/ watches it meanwhile."""
         rec = self.rec
         assert rec is not None
-        self.lease.check()
-        check_stop()
-        self.index += 1
-        index = self.index
+        index = self._next_step()
 
         def journal(status: str) -> None:
             rec.step(index, op.kind, op.describe(), status)
@@ -254,36 +241,43 @@ class _Runner(NamespaceMigration):
             self.result.ops_done += 1
         self.result.changed = True
 
-    def _step(self, op: Op) -> None:
-        assert self.rec is not None
+    def _next_step(self) -> int:
+        """The journal index of the next op, once the lease still holds and no stop came."""
         self.lease.check()
         check_stop()
         self.index += 1
+        return self.index
+
+    @contextlib.contextmanager
+    def _journaled_on_failure(self, op: Op, index: int) -> Iterator[None]:
+        """A failure or an interrupt while `op` is sent is journaled on its step, then raised."""
+        assert self.rec is not None
         try:
-            send_resent(
-                lambda: self.ports.send(op),
-                op.describe(),
-                op.idempotent,
-                self.events.note,
-                self.result.resets,
-            )
+            yield
         except ZonectlError:
             self.events.op(op, "failed")
-            self.rec.step(self.index, op.kind, op.describe(), "failed")
+            self.rec.step(index, op.kind, op.describe(), "failed")
             raise
         except KeyboardInterrupt:
-            self.rec.step(self.index, op.kind, op.describe(), "interrupted (may still run)")
+            self.rec.step(index, op.kind, op.describe(), "interrupted (may still run)")
             raise
+
+    def _step(self, op: Op) -> None:
+        assert self.rec is not None
+        index = self._next_step()
+        with self._journaled_on_failure(op, index):
+            self._resend(lambda: self.ports.send(op), op.describe(), op.idempotent)
         self.result.changed = True
         self.result.ops_done += 1 if not isinstance(op, SplitChunk) else 0
         memo = op.memo()
         if memo is not None and self.ports.memos is not None:
             self.ports.memos.write(memo)  # after success: the op is not started twice
-        self.rec.step(self.index, op.kind, op.describe(), "done")
+        self.rec.step(index, op.kind, op.describe(), "done")
         self.events.op(op, "done")
 
-    def _resend(self, action: Callable[[], None], what: str, idempotent: bool) -> None:
-        """A balancing pause or restore, sent again after a connection reset (safeguards)."""
+    def _resend(self, action: Callable[[], object], what: str, idempotent: bool) -> None:
+        """An op, or a balancing pause or restore (safeguards), sent again after a connection
+        reset if it is idempotent (apply/resend.py)."""
         send_resent(action, what, idempotent, self.events.note, self.result.resets)
 
     def _verify(self, ns: str, ops: list[ZoneRangeOp]) -> None:
