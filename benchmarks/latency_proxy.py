@@ -16,10 +16,11 @@ import argparse
 import asyncio
 import contextlib
 import struct
-import threading
 import time
 from collections import Counter
-from types import TracebackType
+
+from zonectl.sandbox.wire.loop_server import LoopServer
+from zonectl.sandbox.wire.reset_proxy import command_name
 
 MAX_PENDING = 256  # chunks in flight per direction
 CHUNK = 1 << 16
@@ -35,13 +36,12 @@ class CommandNames:
     def feed(self, data: bytes) -> None:
         self.buffer += data
         while len(self.buffer) >= 16:
-            length, _, _, opcode = struct.unpack_from("<iiii", self.buffer)
+            length = struct.unpack_from("<i", self.buffer)[0]
             if len(self.buffer) < length:
                 return
             message, self.buffer = self.buffer[:length], self.buffer[length:]
-            if opcode == 2013 and len(message) > 26 and message[20] == 0:
-                # header (16) + flagBits (4) + kind 0 (1) + BSON length (4) + element type (1)
-                name = message[26 : message.index(0, 26)].decode("utf-8", "replace")
+            name = command_name(message)  # OP_MSG with a body section first, else None
+            if name is not None:
                 self.into[name] += 1
 
 
@@ -82,7 +82,7 @@ async def _pump(
             await sender
 
 
-class LatencyProxy:
+class LatencyProxy(LoopServer):
     """The proxy on its own event loop in a daemon thread; `port` once started."""
 
     def __init__(self, target: tuple[str, int], delay: float) -> None:
@@ -90,9 +90,7 @@ class LatencyProxy:
         self.port = 0
         self.connections = 0
         self.commands: Counter[str] = Counter()
-        self._loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        super().__init__("latency-proxy")
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
@@ -105,25 +103,6 @@ class LatencyProxy:
             _pump(reader, up_w, self.delay, CommandNames(self.commands)),
             _pump(up_r, writer, self.delay),
         )
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
-        self.port = int(server.sockets[0].getsockname()[1])
-        self._ready.set()
-        self._loop.run_forever()
-        server.close()
-
-    def __enter__(self) -> LatencyProxy:
-        self._thread.start()
-        self._ready.wait(10)
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
 
 
 def main() -> None:

@@ -17,7 +17,8 @@ import struct
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
-from types import TracebackType
+
+from zonectl.sandbox.wire.loop_server import LoopServer
 
 OP_MSG = 2013
 CHUNK = 1 << 16
@@ -116,7 +117,7 @@ class _Link:
             self.client.close()
 
 
-class ResetProxy:
+class ResetProxy(LoopServer):
     """The proxy on its own event loop in a daemon thread; `port` once started.
 
     `lifetime=(lo, hi)`: every connection is reset `random.uniform(lo, hi)` seconds after it
@@ -138,9 +139,7 @@ class ResetProxy:
         self._cuts: list[Cut] = []
         self._links: set[_Link] = set()
         self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="reset-proxy", daemon=True)
+        super().__init__("reset-proxy")
 
     def cut(
         self, command: str, nth: int = 1, *, reply_bytes: int = 0, after_s: float | None = None
@@ -185,13 +184,7 @@ class ResetProxy:
             timer.cancel()
         self._links.discard(link)
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
-        self.port = int(server.sockets[0].getsockname()[1])
-        self._ready.set()
-        self._loop.run_forever()
-        server.close()
+    def _stopped(self) -> None:
         for link in list(self._links):  # every pump then ends on its own
             link.closed = True
             link.client.transport.abort()
@@ -204,14 +197,3 @@ class ResetProxy:
     @property
     def uri(self) -> str:
         return f"mongodb://127.0.0.1:{self.port}/"
-
-    def __enter__(self) -> ResetProxy:
-        self._thread.start()
-        self._ready.wait(10)
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(5)
