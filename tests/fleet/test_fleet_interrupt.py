@@ -108,6 +108,8 @@ def test_ctrl_c_stops_every_cluster_of_a_fleet_apply_and_a_second_run_converges(
     sandbox_server: Callable[..., Any], tmp_path: Path
 ) -> None:
     handles = [sandbox_server(sandbox=slow_cluster(tmp_path)) for _ in range(2)]
+    for handle in handles:  # each move held 0.4 s: the Ctrl-C lands mid-queue on both clusters
+        slow_moves(handle, "alwaysOn")
     path = inventory(tmp_path, handles)
     args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
     proc = spawn(*args, "--all", "--migrate")
@@ -120,6 +122,7 @@ def test_ctrl_c_stops_every_cluster_of_a_fleet_apply_and_a_second_run_converges(
     for handle in handles:
         clean(handle)
         assert 0 < moved(handle) < 12  # the running moves ended; the others never started
+        slow_moves(handle, "off")
     code, _out, err = zonectl(*args, "--all", "--migrate")
     assert code == 0, err
     assert all(moved(h) == 12 for h in handles)
