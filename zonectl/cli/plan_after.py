@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from zonectl.forecast.inputs import Range
-from zonectl.model.cluster import ClusterState
+from zonectl.model.cluster import ClusterState, day_windows_in_force
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
 from zonectl.plan.impact import zone_shards_after
@@ -23,6 +23,7 @@ class StateAfter:
     window: Mapping[str, str] | None
     balancer_enabled: bool
     no_balance: frozenset[str]
+    day_windows: tuple[Mapping[str, str], ...] = ()  # activeWindowDOW in force after it
 
 
 def state_after(
@@ -67,4 +68,16 @@ def state_after(
         window,
         enabled,
         frozenset(no_balance),
+        _day_windows_after(actual, desired),
     )
+
+
+def _day_windows_after(
+    actual: ClusterState, desired: DesiredState
+) -> tuple[Mapping[str, str], ...]:
+    """activeWindowDOW in force once the plan has run: the policy's where it names the key
+    (the plan writes it only where the release has it), else the stored one."""
+    wanted = desired.balancer.settings.get("activeWindowDOW") if desired.balancer else None
+    if wanted is None:
+        return actual.balancer.day_windows
+    return day_windows_in_force(wanted.value, actual.version, actual.fcv)

@@ -240,6 +240,7 @@ def _forecast(
         flags,
         now=now,
         window=report.balancer.active_window,
+        day_windows=report.balancer.day_windows,
         balancer_enabled=report.balancer.enabled,
         shards=[s.id for s in report.shards],
         no_balance=no_balance,

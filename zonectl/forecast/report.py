@@ -17,7 +17,7 @@ from zonectl.forecast.finish_range import FinishRange, balancer_finish_range
 from zonectl.forecast.learn import Learned
 from zonectl.forecast.reshard import ReshardRoute
 from zonectl.forecast.timing import CostModel
-from zonectl.forecast.window import ActiveWindow
+from zonectl.forecast.window import BalancerWindow
 
 # Where the cost of a migration came from.
 LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
@@ -27,7 +27,7 @@ LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
 class Assumptions:
     copy_rate: float  # bytes per second, per migration (the model's rate where none finer)
     parallel: int  # --migrate --parallel N
-    window: ActiveWindow | None = None  # the balancer's active window, in its time zone
+    window: BalancerWindow | None = None  # the balancer's active window, in its time zone
     tz_name: str = "UTC"
     balancer_enabled: bool = True
     by_data_size: bool = True  # 6.0+ balancer: loads by bytes; 5.0: by chunk counts
