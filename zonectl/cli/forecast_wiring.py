@@ -147,6 +147,7 @@ def read_forecast(
     changed: Mapping[str, Collection[RangeKey]] | None = None,
     no_balance: frozenset[str] = frozenset(),
     rezoned: frozenset[str] = frozenset(),
+    defragmenting: frozenset[str] = frozenset(),
 ) -> Forecast:
     """Read each namespace's out-of-zone chunks where the change is (zonectl.mongo.
     forecast_read: the `changed` ranges one by one, the others by indexed counts), sized
@@ -183,7 +184,9 @@ def read_forecast(
         balancer_enabled=balancer_enabled,
         by_data_size=sizes.major >= 6,
     )
-    forecast = make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
+    forecast = make_forecast(
+        colls, shard_zones, assumptions, now, no_balance=no_balance, defragmenting=defragmenting
+    )
     planned = sizes.planned_mb is not None or bool(sizes.planned_ns_mb)
     cut = chunk_size_notes(
         [c for c in colls if c.ns in {n.ns for n in forecast.namespaces}], planned
