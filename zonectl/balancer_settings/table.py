@@ -101,6 +101,24 @@ def _show_dow(value: Any) -> str:
     )
 
 
+# The readers every row shares: status and the metrics walk the table
+# (zonectl/plan/settings_view.py), the twin copies what MongoDB stores.
+STATUS = (
+    'a line under "balancer settings" (text, html) and in `settings` (json): the stored '
+    "value, and with a policy whether it is managed, drifts or needs a release"
+)
+METRICS = "zonectl_balancer_setting_drift{setting=...} (0 or 1), when a policy names it"
+TWIN_CLUSTER = (
+    "config.settings documents are captured whole, written to the twin's `twin.settings` "
+    "and stored as they are by the sandbox that loads it"
+)
+TWIN_COLLECTION = (
+    "the config.collections field is kept with its collection in the twin and set again by "
+    "the sandbox that loads it"
+)
+NO_MOVE = "not relevant because it moves no data between shards"
+
+
 CLUSTER: tuple[Setting, ...] = (
     Setting(
         key="chunkSizeMB",
@@ -116,6 +134,13 @@ CLUSTER: tuple[Setting, ...] = (
         show=lambda v: f"{v} MB",
         notes="Absent: 128 MB (64 MB before 5.2). 1-1024 (§2.1); the 7.0+ validator refuses "
         "anything else with code 121.",
+        forecast=(
+            "each balancer migration moves at most the chunk size the plan leaves (a "
+            "larger chunk takes several, 6.0.3+); a note says so (forecast/settings.py)"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="secondaryThrottle",
@@ -131,6 +156,13 @@ CLUSTER: tuple[Setting, ...] = (
         show=_show_throttle,
         notes="Absent: MongoDB's default (no per-document wait). Takes effect at the next "
         "balancer round.",
+        forecast=(
+            "the cost per migration is learned from config.changelog, which holds the "
+            "waits past migrations made; a note names the setting"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="waitForDelete",
@@ -144,6 +176,13 @@ CLUSTER: tuple[Setting, ...] = (
         example=False,
         absent=False,
         show=on_off,
+        forecast=(
+            "the cost per migration is learned from config.changelog (the donor's step 6 "
+            "includes the wait); a note names the setting"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="attemptToBalanceJumboChunks",
@@ -157,6 +196,14 @@ CLUSTER: tuple[Setting, ...] = (
         example=False,
         absent=False,
         show=on_off,
+        forecast=(
+            "not relevant because the forecast never moves chunks flagged jumbo, which "
+            "this setting does not move either, and cuts over-sized ones at the chunk "
+            "size as a forced move does (§6.3)"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="autoMerger",
@@ -173,6 +220,10 @@ CLUSTER: tuple[Setting, ...] = (
         notes="balancerStart and balancerStop (sh.startBalancer/stopBalancer) also switch it "
         "on and off (§3.1): zonectl writes it after them, and restores it after pausing the "
         "balancer.",
+        forecast=NO_MOVE + " (merges stay on one shard)",
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="activeWindowDOW",
@@ -189,6 +240,15 @@ CLUSTER: tuple[Setting, ...] = (
         show=_show_dow,
         notes="FCV 8.3+: the 8.0-8.2 validator refuses the field (code 121) and older servers "
         "ignore it. A window wraps inside its own day: overnight is two entries (§1.4).",
+        forecast=(
+            "on 8.3+ at FCV 8.3 the balancer route runs rounds only inside the day-of-"
+            "week windows, and ignores activeWindow (forecast/day_windows.py)"
+        ),
+        status=STATUS
+        + "; in force, the balancer line (and json `balancer.activeWindowDOW`) shows the "
+        "windows instead of activeWindow",
+        metrics=METRICS + "; zonectl_balancer_in_window reads today's entries when in force",
+        twin=TWIN_CLUSTER,
     ),
 )
 
@@ -206,6 +266,13 @@ COLLECTION: tuple[Setting, ...] = (
         show=lambda v: f"{v} MB",
         command_field="chunkSize",
         notes="Stored in bytes; absent: the cluster's chunk size (§2.1, §4).",
+        forecast=(
+            "each balancer migration of the collection moves at most its chunk size after"
+            " the plan (forecast/settings.py)"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_COLLECTION,
     ),
     Setting(
         key="autoMerger",
@@ -219,13 +286,18 @@ COLLECTION: tuple[Setting, ...] = (
         absent=True,
         show=on_off,
         command_field="enableAutoMerger",
+        forecast=NO_MOVE + " (merges stay on one shard)",
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_COLLECTION,
     ),
     Setting(
         key="defragment",
         scope="collection",
-        annotation=Literal[True],
-        summary="Defragment the collection once: merge and move small chunks until few are "
-        "left. Plan and status show the phase until it ends; then the plan is empty again.",
+        annotation=StrictBool,
+        summary="true: defragment the collection once: merge and move small chunks until few "
+        "are left; plan and status show the phase until it ends, then the plan is empty again. "
+        "false: no defragmentation runs: one running is stopped. Absent: not managed.",
         doc="",
         field="defragmentCollection",
         since=(5, 3),
@@ -236,7 +308,18 @@ COLLECTION: tuple[Setting, ...] = (
         once=True,
         notes="The balancer runs it, so only while the balancer is on and inside its window "
         "(§5.2). zonectl starts it once per collection (UUID) and remembers that in its own "
-        "database. Avoid 6.0.0-6.0.3 (MongoDB's warning).",
+        "database. Avoid 6.0.0-6.0.3 (MongoDB's warning). `false` sends "
+        "`defragmentCollection: false` only while one runs: MongoDB aborts it, marks its phase "
+        "`finished`, and the balancer's next round (on, inside its window) clears it (§5.4); "
+        "until then plan and status say it is stopping, and nothing is sent again.",
+        forecast=(
+            "a collection being defragmented (or started by the plan) gets no balancer "
+            "finish: the balancer leaves it out of its rounds until the defragmentation "
+            "ends (canBalanceCollection)"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_COLLECTION,
     ),
 )
 

@@ -16,6 +16,7 @@ import typer
 
 from zonectl.errors import UsageError
 from zonectl.forecast.balancer import NamespaceChunks
+from zonectl.forecast.day_windows import DayWindows
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range
 from zonectl.forecast.learn import choose_model
@@ -24,7 +25,6 @@ from zonectl.forecast.reshard import ReshardRates, routes_for
 from zonectl.forecast.settings import chunk_size_notes
 from zonectl.forecast.size_spread import spread_estimates
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
-from zonectl.forecast.day_windows import DayWindows
 from zonectl.forecast.window import ActiveWindow, BalancerWindow, load_zone, parse_hhmm
 from zonectl.model.cluster import feature_release
 from zonectl.model.desired import DesiredState

@@ -62,8 +62,7 @@ class DayWindows:
                 if day == date.weekday()
                 # a wrapping entry is open from its own day's midnight too
                 for minutes in ((start,) if start < stop else (0, start))
-                if (t := opening(date, minutes, self.tz, self.contains)) is not None
-                and t > instant
+                if (t := opening(date, minutes, self.tz, self.contains)) is not None and t > instant
             ]
             if found:
                 return min(found)

@@ -191,9 +191,7 @@ def feature_release(version: str, fcv: str | None) -> tuple[int, int] | None:
 DOW_SINCE = (8, 3)  # featureFlagBalancerWindowDOW: version 8.3, FCV-gated (§1.4)
 
 
-def day_windows_in_force(
-    dow: Any, version: str, fcv: str | None
-) -> tuple[Mapping[str, str], ...]:
+def day_windows_in_force(dow: Any, version: str, fcv: str | None) -> tuple[Mapping[str, str], ...]:
     """The stored `activeWindowDOW` entries the balancer uses: none below FCV 8.3 (warning
     8248700 "Ignoring activeWindowDOW settings for versions under 8.3") or for an empty
     array, which leaves `activeWindow` in force (balancer_configuration.cpp

@@ -222,9 +222,7 @@ def in_active_window(
     its own day (balancer-settings §1.4)."""
     if day_windows:
         today = DAYS[local.weekday()]
-        return any(
-            in_active_window(d, local) for d in day_windows if d.get("day") == today
-        )
+        return any(in_active_window(d, local) for d in day_windows if d.get("day") == today)
     if not window:
         return True
     start, stop = _minutes(window.get("start")), _minutes(window.get("stop"))

@@ -81,7 +81,9 @@ class BalancerState:
 
     def days_text(self) -> str:
         """`Monday 01:00-05:00, Friday 14:00-18:00`."""
-        return ", ".join(f"{d.get('day')} {d.get('start')}-{d.get('stop')}" for d in self.day_windows)
+        return ", ".join(
+            f"{d.get('day')} {d.get('start')}-{d.get('stop')}" for d in self.day_windows
+        )
 
     def ignored_window(self) -> str:
         """`; activeWindow 23:00-06:00 ignored` when day-of-week windows replace it."""
