@@ -33,11 +33,10 @@ def _apart(setting: Setting) -> Any:
 
 
 def _every_row() -> str:
-    doc = {
-        "balancer": {r.key: _apart(r) for r in CLUSTER},
-        "collections": {"app.events": {r.key: _apart(r) for r in COLLECTION}},
-    }
-    return json.dumps(doc, indent=2) + "\n"  # JSON is YAML
+    """Every row under its section, each value as a JSON flow (YAML reads it as written)."""
+    cluster = "".join(f"  {r.key}: {json.dumps(_apart(r))}\n" for r in CLUSTER)
+    coll = "".join(f"    {r.key}: {json.dumps(_apart(r))}\n" for r in COLLECTION)
+    return f"balancer:\n{cluster}collections:\n  app.events:\n{coll}"
 
 
 def _settings(path: str, uri: str) -> dict[str, tuple[str, str]]:
