@@ -50,7 +50,7 @@ def _validate(tmp_path: Path, body: str) -> tuple[int, str]:
             'ZP501 activeWindowDOW[0].start "9.00" is not a time of day',
         ),
         ("collections:\n  app.e:\n    chunkSizeMB: 0\n", "5:18", "must be at least 1"),
-        ("collections:\n  app.e:\n    defragment: false\n", "5:17", "expected true, got false"),
+        ("collections:\n  app.e:\n    defragment: yes\n", "5:17", "expected true or false"),
         ("collections:\n  app.e:\n    autoMerger: 1\n", "5:17", "expected true or false"),
     ],
 )

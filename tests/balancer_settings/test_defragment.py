@@ -77,3 +77,43 @@ def _defragmentation_ends(handle: Any) -> bool:
         limit=dt.timedelta(hours=2),
     )
     return ended is not None
+
+
+STOP = "collections:\n  app.events:\n    defragment: false\n"
+
+
+def test_false_stops_a_running_defragmentation_once_and_waits_for_the_balancer(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    """`defragment: false`: none runs. A running one gets configureCollectionBalancing
+    `defragmentCollection: false` once; MongoDB marks it `finished` and keeps the flag until
+    the balancer's next round (§5.4), which the plan waits for without resending."""
+    handle = serve(sandbox_server, "7.0")
+    path = policy(tmp_path, STOP)
+    assert cli("validate", path)[0] == 0
+    code, out, err = cli("plan", path, "--uri", handle.uri, "--detailed-exitcode")
+    assert code == 0, out + err  # nothing runs: nothing to stop
+    handle.client.admin.command({"balancerStop": 1})
+    handle.client.admin.command(
+        {"configureCollectionBalancing": "app.events", "defragmentCollection": True}
+    )
+    code, out, err = cli("plan", path, "--uri", handle.uri, "--format", "json")
+    assert code == 0, err
+    assert [o["command"] for o in json.loads(out)["ops"]] == [
+        {"configureCollectionBalancing": "app.events", "defragmentCollection": False}
+    ]
+    code, out, err = cli("status", path, "--uri", handle.uri)
+    assert code == 0, err
+    assert "app.events defragment: running, phase not started yet" in out
+    assert "the policy says not running (drift)" in out
+    assert cli("apply", path, "--uri", handle.uri, "--yes")[0] == 0
+    doc = collection_doc(handle, "app.events")
+    assert (doc["defragmentCollection"], doc["defragmentationPhase"]) == (True, "finished")
+    code, out, err = cli("plan", path, "--uri", handle.uri, "--detailed-exitcode")
+    assert code == 0, out + err
+    assert "app.events: defragment stopping, asked to stop" in out
+    handle.client.admin.command({"balancerStart": 1})
+    assert _defragmentation_ends(handle)
+    code, out, err = cli("plan", path, "--uri", handle.uri, "--detailed-exitcode")
+    assert code == 0, out + err
+    assert "defragment" not in out

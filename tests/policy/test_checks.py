@@ -331,6 +331,24 @@ def test_an_unknown_balancer_time_zone_is_an_error_with_a_suggestion(
     assert diagnose("", head=head.replace("Berln", "Berlin")) == []
 
 
+def test_day_windows_beside_an_active_window_or_repeated_warn(diagnose: Diagnose) -> None:
+    """MongoDB accepts both (8.3 validator, balancer_configuration.cpp): ZP504 says it
+    ignores activeWindow, ZP505 names the repeated entry; neither is an error."""
+    head = (
+        "apiVersion: zonectl/v1\nkind: ZonePolicy\nbalancer:\n"
+        '  activeWindow: {start: "23:00", stop: "06:00"}\n  activeWindowDOW:\n'
+        '    - {day: Friday, start: "01:00", stop: "02:00"}\n'
+        '    - {day: Friday, start: "01:00", stop: "02:00"}\n'
+    )
+    assert diagnose("", head=head) == [
+        "p.yaml:4:17: warning ZP504 activeWindow is set beside activeWindowDOW: MongoDB 8.3+ "
+        "balances only in the day-of-week windows and ignores activeWindow\n  hint: drop "
+        "activeWindow (or set it to null), or add its hours as day-of-week windows",
+        "p.yaml:7:7: warning ZP505 activeWindowDOW[1] repeats activeWindowDOW[0] (Friday "
+        "01:00-02:00): MongoDB accepts it and it changes nothing\n  hint: drop it",
+    ]
+
+
 def test_zone_listed_twice_for_a_shard_warns(diagnose: Diagnose) -> None:
     head = "apiVersion: zonectl/v1\nkind: ZonePolicy\nshards:\n  s0: [hot, hot]\n"
     assert diagnose("", head=head) == [

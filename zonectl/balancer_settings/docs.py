@@ -27,7 +27,10 @@ planned and applied like zones:
   mongos for the cluster, `configureCollectionBalancing` for a collection. A second `apply`
   plans nothing. `zonectl export` writes the stored ones back into a policy.
 * **Version gates.** A key the cluster's release (binary and feature compatibility version)
-  does not have gets a plan line naming the release it needs, and nothing is written for it.
+  does not have gets a warning from `plan` and `apply` (on stderr, and in the JSON plan's
+  `warnings`) at the policy's `file:line`, naming the release it needs; it is no change, so
+  nothing is written for it and `--detailed-exitcode` does not count it. `status` shows it
+  as "needs MongoDB X+".
   zonectl never writes `{_id: "autosplit"}` (7.0+ refuses it) nor a field the 7.0+
   `config.settings` validator refuses; if the server refuses one anyway (code 121), apply
   stops, names the setting and restores what it paused, without retrying.
@@ -42,7 +45,10 @@ planned and applied like zones:
   it is managed, drifts or waits for a release; the metric `zonectl_balancer_setting_drift`
   and `doctor`'s `policy:settings` line say the same. The forecast cuts each balancer
   migration at the chunk size the plan leaves (since 6.0.3 a balancer `moveRange` without
-  `max` moves about one chunk size), and says what it assumes of `secondaryThrottle`.
+  `max` moves about one chunk size), balances only inside the day-of-week windows where
+  MongoDB uses them, gives a collection being defragmented no balancer finish, and says
+  what it assumes of `secondaryThrottle` and `waitForDelete`. Each key below lists how the
+  forecast, `status`, the metrics and `zonectl twin` read it.
 
 The balancer's `enabled`, `activeWindow` and `timezone`, and a collection's `balancing`, are
 described in [policy.md](policy.md). MongoDB's behaviour, version by version, is in
@@ -88,6 +94,8 @@ def _section(scope: str, setting: Setting) -> list[str]:
     ]
     if setting.notes:
         lines.append(f"* {setting.notes}")
+    lines.append("* Read by:")
+    lines += [f"  * {reader}: {text}" for reader, text in setting.readers.items()]
     lines += ["", "```yaml", _example(scope, setting), "```", ""]
     return lines
 

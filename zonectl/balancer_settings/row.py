@@ -45,6 +45,21 @@ class Setting:
     set_by_balancer_switch: bool = False
     once: bool = False  # a one-shot action (defragmentation), not a steady state
     notes: str = ""  # docs only: caveats, per-version behaviour
+    # How each command that reads the cluster reads this row, or "not relevant because ...":
+    # a setting is done when every reader has it (tests/balancer_settings/test_readers.py).
+    forecast: str = ""  # plan's and status's time-to-compliance forecast
+    status: str = ""  # `zonectl status` (text, json, html)
+    metrics: str = ""  # the OpenMetrics families
+    twin: str = ""  # `zonectl twin` capture, its cluster file, and the sandbox loading it
+
+    @property
+    def readers(self) -> dict[str, str]:
+        return {
+            "forecast": self.forecast,
+            "status": self.status,
+            "metrics": self.metrics,
+            "twin": self.twin,
+        }
 
     @property
     def since_text(self) -> str:

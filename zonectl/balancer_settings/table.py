@@ -4,101 +4,39 @@ test; the schema, planner, executor, export, status and docs page read these row
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    StrictBool,
-    StrictInt,
-    StrictStr,
-    Tag,
+from pydantic import BaseModel, StrictBool
+
+from zonectl.balancer_settings.row import Setting, on_off
+from zonectl.balancer_settings.values import (
+    ChunkSizeMB,
+    DayWindowModel,
+    SecondaryThrottle,
+    dow_from_stored,
+    mb,
+    show_dow,
+    show_throttle,
+    throttle_from_stored,
+    whole,
 )
 
-from zonectl.balancer_settings.row import MB, Setting, on_off
-
-Day = Literal["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-
-# §2.1 checkMaxChunkSizeValid: 1 MiB..1 GiB, an integer number of MB.
-ChunkSizeMB = Annotated[StrictInt, Field(ge=1, le=1024)]
-
-
-class WriteConcernModel(BaseModel):
-    """A write concern for `_secondaryThrottle` (§1.2: parsed as WriteConcernOptions)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-    w: StrictInt | StrictStr = Field(description='"majority", a tag set name, or a number.')
-    wtimeout: StrictInt | None = Field(None, ge=0, description="Milliseconds.")
-    j: StrictBool | None = None
-
-
-def _throttle_tag(value: Any) -> str:
-    return "writeConcern" if isinstance(value, dict) else "bool"
-
-
-# One branch reports its error: a mapping is checked as a write concern, anything else as
-# true/false (so `"yes"` reads "expected true or false").
-SecondaryThrottle = Annotated[
-    Annotated[StrictBool, Tag("bool")] | Annotated[WriteConcernModel, Tag("writeConcern")],
-    Discriminator(_throttle_tag),
-]
-
-
-class DayWindowModel(BaseModel):
-    """One day-of-week window (§1.4, IDL DayOfWeekWindow): the balancer runs on `day`
-    between `start` and `stop`, config server local time, wrapping inside that same day."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-    day: Day = Field(description="Capitalised English day name, exactly as MongoDB spells it.")
-    start: StrictStr = Field(description='"HH:MM"', examples=["09:00"])
-    stop: StrictStr = Field(description='"HH:MM"; must differ from start.')
-
-
-def _mb(stored: Any) -> Any:
-    """maxChunkSizeBytes as MB (an integer when it is whole)."""
-    value = int(stored)
-    return value // MB if value % MB == 0 else round(value / MB, 2)
-
-
-def _whole(stored: Any) -> Any:
-    """A stored number (int32, NumberLong or a whole double) as a plain int."""
-    if isinstance(stored, int | float) and not isinstance(stored, bool) and stored == int(stored):
-        return int(stored)
-    return stored
-
-
-def _throttle_from_stored(stored: Any) -> Any:
-    if isinstance(stored, Mapping):
-        return {str(k): int(v) if isinstance(v, int) and not isinstance(v, bool) else v
-                for k, v in stored.items()}  # fmt: skip
-    return stored
-
-
-def _show_throttle(value: Any) -> str:
-    if isinstance(value, Mapping):
-        inner = ", ".join(f"{k}: {v}" for k, v in value.items())
-        return f"write concern {{{inner}}}"
-    return on_off(value)
-
-
-def _dow_from_stored(stored: Any) -> Any:
-    if not isinstance(stored, list):
-        return stored  # not an array: shown as found, never equal to a policy value
-    return [dict(entry) if isinstance(entry, Mapping) else entry for entry in stored]
-
-
-def _show_dow(value: Any) -> str:
-    if not value:
-        return "none"
-    if not isinstance(value, list):
-        return repr(value)
-    return ", ".join(
-        f"{e.get('day')} {e.get('start')}-{e.get('stop')}" if isinstance(e, Mapping) else repr(e)
-        for e in value
-    )
+# The readers every row shares: status and the metrics walk the table
+# (zonectl/plan/settings_view.py), the twin copies what MongoDB stores.
+STATUS = (
+    'a line under "balancer settings" (text, html) and in `settings` (json): the stored '
+    "value, and with a policy whether it is managed, drifts or needs a release"
+)
+METRICS = "zonectl_balancer_setting_drift{setting=...} (0 or 1), when a policy names it"
+TWIN_CLUSTER = (
+    "config.settings documents are captured whole, written to the twin's `twin.settings` "
+    "and stored as they are by the sandbox that loads it"
+)
+TWIN_COLLECTION = (
+    "the config.collections field is kept with its collection in the twin and set again by "
+    "the sandbox that loads it"
+)
+NO_MOVE = "not relevant because it moves no data between shards"
 
 
 CLUSTER: tuple[Setting, ...] = (
@@ -112,10 +50,17 @@ CLUSTER: tuple[Setting, ...] = (
         field="value",
         since=None,
         example=128,
-        from_stored=_whole,
+        from_stored=whole,
         show=lambda v: f"{v} MB",
         notes="Absent: 128 MB (64 MB before 5.2). 1-1024 (§2.1); the 7.0+ validator refuses "
         "anything else with code 121.",
+        forecast=(
+            "each balancer migration moves at most the chunk size the plan leaves (a "
+            "larger chunk takes several, 6.0.3+); a note says so (forecast/settings.py)"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="secondaryThrottle",
@@ -127,10 +72,17 @@ CLUSTER: tuple[Setting, ...] = (
         field="_secondaryThrottle",
         since=None,
         example={"w": "majority", "wtimeout": 60000},
-        from_stored=_throttle_from_stored,
-        show=_show_throttle,
+        from_stored=throttle_from_stored,
+        show=show_throttle,
         notes="Absent: MongoDB's default (no per-document wait). Takes effect at the next "
         "balancer round.",
+        forecast=(
+            "the cost per migration is learned from config.changelog, which holds the "
+            "waits past migrations made; a note names the setting"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="waitForDelete",
@@ -144,6 +96,13 @@ CLUSTER: tuple[Setting, ...] = (
         example=False,
         absent=False,
         show=on_off,
+        forecast=(
+            "the cost per migration is learned from config.changelog (the donor's step 6 "
+            "includes the wait); a note names the setting"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="attemptToBalanceJumboChunks",
@@ -157,6 +116,14 @@ CLUSTER: tuple[Setting, ...] = (
         example=False,
         absent=False,
         show=on_off,
+        forecast=(
+            "not relevant because the forecast never moves chunks flagged jumbo, which "
+            "this setting does not move either, and cuts over-sized ones at the chunk "
+            "size as a forced move does (§6.3)"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="autoMerger",
@@ -173,6 +140,10 @@ CLUSTER: tuple[Setting, ...] = (
         notes="balancerStart and balancerStop (sh.startBalancer/stopBalancer) also switch it "
         "on and off (§3.1): zonectl writes it after them, and restores it after pausing the "
         "balancer.",
+        forecast=NO_MOVE + " (merges stay on one shard)",
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_CLUSTER,
     ),
     Setting(
         key="activeWindowDOW",
@@ -185,10 +156,19 @@ CLUSTER: tuple[Setting, ...] = (
         example=[{"day": "Saturday", "start": "01:00", "stop": "23:00"}],
         absent=[],
         to_stored=lambda v: v or None,  # an empty list removes the field
-        from_stored=_dow_from_stored,
-        show=_show_dow,
+        from_stored=dow_from_stored,
+        show=show_dow,
         notes="FCV 8.3+: the 8.0-8.2 validator refuses the field (code 121) and older servers "
         "ignore it. A window wraps inside its own day: overnight is two entries (§1.4).",
+        forecast=(
+            "on 8.3+ at FCV 8.3 the balancer route runs rounds only inside the day-of-"
+            "week windows, and ignores activeWindow (forecast/day_windows.py)"
+        ),
+        status=STATUS
+        + "; in force, the balancer line (and json `balancer.activeWindowDOW`) shows the "
+        "windows instead of activeWindow",
+        metrics=METRICS + "; zonectl_balancer_in_window reads today's entries when in force",
+        twin=TWIN_CLUSTER,
     ),
 )
 
@@ -202,10 +182,17 @@ COLLECTION: tuple[Setting, ...] = (
         field="maxChunkSizeBytes",
         since=(5, 3),
         example=64,
-        from_stored=_mb,
+        from_stored=mb,
         show=lambda v: f"{v} MB",
         command_field="chunkSize",
         notes="Stored in bytes; absent: the cluster's chunk size (§2.1, §4).",
+        forecast=(
+            "each balancer migration of the collection moves at most its chunk size after"
+            " the plan (forecast/settings.py)"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_COLLECTION,
     ),
     Setting(
         key="autoMerger",
@@ -219,13 +206,18 @@ COLLECTION: tuple[Setting, ...] = (
         absent=True,
         show=on_off,
         command_field="enableAutoMerger",
+        forecast=NO_MOVE + " (merges stay on one shard)",
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_COLLECTION,
     ),
     Setting(
         key="defragment",
         scope="collection",
-        annotation=Literal[True],
-        summary="Defragment the collection once: merge and move small chunks until few are "
-        "left. Plan and status show the phase until it ends; then the plan is empty again.",
+        annotation=StrictBool,
+        summary="true: defragment the collection once: merge and move small chunks until few "
+        "are left; plan and status show the phase until it ends, then the plan is empty again. "
+        "false: no defragmentation runs: one running is stopped. Absent: not managed.",
         doc="",
         field="defragmentCollection",
         since=(5, 3),
@@ -236,7 +228,18 @@ COLLECTION: tuple[Setting, ...] = (
         once=True,
         notes="The balancer runs it, so only while the balancer is on and inside its window "
         "(§5.2). zonectl starts it once per collection (UUID) and remembers that in its own "
-        "database. Avoid 6.0.0-6.0.3 (MongoDB's warning).",
+        "database. Avoid 6.0.0-6.0.3 (MongoDB's warning). `false` sends "
+        "`defragmentCollection: false` only while one runs: MongoDB aborts it, marks its phase "
+        "`finished`, and the balancer's next round (on, inside its window) clears it (§5.4); "
+        "until then plan and status say it is stopping, and nothing is sent again.",
+        forecast=(
+            "a collection being defragmented (or started by the plan) gets no balancer "
+            "finish: the balancer leaves it out of its rounds until the defragmentation "
+            "ends (canBalanceCollection)"
+        ),
+        status=STATUS,
+        metrics=METRICS,
+        twin=TWIN_COLLECTION,
     ),
 )
 

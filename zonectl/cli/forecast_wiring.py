@@ -16,6 +16,7 @@ import typer
 
 from zonectl.errors import UsageError
 from zonectl.forecast.balancer import NamespaceChunks
+from zonectl.forecast.day_windows import DayWindows
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range
 from zonectl.forecast.learn import choose_model
@@ -24,7 +25,7 @@ from zonectl.forecast.reshard import ReshardRates, routes_for
 from zonectl.forecast.settings import chunk_size_notes
 from zonectl.forecast.size_spread import spread_estimates
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
-from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
+from zonectl.forecast.window import ActiveWindow, BalancerWindow, load_zone, parse_hhmm
 from zonectl.model.cluster import feature_release
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.changelog_read import read_learned
@@ -112,7 +113,18 @@ def parse_forecast_flags(
     )
 
 
-def make_window(window: Mapping[str, str] | None, flags: ForecastFlags) -> ActiveWindow | None:
+def make_window(
+    window: Mapping[str, str] | None,
+    flags: ForecastFlags,
+    day_windows: Sequence[Mapping[str, str]] = (),
+) -> BalancerWindow | None:
+    """The window in force: day-of-week windows (8.3+, when the caller found them in force)
+    replace activeWindow, which MongoDB then ignores (§1.4)."""
+    if day_windows:
+        try:
+            return DayWindows.parse(day_windows, flags.tz)
+        except (KeyError, ValueError):
+            return None  # as below: a window the server cannot parse either
     if not window:
         return None
     try:
@@ -131,9 +143,11 @@ def read_forecast(
     window: Mapping[str, str] | None,
     balancer_enabled: bool,
     shards: Sequence[str],
+    day_windows: Sequence[Mapping[str, str]] = (),
     changed: Mapping[str, Collection[RangeKey]] | None = None,
     no_balance: frozenset[str] = frozenset(),
     rezoned: frozenset[str] = frozenset(),
+    defragmenting: frozenset[str] = frozenset(),
 ) -> Forecast:
     """Read each namespace's out-of-zone chunks where the change is (zonectl.mongo.
     forecast_read: the `changed` ranges one by one, the others by indexed counts), sized
@@ -165,12 +179,14 @@ def read_forecast(
         source=source,
         learned=learned,
         parallel=flags.parallel or default_parallel(len(shard_zones)),
-        window=make_window(window, flags),
+        window=make_window(window, flags, day_windows),
         tz_name=flags.tz_name,
         balancer_enabled=balancer_enabled,
         by_data_size=sizes.major >= 6,
     )
-    forecast = make_forecast(colls, shard_zones, assumptions, now, no_balance=no_balance)
+    forecast = make_forecast(
+        colls, shard_zones, assumptions, now, no_balance=no_balance, defragmenting=defragmenting
+    )
     planned = sizes.planned_mb is not None or bool(sizes.planned_ns_mb)
     cut = chunk_size_notes(
         [c for c in colls if c.ns in {n.ns for n in forecast.namespaces}], planned

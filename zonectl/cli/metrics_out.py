@@ -68,7 +68,9 @@ def read_cluster_metrics(
         now=now,
         report=report,
         balancer_in_window=in_active_window(
-            report.balancer.active_window, now.astimezone(_config_zone(settings, desired))
+            report.balancer.active_window,
+            now.astimezone(_config_zone(settings, desired)),
+            report.balancer.day_windows,
         ),
         migrations=read_migrations_in_flight(conn),
         lease_acquired=report.lease.acquired if report.lease else None,

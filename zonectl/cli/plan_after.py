@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from zonectl.forecast.inputs import Range
-from zonectl.model.cluster import ClusterState
+from zonectl.model.cluster import ClusterState, day_windows_in_force
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
 from zonectl.plan.impact import zone_shards_after
 from zonectl.plan.ops import ReshardCollection, SetCollectionBalancing, ZoneRangeOp
+from zonectl.plan.setting_ops import SetCollectionSetting
 from zonectl.plan.value import Plan
 
 
@@ -23,6 +24,8 @@ class StateAfter:
     window: Mapping[str, str] | None
     balancer_enabled: bool
     no_balance: frozenset[str]
+    day_windows: tuple[Mapping[str, str], ...] = ()  # activeWindowDOW in force after it
+    defragmenting: frozenset[str] = frozenset()  # defragmentCollection: true after it
 
 
 def state_after(
@@ -35,6 +38,9 @@ def state_after(
         ns: [(r.min, r.max, r.zone) for r in actual.ranges_of(ns)] for ns in names
     }
     no_balance = {ns for ns, c in actual.collections.items() if c.no_balance}
+    defragmenting = {
+        ns for ns, c in actual.collections.items() if c.settings.get("defragmentCollection")
+    }
     for op in plan.ops:
         if isinstance(op, ZoneRangeOp) and op.ns in ranges:
             gone = (sort_key(op.min), sort_key(op.max))
@@ -48,6 +54,9 @@ def state_after(
             ranges[op.ns] = [(dict(z["min"]), dict(z["max"]), str(z["zone"])) for z in op.zones]
         elif isinstance(op, SetCollectionBalancing):
             (no_balance.discard if op.enabled else no_balance.add)(op.ns)
+        elif isinstance(op, SetCollectionSetting) and op.key == "defragment":
+            # true starts it; false ends it at the balancer's next round (§5.4)
+            (defragmenting.add if op.value else defragmenting.discard)(op.ns)
     shard_zones: dict[str, set[str]] = {s.id: set() for s in actual.shards if not s.draining}
     for zone, shards in zone_shards_after(plan, actual).items():
         for shard in shards:
@@ -67,4 +76,17 @@ def state_after(
         window,
         enabled,
         frozenset(no_balance),
+        _day_windows_after(actual, desired),
+        frozenset(defragmenting),
     )
+
+
+def _day_windows_after(
+    actual: ClusterState, desired: DesiredState
+) -> tuple[Mapping[str, str], ...]:
+    """activeWindowDOW in force once the plan has run: the policy's where it names the key
+    (the plan writes it only where the release has it), else the stored one."""
+    wanted = desired.balancer.settings.get("activeWindowDOW") if desired.balancer else None
+    if wanted is None:
+        return actual.balancer.day_windows
+    return day_windows_in_force(wanted.value, actual.version, actual.fcv)

@@ -277,6 +277,8 @@ def _plan_and_forecast(
             flags,
             now=at if forecast_at else conn.wall(),
             window=after.window,
+            day_windows=after.day_windows,
+            defragmenting=after.defragmenting,
             balancer_enabled=after.balancer_enabled,
             shards=[s.id for s in actual.shards],
             changed=changed,

@@ -233,6 +233,11 @@ def _forecast(
     ranges = {c.namespace: [(r.min, r.max, r.zone) for r in c.ranges] for c in late}
     shard_zones = {s.id: frozenset(s.zones) for s in report.shards if not s.draining}
     no_balance = frozenset(c.namespace for c in late if c.balancing is False)
+    defragmenting = frozenset(
+        c.namespace
+        for c in late
+        if (c.server or {}).get("firstComplianceViolation") == "defragmentingChunks"
+    )
     return read_forecast(
         ChunkSizes(conn),
         ranges,
@@ -240,9 +245,11 @@ def _forecast(
         flags,
         now=now,
         window=report.balancer.active_window,
+        day_windows=report.balancer.day_windows,
         balancer_enabled=report.balancer.enabled,
         shards=[s.id for s in report.shards],
         no_balance=no_balance,
+        defragmenting=defragmenting,
     )
 
 

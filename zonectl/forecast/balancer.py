@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zonectl.forecast.timing import copy_seconds
-from zonectl.forecast.window import ActiveWindow
+from zonectl.forecast.window import BalancerWindow
 
 SHORT_INTERVAL_S = 1.0  # kShortBalanceRoundInterval
 DEFAULT_INTERVAL_S = 10.0  # kBalanceRoundDefaultInterval
@@ -136,7 +136,7 @@ def simulate_balancer(
     rate: float,
     now: dt.datetime,
     *,
-    window: ActiveWindow | None = None,
+    window: BalancerWindow | None = None,
     by_data_size: bool = True,
     cost: Callable[[str, str, int], float] | None = None,
     max_rounds: int = 1_000_000,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks
-from zonectl.forecast.window import ActiveWindow
+from zonectl.forecast.window import BalancerWindow
 
 # How far the estimated chunk sizes may be off, both ways. 16 measured chunks state the
 # spread only roughly: in bench_migrate's window case the default sample over-represented
@@ -50,7 +50,7 @@ def scaled(colls: Sequence[NamespaceChunks], factor: float) -> list[NamespaceChu
 def balancer_finish_range(
     colls: Sequence[NamespaceChunks],
     simulate: Callable[[Sequence[NamespaceChunks]], BalancerOutcome],
-    window: ActiveWindow | None,
+    window: BalancerWindow | None,
     now: dt.datetime,
     finish_s: float,
 ) -> FinishRange | None:
@@ -71,4 +71,4 @@ def balancer_finish_range(
     after = window.closes_after(low_at) if window.contains(low_at) else low_at
     if now + dt.timedelta(seconds=high) < window.next_open(after):
         return None
-    return FinishRange(low, high, window.stop)
+    return FinishRange(low, high, window.close_before(after))

@@ -17,7 +17,7 @@ from zonectl.forecast.finish_range import FinishRange, balancer_finish_range
 from zonectl.forecast.learn import Learned
 from zonectl.forecast.reshard import ReshardRoute
 from zonectl.forecast.timing import CostModel
-from zonectl.forecast.window import ActiveWindow
+from zonectl.forecast.window import BalancerWindow
 
 # Where the cost of a migration came from.
 LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
@@ -27,7 +27,7 @@ LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
 class Assumptions:
     copy_rate: float  # bytes per second, per migration (the model's rate where none finer)
     parallel: int  # --migrate --parallel N
-    window: ActiveWindow | None = None  # the balancer's active window, in its time zone
+    window: BalancerWindow | None = None  # the balancer's active window, in its time zone
     tz_name: str = "UTC"
     balancer_enabled: bool = True
     by_data_size: bool = True  # 6.0+ balancer: loads by bytes; 5.0: by chunk counts
@@ -130,7 +130,11 @@ def make_forecast(
     now: dt.datetime,
     *,
     no_balance: frozenset[str] = frozenset(),
+    defragmenting: frozenset[str] = frozenset(),
 ) -> Forecast:
+    """`defragmenting`: collections with `defragmentCollection: true`, which the balancer
+    leaves out of its rebalancing rounds until the defragmentation ends
+    (`canBalanceCollection`, balancer_chunk_selection_policy.cpp, 7.0+)."""
     a = assumptions
 
     def simulate(some: Sequence[NamespaceChunks]) -> BalancerOutcome:
@@ -168,6 +172,8 @@ def make_forecast(
             why = "the balancer is off"
         elif c.ns in no_balance:
             why = "balancing of this collection is off (noBalance)"
+        elif c.ns in defragmenting:
+            why = "it is being defragmented: the balancer moves none of it until that ends"
         else:
             alone = simulate([c])
             if alone.finished is None:
@@ -183,7 +189,7 @@ def make_forecast(
     drained: dict[str, dt.datetime] = {}
     total = sum(n.bytes for n in per_ns)
     curves = [make_burndown("migrate", total, eager_commits)] if per_ns else []
-    movable = [c for c in colls if c.ns not in no_balance]
+    movable = [c for c in colls if c.ns not in no_balance | defragmenting]
     if per_ns and a.balancer_enabled and all(n.balancer_s is not None for n in per_ns):
         together = simulate(movable)
         if together.finished is not None:

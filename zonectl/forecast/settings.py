@@ -1,7 +1,7 @@
 """What the balancer settings change in a forecast, and the lines that say how: the chunk
 size caps each balancer migration (6.0.3+: moveRange without `max` cuts about one chunk
-size off a larger chunk, reference balancer-settings §6.1), and secondaryThrottle slows
-each copy by a replication wait that only the cluster's own migration history shows."""
+size off a larger chunk, reference balancer-settings §6.1); secondaryThrottle and
+waitForDelete slow each migration by a wait only the cluster's migration history shows."""
 
 from __future__ import annotations
 
@@ -52,20 +52,32 @@ def chunk_size_notes(colls: Iterable[NamespaceChunks], planned: bool) -> list[st
     ]
 
 
+# What each per-migration setting costs, and why the learned cost already has it.
+_WAITS = {
+    "secondaryThrottle": "each copied document waits for replication as set",
+    # migration_source_manager.cpp waits for the range deletion before
+    # `_moveTimingHelper.done(6)`: the donor's step timings include it.
+    "waitForDelete": "each migration waits for the donor to delete the moved range before "
+    "the next one starts",
+}
+
+
 def throttle_notes(actual: ClusterState, ops: Iterable[Op]) -> list[str]:
-    """What the forecast assumes of secondaryThrottle, when it is stored or planned."""
+    """What the forecast assumes of secondaryThrottle and waitForDelete, when stored or
+    planned other than MongoDB's default."""
     notes: list[str] = []
-    throttle = row("cluster", "secondaryThrottle")
-    live: Any = throttle.live_value(actual.settings.get(throttle.doc))
-    wanted = next(
-        (c[2] for op in ops if (c := op.setting_change()) and c[:2] == (None, throttle.key)),
-        live,
-    )
-    if wanted is not None or live is not None:
-        change = "" if wanted == live else f" (this plan changes it from {throttle.shown(live)})"
+    for key, wait in _WAITS.items():
+        r = row("cluster", key)
+        live: Any = r.live_value(actual.settings.get(r.doc))
+        wanted = next(
+            (c[2] for op in ops if (c := op.setting_change()) and c[:2] == (None, r.key)), live
+        )
+        if wanted in (None, r.absent) and live in (None, r.absent):
+            continue
+        change = "" if wanted == live else f" (this plan changes it from {r.shown(live)})"
         notes.append(
-            f"secondaryThrottle {throttle.shown(wanted)}{change}: each copied document waits "
-            "for replication as set; the copy rate comes from config.changelog, so it "
-            "reflects the throttle of past migrations (pass --copy-rate to forecast another)"
+            f"{key} {r.shown(wanted)}{change}: {wait}; the cost per migration comes from "
+            "config.changelog (the donor's step timings), so it reflects the setting of past "
+            "migrations (pass --copy-rate to forecast another)"
         )
     return notes

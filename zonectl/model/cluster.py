@@ -102,6 +102,9 @@ class LiveBalancer:
     stopped: bool = False
     active_window: Mapping[str, str] | None = None  # {"start": "HH:MM", "stop": "HH:MM"}
     in_round: bool = False
+    # activeWindowDOW when MongoDB honours it (FCV >= 8.3, non-empty): then activeWindow
+    # is ignored (reference balancer-settings §1.4). Each entry {"day", "start", "stop"}.
+    day_windows: tuple[Mapping[str, str], ...] = ()
 
     @property
     def enabled(self) -> bool:
@@ -183,3 +186,21 @@ def feature_release(version: str, fcv: str | None) -> tuple[int, int] | None:
     """The lower of the binary's release and the FCV (None when neither reads)."""
     known = [r for r in (release(version), release(fcv or "")) if r is not None]
     return min(known) if known else None
+
+
+DOW_SINCE = (8, 3)  # featureFlagBalancerWindowDOW: version 8.3, FCV-gated (§1.4)
+
+
+def day_windows_in_force(dow: Any, version: str, fcv: str | None) -> tuple[Mapping[str, str], ...]:
+    """The stored `activeWindowDOW` entries the balancer uses: none below FCV 8.3 (warning
+    8248700 "Ignoring activeWindowDOW settings for versions under 8.3") or for an empty
+    array, which leaves `activeWindow` in force (balancer_configuration.cpp
+    `isTimeInBalancingWindow`)."""
+    features = feature_release(version, fcv)
+    if features is None or features < DOW_SINCE or not isinstance(dow, list | tuple):
+        return ()
+    return tuple(
+        {k: str(e[k]) for k in ("day", "start", "stop") if k in e}
+        for e in dow
+        if isinstance(e, Mapping)
+    )

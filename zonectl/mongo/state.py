@@ -11,7 +11,14 @@ from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.errors import ClusterError, redact
-from zonectl.model.cluster import ClusterState, LiveBalancer, LiveCollection, LiveRange, LiveShard
+from zonectl.model.cluster import (
+    ClusterState,
+    LiveBalancer,
+    LiveCollection,
+    LiveRange,
+    LiveShard,
+    day_windows_in_force,
+)
 from zonectl.mongo.connect import Connection
 
 Doc = Mapping[str, Any]
@@ -70,6 +77,7 @@ def build_cluster_state(
                 else None
             ),
             in_round=bool(status.get("inBalancerRound", False)),
+            day_windows=day_windows_in_force(settings.get("activeWindowDOW"), version, fcv),
         ),
         samplers=None if analyzers is None else active_samplers(analyzers),
         settings=dict(settings_docs or ({"balancer": balancer} if balancer else {})),

@@ -110,6 +110,7 @@ def read_status(
             mode=b.mode if not b.stopped else "off",
             enabled=b.enabled,
             active_window=b.active_window,
+            day_windows=b.day_windows,
             in_round=b.in_round,
             rounds=_int(balancer_status.get("numBalancerRounds")) if balancer_status else None,
         ),

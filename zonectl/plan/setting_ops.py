@@ -114,15 +114,19 @@ class SetCollectionSetting(Op):
     def idempotent(self) -> bool:  # type: ignore[override]
         """configureCollectionBalancing stores the value: twice is once; not a one-shot
         setting (it starts work in the balancer, and zonectl keeps a memo of the start)."""
-        return not self.row.once
+        return not self.row.once or self.value is False  # a stop asked twice is one
 
     def describe(self) -> str:
+        if self.row.once and self.value is False:
+            return f"stop {self.key} of {self.ns}"
         if self.row.once:
             return f"start {self.key} of {self.ns}"
         return f"set {self.key} of {self.ns} to {self.row.shown(self.value)}"
 
     def line(self) -> str:
         r = self.row
+        if r.once and self.value is False:
+            return f"{self.key}: stop it (configureCollectionBalancing, it is running)"
         if r.once:
             return f"{self.key}: start it (configureCollectionBalancing, runs in the balancer)"
         return f"{self.key} {r.shown(self.previous)} -> {r.shown(self.value)}"
@@ -144,6 +148,6 @@ class SetCollectionSetting(Op):
     def memo(self) -> dict[str, Any] | None:
         """What zonectl remembers once a one-shot setting has started (it must not start it
         again when the server has finished and forgotten it)."""
-        if not self.row.once:
+        if not self.row.once or self.value is False:
             return None
         return {"_id": f"{self.ns}|{self.key}", "ns": self.ns, "key": self.key, "uuid": self.uuid}

@@ -84,6 +84,14 @@ def collection_setting_ops(
         if _gated(r, actual, wanted.position, f"{ns} {r.key}", problems):
             continue
         current = r.live_value(live.settings)
+        if r.once and wanted.value is False:
+            # Stop one running: sent once; MongoDB then marks it `finished` until the
+            # balancer's next round clears the flag (§5.4), which the plan waits for.
+            if current and not stopping(live.settings):
+                ops.append(SetCollectionSetting(ns, r.key, False, True, live.uuid))
+            elif current:
+                notes.append(f"{ns}: {r.key} stopping, {STOPPING}")
+            continue
         if r.once:
             if current:
                 shown = progress(live.settings, live.balancer_status)
@@ -96,9 +104,22 @@ def collection_setting_ops(
     return ops
 
 
+# abortCollectionDefragmentation persists `finished` (7.0+; 6.x `splitChunks`, a phase
+# 6.0.3+ skips): the flag goes at the balancer's next round (balancer-settings §5.4).
+_ABORTED = ("finished", "splitChunks")
+STOPPING = "asked to stop; the balancer clears it at its next round (while on and in its window)"
+
+
+def stopping(fields: Mapping[str, Any]) -> bool:
+    """A defragmentation already asked to stop (its persisted phase is the abort's)."""
+    return fields.get("defragmentationPhase") in _ABORTED
+
+
 def progress(fields: Mapping[str, Any], status: Mapping[str, Any] | None) -> str:
     """A defragmentation's phase and progress as balancerCollectionStatus reports them
     (§5.3): `details.currentPhase` and `details.progress.remainingChunksToProcess`."""
+    if stopping(fields):
+        return STOPPING
     details = (status or {}).get("details") or {}
     phase = details.get("currentPhase") or fields.get("defragmentationPhase")
     remaining = (details.get("progress") or {}).get("remainingChunksToProcess")

@@ -12,7 +12,7 @@ from zonectl.balancer_settings.row import Setting
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, SettingValue
-from zonectl.plan.settings import has_gate, progress
+from zonectl.plan.settings import has_gate, progress, stopping
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,13 @@ def setting_lines(actual: ClusterState, desired: DesiredState | None) -> tuple[S
             if r.once and live.settings.get(r.field):
                 shown = f"running, {progress(live.settings, live.balancer_status)}"
                 state = "managed" if r.key in wanted else "set"
-                lines.append(SettingLine(f"{ns} {r.key}", shown, state, None, "", ns, r.key))
+                want = wanted.get(r.key)
+                if want is not None and want.value is False and not stopping(live.settings):
+                    state = "drift"  # the policy says none runs: the plan stops it
+                shown_wanted = r.shown(want.value) if want is not None else None
+                lines.append(
+                    SettingLine(f"{ns} {r.key}", shown, state, shown_wanted, "", ns, r.key)
+                )
             elif not r.once and (
                 line := _line(r, f"{ns} {r.key}", live.settings, wanted, actual, desired)
             ):

@@ -1,7 +1,8 @@
 """Checks on balancer settings the schema cannot express: each day-of-week window's
 times are "HH:MM" and differ. MongoDB accepts a malformed window at write time and then
 fails every settings refresh, silently halting balancing (reference balancer-settings §1.4,
-§9.1), so zonectl refuses it offline."""
+§9.1), so zonectl refuses it offline. Two warnings where MongoDB accepts what is likely a
+mistake: `activeWindow` beside day-of-week windows (8.3 ignores it) and an entry repeated."""
 
 from __future__ import annotations
 
@@ -36,6 +37,40 @@ def check_day_windows(balancer: BalancerModel, doc: Document) -> list[Diagnostic
             )
             hint = "MongoDB refuses start == stop; drop the entry or widen it"
             problems.append(_error("ZP502", doc.position(path), message, hint))
+    problems += _repeated(windows, doc)
+    if windows and "activeWindow" in balancer.model_fields_set and balancer.activeWindow:
+        # balancer_configuration.cpp (8.3) `isTimeInBalancingWindow`: a non-empty
+        # activeWindowDOW is used alone, activeWindow is neither read nor validated; the
+        # 8.3 config.settings validator accepts both fields (config_settings_schema.js).
+        message = (
+            "activeWindow is set beside activeWindowDOW: MongoDB 8.3+ balances only in the "
+            "day-of-week windows and ignores activeWindow"
+        )
+        hint = "drop activeWindow (or set it to null), or add its hours as day-of-week windows"
+        where = doc.position(("balancer", "activeWindow"))
+        problems.append(Diagnostic("ZP504", Severity.WARNING, where, message, hint))
+    return problems
+
+
+def _repeated(windows: list[Any], doc: Document) -> list[Diagnostic]:
+    """An entry equal to an earlier one: MongoDB stores and checks both (each entry is
+    tested on its own, balancer_configuration.cpp), so it changes nothing but is likely a
+    copy-paste slip."""
+    problems: list[Diagnostic] = []
+    seen: dict[tuple[str, int, int], int] = {}
+    for index, w in enumerate(windows):
+        if not (_HHMM.match(w.start) and _HHMM.match(w.stop)):
+            continue
+        same = (w.day, _minutes(w.start), _minutes(w.stop))
+        if same in seen:
+            message = (
+                f"activeWindowDOW[{index}] repeats activeWindowDOW[{seen[same]}] "
+                f"({w.day} {w.start}-{w.stop}): MongoDB accepts it and it changes nothing"
+            )
+            where = doc.position(("balancer", "activeWindowDOW", index))
+            problems.append(Diagnostic("ZP505", Severity.WARNING, where, message, "drop it"))
+        else:
+            seen[same] = index
     return problems
 
 

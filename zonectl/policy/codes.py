@@ -56,5 +56,7 @@ CODES: dict[str, str] = {
     "ZP501": "activeWindow time is not HH:MM",
     "ZP502": "activeWindow start equals stop",
     "ZP503": "unknown balancer time zone",
+    "ZP504": "activeWindow beside activeWindowDOW: MongoDB 8.3 ignores it",
+    "ZP505": "day-of-week window listed twice",
     "ZP601": "sampling on an internal database or system collection",
 }

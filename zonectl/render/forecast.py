@@ -46,9 +46,7 @@ def assumed_text(f: Forecast) -> str:
     a = f.assumptions
     window = "no window"
     if a.window is not None:
-        w = a.window
-        window = f"window {w.start // 60:02d}:{w.start % 60:02d}-{w.stop // 60:02d}:"
-        window += f"{w.stop % 60:02d} {a.tz_name}"
+        window = f"{a.window.describe()} {a.tz_name}"
     return f"--parallel {a.parallel}, balancer {window}"
 
 
@@ -220,12 +218,7 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
     a = f.assumptions
     window = None
     if a.window is not None:
-        w = a.window
-        window = {
-            "start": f"{w.start // 60:02d}:{w.start % 60:02d}",
-            "stop": f"{w.stop // 60:02d}:{w.stop % 60:02d}",
-            "timezone": a.tz_name,
-        }
+        window = {**a.window.as_dict(), "timezone": a.tz_name}
     return {
         "now": f.now.isoformat(),
         "assumed": {

@@ -101,7 +101,8 @@ HELP: dict[str, str] = {
     ),
     "zonectl_balancer_enabled": "1 when the balancer mode is full and it is not stopped.",
     "zonectl_balancer_in_window": (
-        "1 when now is inside the balancer activeWindow (or there is none)."
+        "1 when now is inside the balancer activeWindow (or there is none); on 8.3+ "
+        "inside one of today's activeWindowDOW entries, when any is set."
     ),
     "zonectl_balancer_in_round": "1 while a balancer round runs (balancerStatus).",
     "zonectl_lease_held": "1 while zonectl's apply lease is held.",
@@ -206,10 +207,22 @@ def _ts(when: dt.datetime) -> float:
     return aware.timestamp()
 
 
-def in_active_window(window: Mapping[str, str] | None, local: dt.datetime) -> bool:
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def in_active_window(
+    window: Mapping[str, str] | None,
+    local: dt.datetime,
+    day_windows: Sequence[Mapping[str, str]] = (),
+) -> bool:
     """Whether the wall-clock time `local` is inside a balancer activeWindow
     `{start: "HH:MM", stop: "HH:MM"}` (both ends inclusive at minute granularity, wrapping
-    past midnight when stop < start; reference §2.5). No window: always active."""
+    past midnight when stop < start; reference §2.5). No window: always active. Day-of-week
+    windows in force (8.3+) replace it: only today's entries count, each wrapping inside
+    its own day (balancer-settings §1.4)."""
+    if day_windows:
+        today = DAYS[local.weekday()]
+        return any(in_active_window(d, local) for d in day_windows if d.get("day") == today)
     if not window:
         return True
     start, stop = _minutes(window.get("start")), _minutes(window.get("stop"))

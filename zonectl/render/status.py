@@ -76,6 +76,21 @@ class BalancerState:
     active_window: Mapping[str, str] | None
     in_round: bool
     rounds: int | None
+    # activeWindowDOW in force (8.3+ at FCV 8.3): it replaces active_window (§1.4).
+    day_windows: tuple[Mapping[str, str], ...] = ()
+
+    def days_text(self) -> str:
+        """`Monday 01:00-05:00, Friday 14:00-18:00`."""
+        return ", ".join(
+            f"{d.get('day')} {d.get('start')}-{d.get('stop')}" for d in self.day_windows
+        )
+
+    def ignored_window(self) -> str:
+        """`; activeWindow 23:00-06:00 ignored` when day-of-week windows replace it."""
+        w = self.active_window
+        if not (self.day_windows and w):
+            return ""
+        return f"; activeWindow {w.get('start')}-{w.get('stop')} ignored"
 
 
 @dataclass(frozen=True)
@@ -170,6 +185,8 @@ def status_document(report: StatusReport) -> dict[str, Any]:
             "activeWindow": dict(report.balancer.active_window)
             if report.balancer.active_window
             else None,
+            # In force (FCV 8.3+): then MongoDB ignores activeWindow.
+            "activeWindowDOW": [dict(d) for d in report.balancer.day_windows] or None,
             "inBalancerRound": report.balancer.in_round,
             "numBalancerRounds": report.balancer.rounds,
         },

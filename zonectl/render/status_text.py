@@ -93,6 +93,10 @@ def _balancer_line(b: BalancerState) -> str:
         if b.active_window
         else "no window (always active)"
     )
+    if b.day_windows:
+        window = (
+            f"day-of-week windows {b.days_text()} (config server local time{b.ignored_window()})"
+        )
     rounds = f", {b.rounds} rounds" if b.rounds is not None else ""
     in_round = "in a round" if b.in_round else "not in a round"
     return f"balancer: {state} (mode {b.mode}), {window}, {in_round}{rounds}"

@@ -9,7 +9,7 @@ import datetime as dt
 from zonectl.forecast.burndown import BurnDown
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.units import format_bytes, format_duration
-from zonectl.forecast.window import ActiveWindow
+from zonectl.forecast.window import BalancerWindow
 from zonectl.render.html.markup import alternative, esc, legend, table
 
 X0, X1, Y0, Y1 = 70.0, 960.0, 16.0, 226.0  # plot area in SVG units (y grows downwards)
@@ -22,7 +22,7 @@ ROUTES = {  # route -> (label, colour, dash): Okabe-Ito blue and vermilion, also
 
 
 def window_openings(
-    window: ActiveWindow, start: dt.datetime, end: dt.datetime
+    window: BalancerWindow, start: dt.datetime, end: dt.datetime
 ) -> list[tuple[dt.datetime, dt.datetime]]:
     """The intervals in [start, end] when the balancer's window is open."""
     out: list[tuple[dt.datetime, dt.datetime]] = []

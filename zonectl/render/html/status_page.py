@@ -32,6 +32,8 @@ def render_status_html(report: StatusReport, forecast: Forecast) -> str:
         if b.active_window
         else ""
     )
+    if b.day_windows:
+        window = f", day-of-week windows {b.days_text()}{b.ignored_window()}"
     verdict = (
         '<span class="ok">compliant</span>'
         if report.compliant
