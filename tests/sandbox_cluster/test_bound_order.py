@@ -1,5 +1,6 @@
-"""updateZoneKeyRange's `min < max` check (reference §1.4 #5) in MongoDB's BSON order, for the
-types where the sandbox and the planner once ordered bounds otherwise than a server does.
+"""Bounds in MongoDB's BSON order: updateZoneKeyRange's `min < max` check (reference §1.4 #5)
+and the chunk store's order, for the types where the sandbox and the planner once ordered
+bounds otherwise than a server does.
 Found by tests/model/test_key_order_differential.py; the order is compareElementValues in
 src/mongo/bson/bsonelement.cpp, on the BSON that pymongo sends."""
 
@@ -9,7 +10,7 @@ import re
 from typing import Any
 
 import pytest
-from bson import Binary, DBRef, Regex
+from bson import Binary, DBRef, MaxKey, MinKey, Regex
 from pymongo.errors import OperationFailure
 
 
@@ -42,3 +43,17 @@ def test_regex_flags_compare_as_sent_unicode_flag_included(cluster: Any) -> None
         _assign(cluster, Regex("a", "i"), re.compile("a"))
     assert info.value.code == 2, info.value.details
     assert "is not valid for storage" in str(info.value.details)
+
+
+def test_split_points_keep_chunks_in_server_order(cluster: Any) -> None:
+    # The chunk store bisects on the sandbox's KeyString port: BinData(0, "abc") (3 bytes)
+    # lies below BinData(2, "ab") (6 bytes with its inner length), whichever is split first.
+    admin, config = cluster.client.admin, cluster.client.config
+    admin.command("split", "test.c", middle={"x": Binary(b"ab", 2)})
+    admin.command("split", "test.c", middle={"x": Binary(b"abc", 0)})
+    bounds = [(d["min"]["x"], d["max"]["x"]) for d in config.chunks.find({}, sort=[("min", 1)])]
+    assert bounds == [
+        (MinKey(), b"abc"),
+        (b"abc", Binary(b"ab", 2)),
+        (Binary(b"ab", 2), MaxKey()),
+    ]
