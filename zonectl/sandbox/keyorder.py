@@ -95,7 +95,7 @@ def _value(raw: bytes, pos: int, btype: int, out: bytearray) -> int:
     if btype in (0x01, 0x10, 0x12, 0x13):
         return _number(raw, pos, btype, out)
     if btype in (0x02, 0x0D, 0x0E):
-        end = pos + 4 + _I32.unpack_from(raw, pos)[0]
+        end = pos + 4 + _int32(raw, pos)
         out.append(_CODE if btype == 0x0D else _STRINGLIKE)
         _string(raw[pos + 4 : end - 1], out)
         return end
@@ -103,7 +103,7 @@ def _value(raw: bytes, pos: int, btype: int, out: bytearray) -> int:
         out.append(_OBJECT if btype == 0x03 else _ARRAY)
         return _elements(raw, pos + 4, out, named=btype == 0x03)
     if btype == 0x05:
-        size = _I32.unpack_from(raw, pos)[0]
+        size = _int32(raw, pos)
         out.append(_BINDATA)
         out += bytes((size,)) if size < 0xFF else b"\xff" + size.to_bytes(4, "big")
         out += raw[pos + 4 : pos + 5 + size]  # the subtype byte, then the bytes
@@ -129,21 +129,26 @@ def _value(raw: bytes, pos: int, btype: int, out: bytearray) -> int:
         out += raw[pos:end]
         return end
     if btype == 0x0C:
-        size = _I32.unpack_from(raw, pos)[0]
+        size = _int32(raw, pos)
         out.append(_DBREF)
         out += (size - 1).to_bytes(4, "big") + raw[pos + 4 : pos + 3 + size]
         out += raw[pos + 4 + size : pos + 16 + size]
         return pos + 16 + size
     if btype == 0x0F:
-        code_end = pos + 8 + _I32.unpack_from(raw, pos + 4)[0]
+        code_end = pos + 8 + _int32(raw, pos + 4)
         out.append(_CODE_W_SCOPE)
         _string(raw[pos + 8 : code_end - 1], out)
         _elements(raw, code_end + 4, out, named=True)
-        return pos + _I32.unpack_from(raw, pos)[0]
+        return pos + _int32(raw, pos)
     if btype in _VALUELESS:
         out.append(_VALUELESS[btype])
         return pos
     raise ValueError(f"BSON type 0x{btype:02x} is not comparable")
+
+
+def _int32(raw: bytes, pos: int) -> int:
+    value: int = _I32.unpack_from(raw, pos)[0]
+    return value
 
 
 def _string(data: bytes, out: bytearray) -> None:
@@ -153,7 +158,7 @@ def _string(data: bytes, out: bytearray) -> None:
 
 def _number(raw: bytes, pos: int, btype: int, out: bytearray) -> int:
     if btype == 0x10:
-        n = _I32.unpack_from(raw, pos)[0]
+        n = _int32(raw, pos)
         _exact(n < 0, abs(n), 0, out)
         return pos + 4
     if btype == 0x12:
