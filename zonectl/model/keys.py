@@ -9,8 +9,10 @@ src/mongo/bson/bsonelement.cpp):
 * numbers (int32, int64, double, decimal) compare by value; NaN is below every other number;
 * strings compare by UTF-8 bytes (code-point order is the same thing);
 * documents compare element by element: type rank, then field name, then value; a prefix
-  is smaller than the longer document;
-* BinData compares length, then subtype, then bytes.
+  is smaller than the longer document; a DBRef is the document {$ref, $id, $db} pymongo sends;
+* BinData compares length, then subtype, then bytes, as the BSON holds them (subtype 2 with
+  its inner 4-byte length);
+* regexes compare pattern, then the flag letters pymongo sends ("ilmsux" order, `u` included).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import base64
 import datetime as dt
 import math
 import re
+import struct
 import uuid
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
@@ -42,7 +45,7 @@ RANK_BOOL = 40
 RANK_DATE = 45
 RANK_TIMESTAMP = 47
 RANK_REGEX = 50
-RANK_DBREF = 55
+RANK_DBREF = 55  # BSON DBPointer; pymongo sends a DBRef as a document instead
 RANK_CODE = 60
 RANK_CODE_W_SCOPE = 65
 RANK_MAXKEY = 127
@@ -111,13 +114,14 @@ def sort_key(value: Any) -> SortKey:
     if isinstance(value, str):
         return (RANK_STRING, value)
     if isinstance(value, DBRef):
-        return (RANK_DBREF, value.collection, sort_key(value.id))
+        # pymongo sends a DBRef as a plain document, never as BSON's deprecated DBPointer.
+        return document_key(value.as_doc())
     if isinstance(value, Mapping):
         return document_key(value)
     if isinstance(value, Binary):
-        return (RANK_BINDATA, len(value), value.subtype, bytes(value))
+        return _binary_key(bytes(value), value.subtype)
     if isinstance(value, bytes):
-        return (RANK_BINDATA, len(value), 0, value)
+        return _binary_key(value, 0)
     if isinstance(value, Sequence):
         # Arrays compare as documents keyed "0", "1", ... (same rank rules per element).
         return (RANK_ARRAY, tuple(_element_key(str(i), v) for i, v in enumerate(value)))
@@ -140,11 +144,27 @@ def sort_key(value: Any) -> SortKey:
     raise TypeError(f"not a BSON value: {value!r} ({type(value).__name__})")
 
 
+def _binary_key(data: bytes, subtype: int) -> SortKey:
+    if subtype == 2:
+        # The old binary subtype holds its own length first; MongoDB compares the whole value
+        # (compareElementValues, case BinData: objsize, then memcmp from the subtype byte on).
+        data = struct.pack("<i", len(data)) + data
+    return (RANK_BINDATA, len(data), subtype, data)
+
+
 def _regex_flags(flags: int | str) -> str:
+    """The flag letters as pymongo encodes them; MongoDB compares them with strcmp."""
     if isinstance(flags, str):
         return "".join(sorted(flags))
-    letters = {re.IGNORECASE: "i", re.MULTILINE: "m", re.DOTALL: "s", re.VERBOSE: "x"}
-    return "".join(sorted(ch for bit, ch in letters.items() if flags & bit))
+    letters = {
+        re.IGNORECASE: "i",
+        re.LOCALE: "l",
+        re.MULTILINE: "m",
+        re.DOTALL: "s",
+        re.UNICODE: "u",  # every compiled str pattern carries it
+        re.VERBOSE: "x",
+    }
+    return "".join(ch for bit, ch in letters.items() if flags & bit)
 
 
 def compare(a: Any, b: Any) -> int:
