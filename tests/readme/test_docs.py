@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
-from docs_kit import ROOT, SHELL, Block, blocks, commands, run_blocks, scratch
+from docs_kit import OTHER_DAY, PINNED, ROOT, SHELL, Block, blocks, commands, run_blocks, scratch
 
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
-RUNNABLE = [p for p in PAGES if any(b.runs for b in blocks(p.read_text()))]
+RUNNABLE = [p for p in PAGES if any(b.checked for b in blocks(p.read_text()))]
 
 
 def page_blocks(page: Path) -> list[Block]:
@@ -42,7 +42,8 @@ def test_the_pages_run_at_least_the_commands_people_copy() -> None:
 def test_every_block_says_what_it_is_and_every_skipped_one_says_why(page: Path) -> None:
     """An unlabelled fence could hide a command from the runner, so every fence names its
     language (`text` for output); a `not run` marker needs a reason and a shell block;
-    a `file` marker names a relative path."""
+    a `file` marker names a relative path; an `output of` marker a command, before a block
+    that is not a shell block."""
     for block in page_blocks(page):
         where = f"{page.name}:{block.line}"
         assert block.lang, f"{where}: a fence without a language (use sh, console or text)"
@@ -52,6 +53,9 @@ def test_every_block_says_what_it_is_and_every_skipped_one_says_why(page: Path) 
         if kind == "not run":
             assert len(value) >= 10, f"{where}: `<!-- not run: REASON -->` needs its reason"
             assert block.lang in SHELL, f"{where}: only shell blocks run, so only they skip"
+        elif kind == "output of":
+            assert value, f"{where}: `<!-- output of: COMMAND -->` needs its command"
+            assert block.lang not in SHELL, f"{where}: a shell block shows its own commands"
         else:
             assert value and not Path(value).is_absolute() and ".." not in Path(value).parts
 
@@ -89,3 +93,56 @@ def test_markers_skip_blocks_and_write_files(tmp_path: Path) -> None:
     ]
     assert [c.line for c in commands(found[2])] == ["cat conf/x.txt conf/x.txt"]
     assert run_blocks("p.md", found, cwd, env) == [("cat conf/x.txt conf/x.txt", "hello\nhello\n")]
+
+
+def test_every_page_runs_on_the_pinned_day_and_a_shown_output_on_another_day_too(
+    tmp_path: Path,
+) -> None:
+    """Python processes a page starts see PINNED's calendar; a command whose output the page
+    shows runs again, in a copy of the directory, at OTHER_DAY, and passes when it prints
+    the same there (the log outside the directory records both runs)."""
+    (tmp_path / "page").mkdir()
+    cwd, env = scratch(tmp_path / "page", ROOT / "policies" / "demo")
+    log = tmp_path / "days.log"
+    today = "import datetime, sys; open(sys.argv[1], 'a').write(f'{datetime.date.today()}\\n')"
+    page = f'```console\n$ python -c "{today}" {log} && echo same every day\nsame every day\n```\n'
+    run_blocks("p.md", blocks(page), cwd, env)
+    assert log.read_text().split() == [PINNED[:10], OTHER_DAY[:10]]
+
+
+def test_a_shown_output_that_follows_the_date_fails_the_page_naming_the_block(
+    tmp_path: Path,
+) -> None:
+    """A page that shows today's date holds on the day it is pinned to, and nowhere else:
+    the kit fails it, naming page, line and command, and says how to pin it."""
+    cwd, env = scratch(tmp_path, ROOT / "policies" / "demo")
+    today = "python -c 'import datetime; print(datetime.date.today())'"
+    page = f"Some prose.\n\n```console\n$ {today}\n{PINNED[:10]}\n```\n"
+    with pytest.raises(AssertionError) as failed:
+        run_blocks("p.md", blocks(page), cwd, env)
+    message = str(failed.value)
+    assert message.startswith(f"p.md:3: {today}\nwhat the page shows depends on the date:")
+    assert f"not on {OTHER_DAY} (shown but not printed: ['{PINNED[:10]}'])" in message
+    assert "Pin the block's clock (`sandbox:?now=...` in its URI, `--at ...`)" in message
+    # An exit code that follows the date fails the same way.
+    year = "python -c 'import datetime, sys; print(1); sys.exit(datetime.date.today().year - 2026)'"
+    with pytest.raises(AssertionError, match=r"not on 2027-02-28T00:37:00\+00:00 \(exit 1, the"):
+        run_blocks("p.md", blocks(f"```console\n$ {year}\n1\n```\n"), cwd, env)
+
+
+def test_an_output_of_marker_checks_a_text_block_as_that_commands_output(tmp_path: Path) -> None:
+    cwd, env = scratch(tmp_path, ROOT / "policies" / "demo")
+    page = (
+        "<!--\n  output of:\n  printf 'title\\nbody one\\nbody two\\n'\n-->\n"
+        "```markdown\ntitle\n...\nbody t...\n```\n"
+    )
+    [block] = blocks(page)
+    assert block.marker == ("output of", "printf 'title\\nbody one\\nbody two\\n'")
+    assert run_blocks("p.md", [block], cwd, env) == [
+        ("printf 'title\\nbody one\\nbody two\\n'", "title\nbody one\nbody two\n")
+    ]
+    wrong = page.replace("body t...", "body three")
+    with pytest.raises(
+        AssertionError, match=r"p\.md:5: printf .*\nshown but not printed: \['body three'\]"
+    ):
+        run_blocks("p.md", blocks(wrong), cwd, env)
