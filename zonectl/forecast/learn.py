@@ -56,7 +56,7 @@ class Learned:
     skew_s: float = 0.0  # the newest entry's time minus now, when beyond tolerance
     move_collection_s: float | None = None  # median length of a moveCollection/resharding
     move_collections: int = 0
-    reshard_phases: ReshardPhases = ReshardPhases()  # from finished reshardings, or assumed
+    reshard_phases: ReshardPhases = field(default_factory=ReshardPhases)  # else assumed
     error: str = ""  # why the history could not be read (e.g. a missing privilege)
 
     @property

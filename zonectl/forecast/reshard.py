@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.reshard_learn import ReshardPhases
@@ -30,7 +30,7 @@ STORAGE_FACTOR = 1.2  # manual: free storage of 1.2x the collection (its share p
 @dataclass(frozen=True)
 class ReshardRates:
     copy_rate: float  # bytes per second one shard copies (sends or receives)
-    phases: ReshardPhases = ReshardPhases()  # learned from the changelog, else assumed
+    phases: ReshardPhases = field(default_factory=ReshardPhases)  # learned, else assumed
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class ReshardRoute:
     storage: Mapping[str, int]  # free bytes each recipient needs (1.2x its new share)
     available: bool = True  # False before 7.2 (no forceRedistribution)
     stranded_jumbo: int = 0  # jumbo chunks outside their zone: no migration moves them
-    phases: ReshardPhases = ReshardPhases()  # what the time assumed beside the copy
+    phases: ReshardPhases = field(default_factory=ReshardPhases)  # beside the copy
 
     def needs(self) -> tuple[str, ...]:
         """What the route needs from the cluster, in the manual's words, for the operator."""
