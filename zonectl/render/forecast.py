@@ -175,9 +175,9 @@ def reshard_lines(f: Forecast) -> list[str]:
             f"{format_bytes(r.bytes)}; fastest: {best}"
         )
         out.append("    needs: " + "; ".join(r.needs()))
-    shown = [r for r in f.reshard if r.available]
-    if shown:  # the same for every collection: said once
-        out.append(f"  reshard route: {shown[0].phases.describe()}")
+    forecast_routes = [r for r in f.reshard if r.available]
+    if forecast_routes:  # the same for every collection: said once
+        out.append(f"  reshard route: {forecast_routes[0].phases.describe()}")
     return out
 
 
