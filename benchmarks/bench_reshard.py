@@ -18,6 +18,12 @@ The forecasts come from `zonectl plan -f json` (forecast.migrate, .balancer, .re
 zonectl's forecast covers zone compliance only, so "newshard" (a balancing move, not a zone
 violation) has no CLI forecast for the balancer and --migrate: it says so.
 
+The reshard forecast twice: in the table with `--copy-rate` the sandbox's rate and no
+resharding in the history (so its phases are zonectl's assumptions, not the sandbox's), and
+below it from a history alone: on a fourth sandbox, 12 moveChunks and one resharding of
+another collection (bench.hist, 64 GiB) first, then `plan` without `--copy-rate`, so the
+copy rate and the phases are learned from config.changelog.
+
     python benchmarks/bench_reshard.py [--chunks 1600] [--chunk-mib 64] [--copy-rate 16MiB/s]
 """
 
@@ -33,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pymongo
 from typer.testing import CliRunner
 
 from zonectl.cli.app import app
@@ -50,6 +57,7 @@ if not app.registered_commands:
     register(app)
 
 NS = "bench.data"
+HIST = "bench.hist"  # the history sandbox's other collection: moved and resharded first
 SHARDS = [f"s{i}" for i in range(8)]
 START = dt.datetime(2026, 3, 2, 0, 0, tzinfo=dt.UTC)
 MIB, GIB = 1024**2, 1024**3
@@ -94,8 +102,18 @@ SCENARIOS = [
 ]
 
 
-def cluster_yaml(s: Scenario, chunks: int) -> str:
+def cluster_yaml(s: Scenario, chunks: int, history: bool = False) -> str:
     q = chunks // 4 * 1000
+    hist = (
+        f"""  - ns: {HIST}
+    key: {{h: 1}}
+    chunks: 64
+    keys: {{type: int, start: 0, step: 1000}}
+    chunkSize: {{bytes: {GIB}, docs: 1000}}
+"""
+        if history
+        else ""
+    )
     shards = "\n".join(
         f"  - {{name: {name}, zones: [{z}]}}" if z else f"  - {{name: {name}}}"
         for name, z in s.zones_now.items()
@@ -111,7 +129,7 @@ collections:
     chunks: {chunks}
     keys: {{type: int, start: 0, step: 1000}}
     chunkSize: {{bytes: {64 * MIB}, docs: 1000}}
-zones:
+{hist}zones:
   - {{ns: {NS}, min: {{k: {MIN}}}, max: {{k: {2 * q}}}, zone: A}}
   - {{ns: {NS}, min: {{k: {2 * q}}}, max: {{k: {MAX}}}, zone: B}}
 """
@@ -166,6 +184,26 @@ def make_sandbox(s: Scenario, cluster_file: Path, rate: float, median: int) -> S
     return sandbox
 
 
+def make_history(sandbox: Sandbox, uri: str) -> None:
+    """What a cluster that has worked before would hold in config.changelog: 12 moveChunks
+    of bench.hist (8-107 MiB, under the 128 MiB chunk size: sizes apart, so the fixed part
+    and the rate separate), then one resharding of it to the same key (forceRedistribution),
+    all on the virtual clock."""
+    store = sandbox.cluster.chunks(HIST)
+    assert store is not None
+    client: pymongo.MongoClient[dict[str, Any]] = pymongo.MongoClient(uri)
+    try:
+        for i in range(12):
+            size = (8 + 9 * i) * MIB
+            store.set_size(i, size, max(1, size // 1024))
+            to = SHARDS[(SHARDS.index(store.shard_at(i)) + 1) % len(SHARDS)]
+            client.admin.command("moveChunk", HIST, find={"h": i * 1000 + 1}, to=to)
+        reshard = {"reshardCollection": HIST, "key": {"h": 1}, "forceRedistribution": True}
+        client.admin.command(reshard)
+    finally:
+        client.close()
+
+
 def outside_zone(sandbox: Sandbox) -> int:
     coll = view.collection_view(sandbox.cluster, NS, sandbox.balancer.current_settings())
     assert coll is not None
@@ -205,9 +243,11 @@ def run_scenario(s: Scenario, args: argparse.Namespace, tmp: Path) -> dict[str, 
     plain.write_text(policy_yaml(s, args.chunks, reshard=False))
     route.write_text(policy_yaml(s, args.chunks, reshard=True))
     out: dict[str, Any] = {"scenario": s}
+    history_file = tmp / "cluster-history.yaml"
+    history_file.write_text(cluster_yaml(s, args.chunks, history=True))
 
-    def fresh() -> tuple[Sandbox, Any]:
-        sandbox = make_sandbox(s, cluster_file, rate, median)
+    def fresh(path: Path = cluster_file) -> tuple[Sandbox, Any]:
+        sandbox = make_sandbox(s, path, rate, median)
         return sandbox, serve(sandbox)
 
     sandbox, server = fresh()
@@ -241,6 +281,20 @@ def run_scenario(s: Scenario, args: argparse.Namespace, tmp: Path) -> dict[str, 
             sandbox.balancer, lambda: done_check(s, sandbox), limit=dt.timedelta(days=3)
         )
         out["balancer"] = (finished - t0).total_seconds() if finished else INF
+    finally:
+        server.close()
+
+    sandbox, server = fresh(history_file)
+    try:
+        make_history(sandbox, server.uri)
+        flags = ["-f", "json"]
+        if args.measure_chunks is not None:
+            flags += ["--measure-chunks", str(args.measure_chunks)]
+        learned = json.loads(zonectl("plan", str(plain), "--uri", server.uri, *flags).stdout)
+        routes = learned["forecast"].get("reshard") or []
+        out["f_reshard_hist"] = routes[0]["seconds"] if routes else None
+        out["hist_phases"] = routes[0]["phases"] if routes else None
+        out["hist_rate"] = learned["forecast"]["cost"]["copy_rate_bytes_per_s"]
     finally:
         server.close()
 
@@ -319,8 +373,29 @@ def main() -> None:
             f = r[f"f_{k}"]
             if f is not None and sim[k] not in (INF, 0):
                 ok &= abs(f / sim[k] - 1) <= 0.15
+    print()
+    print("the reshard forecast without and with a history (sandbox: the simulated route)")
+    print(f"{'scenario':18} | {'reshard':>9} | {'no history':>10} {'err':>6} | "
+          f"{'history':>9} {'err':>6} | learned")  # fmt: skip
+    for r in rows:
+        ph = r["hist_phases"]
+        said = (
+            f"{r['hist_rate'] / MIB:.1f} MiB/s, {ph['source']} from {ph['reshardings']} "
+            f"resharding(s): catch-up {ph['catch_up_share']:.1%}, {ph['critical_seconds']:.0f}s"
+            if ph
+            else "n/a"
+        )
+        print(
+            f"{r['scenario'].name:18} | {_fmt(r['reshard']):>9} | {_fmt(r['f_reshard']):>10} "
+            f"{_err(r['f_reshard'], r['reshard'])} | {_fmt(r['f_reshard_hist']):>9} "
+            f"{_err(r['f_reshard_hist'], r['reshard'])} | {said}"
+        )
+        f = r["f_reshard_hist"]
+        if f is not None and r["reshard"] not in (INF, 0):
+            ok &= abs(f / r["reshard"] - 1) <= 0.15
     big = rows[0]
     if big["scenario"] is not SCENARIOS[0]:
+        print(f"goals (forecasts within +-15%): {'MET' if ok else 'NOT MET'}")
         return
     print(
         f"reshard / --migrate on the big change: {big['reshard'] / big['migrate']:.2f} "

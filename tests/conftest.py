@@ -30,6 +30,9 @@ VERSIONS = ("5.0", "6.0", "7.0", "8.0")
 sys.path.append(str(Path(__file__).resolve().parent))  # cli_output_scan, for the tests too
 from cli_output_scan import check_result  # noqa: E402
 
+# pytest-timeout's limit holds inside @given tests too (tests/hypothesis_timeout.py).
+pytest_plugins = ["hypothesis_timeout"]
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _every_cli_output_is_scanned() -> Iterator[None]:

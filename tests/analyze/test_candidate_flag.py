@@ -36,8 +36,11 @@ def test_a_bad_candidate_says_what_was_expected(tmp_path: Path, bad: str, why: s
 
 
 def test_good_candidates_pass_the_flag_check(tmp_path: Path) -> None:
-    # Accepted values get as far as connecting (exit 1 on the closed port), not exit 2.
+    # Accepted values get as far as connecting: exit 1 saying the closed port cannot be
+    # reached (not exit 2, and not an internal error, which exits 1 as well).
     for good in ("{sessionId: 1}", "{userId: 1, ts: 1}", "{_id: hashed}", '{_id: "hashed"}'):
         code, _, err = analyze("mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=200", tmp_path,
                                None, "-n", "a.b", "--candidate", good)  # fmt: skip
         assert code == 1, (good, err)
+        assert err.startswith("zonectl: error: cannot reach mongodb://127.0.0.1:1/"), (good, err)
+        assert "--candidate" not in err and "internal error" not in err, (good, err)

@@ -54,3 +54,17 @@ def test_rate_parsing_is_all_the_sandbox_takes_from_the_forecast() -> None:
     functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     assert functions == {"parse_size", "parse_rate", "format_bytes", "format_rate",
                          "format_duration"}  # fmt: skip
+
+
+def test_the_reshard_routes_assumed_catch_up_is_not_the_sandboxs() -> None:
+    """With no resharding in the history the forecast assumes its own catch-up; re-typing
+    the sandbox's (resharding_time.py) would make bench_reshard agree by construction. The
+    5-minute minimum and the 2 s critical section are MongoDB's documented figures, which
+    both take from the manual."""
+    from zonectl.forecast.reshard_learn import ReshardPhases
+    from zonectl.sandbox.balancer import resharding_time as sandbox
+
+    assumed = ReshardPhases()
+    assert assumed.runs == 0
+    assert assumed.catch_up_share != sandbox.CATCH_UP_SHARE
+    assert assumed.catch_up_floor_s != sandbox.CATCH_UP_FLOOR.total_seconds()

@@ -62,7 +62,12 @@ def test_ctrl_c_aborts_the_resharding_and_waits_for_the_abort(
     config = sb.client.config
     assert config.collections.find_one({"_id": "db.foo"})["key"] == {"oldKey": 1}
     assert config.reshardingOperations.count_documents({}) == 0
-    assert config.changelog.count_documents({"what": "resharding.coordinator.abort"}) == 1
+    assert (
+        config.changelog.count_documents(
+            {"what": "resharding.coordinator.transition", "details.newState": "aborting"}
+        )
+        == 1
+    )
     assert sb.client.zonectl.locks.find_one({"_id": "apply"}) is None
 
 
@@ -104,4 +109,9 @@ def test_detach_leaves_the_resharding_running_and_the_next_apply_starts_no_secon
             break
         threading.Event().wait(0.1)
     assert sb.client.config.collections.find_one({"_id": "db.foo"})["key"] == {"newKey": 1}
-    assert sb.client.config.changelog.count_documents({"what": "resharding.coordinator.start"}) == 1
+    assert (
+        sb.client.config.changelog.count_documents(
+            {"what": "resharding.coordinator.transition", "details.newState": "cloning"}
+        )
+        == 1
+    )

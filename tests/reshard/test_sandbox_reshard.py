@@ -203,3 +203,31 @@ def test_a_write_in_the_critical_section_waits_for_the_commit(foo: Callable[...,
     assert sb.client.config.collections.find_one({"_id": "db.foo"})["key"] == {"newKey": 1}
     running.join()
     assert running.error is None and sb.client.db.foo.count_documents({}) == 301
+
+
+def test_each_coordinator_state_change_is_logged_at_its_instant(foo: Callable[..., Any]) -> None:
+    """MongoDB's coordinator logs `resharding.coordinator.transition` (newState, oldState,
+    namespace, collectionUUID, reshardingUUID) at every state change
+    (mongo:src/mongo/db/s/resharding/resharding_coordinator.cpp); the forecast learns the
+    phases' lengths from them, so each is dated when its phase began."""
+    sb = foo("8.0")
+    config = sb.client.config
+    before = config.collections.find_one({"_id": "db.foo"})
+    t0 = sb.sandbox.clock.now()
+    sb.client.admin.command({"reshardCollection": "db.foo", "key": {"newKey": 1}})
+    log = list(config.changelog.find({"what": "resharding.coordinator.transition"}).sort("time"))
+    states = [e["details"]["newState"] for e in log]
+    assert states == ["initializing", "preparing-to-donate", "cloning", "applying",
+                      "blocking-writes", "committing", "done"]  # fmt: skip
+    assert [e["details"]["oldState"] for e in log] == ["unused", *states[:-1]]
+    after = config.collections.find_one({"_id": "db.foo"})
+    for e in log:
+        assert e["ns"] == "db.foo" and e["details"]["namespace"] == "db.foo"
+        assert e["details"]["collectionUUID"] == str(before["uuid"].as_uuid())
+        assert e["details"]["reshardingUUID"] == str(after["uuid"].as_uuid())
+    at = {e["details"]["newState"]: e["time"].replace(tzinfo=dt.UTC) for e in log}
+    assert at["cloning"] - t0 < dt.timedelta(seconds=1)
+    assert at["cloning"] <= at["applying"] < at["blocking-writes"] < at["committing"]
+    # the minimum duration (reshardingMinimumOperationDurationMillis, 5 min) is waited out
+    assert at["blocking-writes"] - at["cloning"] >= dt.timedelta(minutes=5)
+    assert at["committing"] == at["done"]

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from twin_util import SLOW, run
 
@@ -33,6 +33,10 @@ EDITS = st.tuples(st.sampled_from(["delete", "repeat", "max+", "max-"]), st.inte
 
 @settings(max_examples=10, deadline=None)
 @given(edit=EDITS)
+@example(edit=("delete", 0))  # the first chunk: the named one is what is now first
+@example(edit=("repeat", 0))
+@example(edit=("max+", 0))
+@example(edit=("max-", CHUNKS - 2))  # the last chunk's start moves
 def test_a_broken_chunk_list_is_refused_with_the_chunk_named(
     captured: tuple[Path, str], edit: tuple[str, int]
 ) -> None:
@@ -54,7 +58,23 @@ def test_a_broken_chunk_list_is_refused_with_the_chunk_named(
         (Path(tmp) / "t.chunks.jsonl").write_text("\n".join(lines) + "\n")
         res = run("status", "--uri", f"sandbox:{Path(tmp) / 't.yaml'}")
     assert res.exit_code == 3, (edit, res.output)
-    assert "t.chunks.jsonl: app.e chunk " in res.output
+    named, why = _named(kind, i)
+    assert f"t.chunks.jsonl: app.e chunk {named} " in res.output, (edit, res.output)
+    assert why in res.output, (edit, res.output)
+
+
+def _named(kind: str, i: int) -> tuple[int, str]:
+    """The chunk (index after the edit) the error must name, and why. Chunk i ends where
+    chunk i + 1 starts: the first chunk whose start no longer meets the end before it is
+    the one named; with the first chunk deleted, what is now first does not start at
+    MinKey."""
+    if kind == "delete":
+        return (0, "a gap below it") if i == 0 else (i, "leaves a gap after the chunk before")
+    if kind == "repeat":  # the copy, right after its original: the same min
+        return i + 1, "min is not above the chunk before it: chunks overlap"
+    if kind == "max+":
+        return i + 1, "overlaps the chunk before it"
+    return i + 1, "leaves a gap after the chunk before it"
 
 
 def test_the_unedited_twin_serves(captured: tuple[Path, str]) -> None:

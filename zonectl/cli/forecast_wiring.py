@@ -197,7 +197,8 @@ def read_forecast(
     routes = routes_for(
         [c for c in colls if c.ns in moving or c.ns in rezoned],
         shard_zones,
-        ReshardRates(model.rate),  # the rate learned from config.changelog (or assumed)
+        # the copy rate and the phases learned from config.changelog (or assumed)
+        ReshardRates(model.rate, learned.reshard_phases),
         available=features >= (7, 2),  # forceRedistribution, also at the cluster's FCV
     )
     forecast = dataclasses.replace(forecast, reshard=tuple(routes[ns] for ns in sorted(routes)))

@@ -6,29 +6,42 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import math
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks
 from zonectl.forecast.window import BalancerWindow
 
-# How far the estimated chunk sizes may be off, both ways. 16 measured chunks state the
-# spread only roughly: in bench_migrate's window case the default sample over-represented
-# 128 MiB chunks and the simulated balancing ran 15-20 % long; test_forecast_sample saw the
-# sampled forecast within 7 % of the fully measured one over 72 seeds. 20 % covers both.
-SIZE_BAND = 0.20
+# The widest band: with fewer than two measured chunks nothing states the spread, and a
+# factor 1 - band must leave the low end some bytes.
+MAX_BAND = 0.5
+
+
+def size_band(colls: Sequence[NamespaceChunks]) -> float:
+    """How far the estimated chunk sizes may be off, both ways, from the measured sample
+    itself: the estimates are drawn from the measured chunks' ratios to their shard's
+    average (size_spread.py), so they are as far off as that sample's mean may be, about two
+    standard errors of it (a 95 % interval of a mean): 2 s / sqrt(n), n the measured chunks
+    pooled over the namespaces, s their ratios' standard deviation. A sample of like chunks
+    gives a narrow band, a small or skewed one a wide one; at most MAX_BAND."""
+    ratios = [size / average for c in colls for size, average in c.samples if average > 0]
+    if len(ratios) < 2:
+        return MAX_BAND
+    return min(MAX_BAND, 2 * statistics.stdev(ratios) / math.sqrt(len(ratios)))
 
 
 @dataclass(frozen=True)
 class FinishRange:
-    """The balancer route's finish with every estimated chunk SIZE_BAND smaller (low) and
+    """The balancer route's finish with every estimated chunk `band` smaller (low) and
     larger (high), in seconds from now; `close` is the window's daily close (minutes of the
     local day) that one end slips past."""
 
     low_s: float
     high_s: float
     close: int
-    band: float = SIZE_BAND
+    band: float
 
 
 def scaled(colls: Sequence[NamespaceChunks], factor: float) -> list[NamespaceChunks]:
@@ -60,7 +73,8 @@ def balancer_finish_range(
     finish moves by at most the band and the single figure says enough."""
     if window is None or not any(c.estimated for c in colls):
         return None
-    ends = [simulate(scaled(colls, 1 + k * SIZE_BAND)).finished for k in (-1, 1)]
+    band = size_band(colls)
+    ends = [simulate(scaled(colls, 1 + k * band)).finished for k in (-1, 1)]
     if any(end is None for end in ends):
         return None
     low = min([(e - now).total_seconds() for e in ends if e is not None] + [finish_s])
@@ -71,4 +85,4 @@ def balancer_finish_range(
     after = window.closes_after(low_at) if window.contains(low_at) else low_at
     if now + dt.timedelta(seconds=high) < window.next_open(after):
         return None
-    return FinishRange(low, high, window.close_before(after))
+    return FinishRange(low, high, window.close_before(after), band)

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from zonectl.forecast.reshard_learn import ReshardPhases, learn_phases
 from zonectl.forecast.timing import ASSUMED_FIXED_S, CostModel
 
 MIN_SAMPLES = 5  # fewer successful migrations than this: nothing is learned
@@ -55,6 +56,7 @@ class Learned:
     skew_s: float = 0.0  # the newest entry's time minus now, when beyond tolerance
     move_collection_s: float | None = None  # median length of a moveCollection/resharding
     move_collections: int = 0
+    reshard_phases: ReshardPhases = field(default_factory=ReshardPhases)  # else assumed
     error: str = ""  # why the history could not be read (e.g. a missing privilege)
 
     @property
@@ -280,6 +282,7 @@ def learn(entries: Iterable[Mapping[str, Any]], now: dt.datetime, default_rate: 
         skew_s=ahead if ahead > SKEW_TOLERANCE_S else 0.0,
         move_collection_s=statistics.median(lengths) if lengths else None,
         move_collections=len(lengths),
+        reshard_phases=learn_phases(entries),
     )
 
 

@@ -11,29 +11,26 @@ chunk bounds stay, split at the zone bounds; a chunk in a zone goes to the zone'
 in turn, any other to all shards in turn.
 
 The rates are inputs (`ReshardRates`): the copy rate zonectl assumes or learns for a
-migration, and the catch-up share, an assumption (the oplog written during the copy).
+migration, and the phases beside the copy (oplog catch-up, critical section), learned from
+the cluster's earlier reshardings or assumed (zonectl.forecast.reshard_learn).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from zonectl.forecast.balancer import NamespaceChunks
+from zonectl.forecast.reshard_learn import ReshardPhases
 
-MINIMUM_S = 300.0  # reshardingMinimumOperationDurationMillis default (manual)
-CRITICAL_S = 2.0  # writes blocked at the end (manual: "two seconds or less")
 STORAGE_FACTOR = 1.2  # manual: free storage of 1.2x the collection (its share per shard)
 
 
 @dataclass(frozen=True)
 class ReshardRates:
     copy_rate: float  # bytes per second one shard copies (sends or receives)
-    catch_up_share: float = 0.02  # assumed: oplog catch-up as a share of the cloning time
-    catch_up_floor_s: float = 5.0
-    minimum_s: float = MINIMUM_S
-    critical_s: float = CRITICAL_S
+    phases: ReshardPhases = field(default_factory=ReshardPhases)  # learned, else assumed
 
 
 @dataclass(frozen=True)
@@ -46,6 +43,7 @@ class ReshardRoute:
     storage: Mapping[str, int]  # free bytes each recipient needs (1.2x its new share)
     available: bool = True  # False before 7.2 (no forceRedistribution)
     stranded_jumbo: int = 0  # jumbo chunks outside their zone: no migration moves them
+    phases: ReshardPhases = field(default_factory=ReshardPhases)  # beside the copy
 
     def needs(self) -> tuple[str, ...]:
         """What the route needs from the cluster, in the manual's words, for the operator."""
@@ -77,9 +75,10 @@ def forecast_reshard(
         key=lambda kv: (kv[1], kv[0]),
         default=("", 0),
     )
+    p = rates.phases
     cloning = most / rates.copy_rate
-    catch_up = max(rates.catch_up_floor_s, cloning * rates.catch_up_share)
-    seconds = max(cloning + catch_up, rates.minimum_s) + rates.critical_s
+    catch_up = max(p.catch_up_floor_s, cloning * p.catch_up_share)
+    seconds = max(cloning + catch_up, p.minimum_s) + p.critical_s
     storage = {s: int(b * STORAGE_FACTOR) for s, b in received.items()}
     stranded = sum(
         1
@@ -87,7 +86,7 @@ def forecast_reshard(
         if c.zones[i] is not None and c.zones[i] not in shard_zones.get(c.shards[i], frozenset())
     )
     total = sum(sent.values())
-    return ReshardRoute(c.ns, seconds, total, busiest, most, storage, available, stranded)
+    return ReshardRoute(c.ns, seconds, total, busiest, most, storage, available, stranded, p)
 
 
 def _placement(c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]) -> dict[str, int]:

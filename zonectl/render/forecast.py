@@ -173,6 +173,9 @@ def reshard_lines(f: Forecast) -> list[str]:
             f"{format_bytes(r.bytes)}; fastest: {best}"
         )
         out.append("    needs: " + "; ".join(r.needs()))
+    forecast_routes = [r for r in f.reshard if r.available]
+    if forecast_routes:  # the same for every collection: said once
+        out.append(f"  reshard route: {forecast_routes[0].phases.describe()}")
     return out
 
 
@@ -253,6 +256,14 @@ def forecast_dict(f: Forecast) -> dict[str, Any]:
                 "busiest_shard": r.busiest_shard,
                 "storage_bytes": dict(r.storage),
                 "needs": list(r.needs()),
+                "phases": {
+                    "source": "learned" if r.phases.runs else "assumed",
+                    "reshardings": r.phases.runs,
+                    "catch_up_share": r.phases.catch_up_share,
+                    "catch_up_floor_seconds": r.phases.catch_up_floor_s,
+                    "critical_seconds": r.phases.critical_s,
+                    "minimum_seconds": r.phases.minimum_s,
+                },
             }
             for r in f.reshard
         ],

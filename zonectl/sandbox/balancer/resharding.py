@@ -11,6 +11,10 @@ The commit (manual, "Resharding Process"): the temporary collection replaces the
 so the collection gets a new UUID, a new epoch and timestamp, the new key and the new chunks;
 its zone ranges become the request's `zones`. An abort drops the temporary collection and
 leaves the original as it was. One resharding at a time in the cluster.
+Each coordinator state change is logged to config.changelog as MongoDB logs it,
+`resharding.coordinator.transition` with newState, oldState, namespace, collectionUUID and
+reshardingUUID (mongo:src/mongo/db/s/resharding/resharding_coordinator.cpp), dated at the
+instant the phase changed: the history zonectl's forecast learns resharding phases from.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ class Resharding:
     layout: Layout
     phases: Phases
     outcome: str | None = None  # "committed" | "aborted" once finished
+    source_uuid: Any = None  # the collection's UUID before the resharding (changelog details)
+    logged: str = "unused"  # the last state logged to config.changelog
 
     def state_at(self, now: dt.datetime) -> str:
         if self.outcome == "aborted":
@@ -88,6 +94,7 @@ def start(
     )
     _RUNNING.setdefault(cluster, {})[ns] = op
     source = cluster.collection_doc(ns) or {}
+    op.source_uuid = source.get("uuid")
     doc = {
         "_id": op_id,
         "ns": ns,
@@ -107,8 +114,33 @@ def start(
     cluster.coll(RESHARDING_OPERATIONS).put(doc)
     fields = {"uuid": op_id, "state": "cloning"}
     cluster.coll(COLLECTIONS).put({**source, "reshardingFields": fields, "allowMigrations": False})
-    cluster.log_change("resharding.coordinator.start", ns, {"reshardingKey": dict(key)})
+    for state in ("initializing", "preparing-to-donate", "cloning"):
+        _transition(cluster, op, state, now)
     return op
+
+
+def _transition(cluster: Cluster, op: Resharding, state: str, at: dt.datetime) -> None:
+    """The coordinator's changelog entry for its move to `state` at instant `at`."""
+    coll_uuid = op.source_uuid
+    details = {
+        "newState": state,
+        "oldState": op.logged,
+        "namespace": op.ns,
+        "collectionUUID": str(coll_uuid.as_uuid()) if coll_uuid is not None else "",
+        "reshardingUUID": str(uuid.UUID(bytes=bytes(op.id))),
+    }
+    cluster.log_change("resharding.coordinator.transition", op.ns, details, at=at)
+    op.logged = state
+
+
+def _log_phases(cluster: Cluster, op: Resharding, now: dt.datetime) -> None:
+    """Log every phase the clock has reached since the last one logged, at its instant."""
+    p = op.phases
+    order = ("cloning", "applying", "blocking-writes", "committing", "done")
+    instants = (p.start, p.clone_end, p.critical_start, p.commit, p.commit)
+    for state, instant in zip(order, instants, strict=True):
+        if instant <= now and order.index(state) > order.index(op.logged):
+            _transition(cluster, op, state, instant)
 
 
 def _participant(shard: str, state: str) -> dict[str, Any]:
@@ -120,6 +152,7 @@ def refresh(cluster: Cluster, op: Resharding) -> None:
     if op.outcome is not None:
         return
     now = cluster.now()
+    _log_phases(cluster, op, now)
     if now >= op.phases.commit:
         _commit(cluster, op)
         return
@@ -156,8 +189,10 @@ def abort(cluster: Cluster, op: Resharding) -> bool:
     if op.outcome == "committed" or cluster.now() >= op.phases.commit:
         return False
     op.outcome = "aborted"
+    _log_phases(cluster, op, cluster.now())
     _clear(cluster, op)
-    cluster.log_change("resharding.coordinator.abort", op.ns, {"reason": "userAbort"})
+    _transition(cluster, op, "aborting", cluster.now())
+    _transition(cluster, op, "done", cluster.now())
     return True
 
 
@@ -198,4 +233,3 @@ def _commit(cluster: Cluster, op: Resharding) -> None:
             if zone.get("zone") is not None:
                 entry = {"ns": op.ns, "min": zone["min"], "max": zone["max"], "tag": zone["zone"]}
                 tags.put({"_id": ObjectId(), **entry})
-    cluster.log_change("resharding.coordinator.commit", op.ns, {"reshardingUUID": op.id})

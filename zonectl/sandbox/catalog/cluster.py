@@ -303,20 +303,33 @@ class Cluster:
 
     # -------------------------------------------------------------------- logs
     def log_change(
-        self, what: str, ns: str, details: Mapping[str, Any], *, shard: str = "config"
+        self,
+        what: str,
+        ns: str,
+        details: Mapping[str, Any],
+        *,
+        shard: str = "config",
+        at: dt.datetime | None = None,
     ) -> None:
         """Append to config.changelog (reference §2.6); capped in MongoDB, bounded here.
-        `shard` is who logs it (`ChangeLogType`: the shard id and its host as `server`)."""
-        self._log(CHANGELOG, what, ns, details, shard)
+        `shard` is who logs it (`ChangeLogType`: the shard id and its host as `server`);
+        `at`: when it happened, if the sandbox notices it later (default: now)."""
+        self._log(CHANGELOG, what, ns, details, shard, at)
 
     def log_action(self, what: str, details: Mapping[str, Any]) -> None:
         """Append to config.actionlog (balancer.round, balancer.start, ...)."""
         self._log(ACTIONLOG, what, "", details)
 
     def _log(
-        self, coll_ns: str, what: str, ns: str, details: Mapping[str, Any], shard: str = "config"
+        self,
+        coll_ns: str,
+        what: str,
+        ns: str,
+        details: Mapping[str, Any],
+        shard: str = "config",
+        at: dt.datetime | None = None,
     ) -> None:
-        now = self.now()
+        now = self.now() if at is None else at
         host = str((self.shard_doc(shard) or {}).get("host", "sandbox"))
         server = host.split("/", 1)[-1].split(",", 1)[0]  # "rs0/h0:27018,h1:27018" -> h0:27018
         _id = f"{server}-{now.isoformat()}-{ObjectId()}"
