@@ -1,4 +1,4 @@
-"""DESIGN §7: a fleet of 50 clusters plans in at most 3x the time of one.
+"""ARCHITECTURE.md, "Targets": a fleet of 50 clusters plans in at most 3x the time of one.
 
 Starts N sandbox clusters in child processes (each served over TCP, 4 shards, one collection
 of 1,000 chunks with two zone ranges), writes an inventory naming them (URIs from

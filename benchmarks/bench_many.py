@@ -1,7 +1,7 @@
-"""P12 (DESIGN §7): round trips do not grow with the number of namespaces. Over a latency
-proxy that adds 2.5 ms each way (benchmarks/latency_proxy.py: a mongos in another zone),
-the whole `zonectl plan` of a policy that pins 1,000 collections (4 chunks each) runs
-within 3x the same plan for 20.
+"""P12 (ARCHITECTURE.md, "Targets"): round trips do not grow with the number of namespaces.
+Over a latency proxy that adds 2.5 ms each way (benchmarks/latency_proxy.py: a mongos in
+another zone), the whole `zonectl plan` of a policy that pins 1,000 collections (4 chunks
+each) runs within 3x the same plan for 20.
 
 A sandbox (7.0, four shards: two in zone hot, two in archive) in a child process holds N
 sharded collections `tenants.t0000`.. of four chunks, one per shard; the policy pins the

@@ -1,4 +1,5 @@
-"""P1 (DESIGN §7): plan cost grows with the change, not with the cluster, timed through the CLI.
+"""P1 (ARCHITECTURE.md, "Targets"): plan cost grows with the change, not with the cluster,
+timed through the CLI.
 
 Two sandbox clusters with the same shards, zones and ranges, one of 1,000 and one of
 1,000,000 chunks, each in its own process (as a mongos is), their chunks where the live

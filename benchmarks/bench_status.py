@@ -1,5 +1,5 @@
-"""P2 (DESIGN §7): a full compliance scan reads chunks at >= 0.5x the raw pymongo
-find-and-decode rate of the same documents, in bounded memory.
+"""P2 (ARCHITECTURE.md, "Targets"): a full compliance scan reads chunks at >= 0.5x the raw
+pymongo find-and-decode rate of the same documents, in bounded memory.
 
 A sandbox with one namespace of N chunks (compound {ts, _id} date key, two zone ranges,
 chunks spread round-robin so half of them are out of zone) runs in a child process, so

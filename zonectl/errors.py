@@ -1,4 +1,5 @@
-"""One exception root for zonectl; each subclass carries the exit code DESIGN.md §3 assigns.
+"""One exception root for zonectl; each subclass carries the exit code that ARCHITECTURE.md,
+"Errors and exit codes" assigns.
 
 The CLI boundary (`zonectl.cli.boundary`) is the only place that turns these into exit codes.
 """

@@ -1,7 +1,7 @@
 """`apply --dry-run` lists the commands a real run sends, in the order it sends them
-(DESIGN §4: a dry run can never drift from the real run): compared with what `apply -v`
-says it sent, with --migrate, where the moves of the one queue come between the ranges
-and the restores."""
+(ARCHITECTURE.md, "The picture": a dry run can never drift from the real run): compared with
+what `apply -v` says it sent, with --migrate, where the moves of the one queue come between
+the ranges and the restores."""
 
 from __future__ import annotations
 

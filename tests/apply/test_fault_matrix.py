@@ -1,8 +1,8 @@
-"""The fault matrix (DESIGN §7): for an apply touching zones, ranges of two namespaces,
-a collection's balancing and the balancer window, every state-changing command in turn
-gets an error code, a closed connection, or the zonectl process SIGKILLed while it waits
-for that command. One more `apply` (or `recover` then `apply`) must then reach the desired
-state with balancing as it was, no lease held and no journal open."""
+"""The fault matrix (ARCHITECTURE.md, "Targets"): for an apply touching zones, ranges of two
+namespaces, a collection's balancing and the balancer window, every state-changing command
+in turn gets an error code, a closed connection, or the zonectl process SIGKILLed while it
+waits for that command. One more `apply` (or `recover` then `apply`) must then reach the
+desired state with balancing as it was, no lease held and no journal open."""
 
 from __future__ import annotations
 

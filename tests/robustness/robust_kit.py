@@ -13,8 +13,9 @@ from zonectl.cli.commands import register
 if not app.registered_commands:
     register(app)
 
-# README / DESIGN §3: 0 ok, 1 runtime failure, 2 usage, 3 invalid policy, 4 changes pending
-# (--detailed-exitcode), 5 needs a human. 130 (interrupted) never happens here.
+# README / ARCHITECTURE.md, "Errors and exit codes": 0 ok, 1 runtime failure, 2 usage,
+# 3 invalid policy, 4 changes pending (--detailed-exitcode), 5 needs a human. 130
+# (interrupted) never happens here.
 DOCUMENTED = frozenset({0, 1, 2, 3, 4, 5})
 
 

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from robust_kit import Run, zonectl
 
-# Exit codes each command documents (README, DESIGN §3) for these runs.
+# Exit codes each command documents (README; ARCHITECTURE.md, "Errors and exit codes") for
+# these runs.
 ALLOWED = {"plan": {0, 1, 3}, "status": {0, 1, 3}, "rotate": {0, 1, 3, 5}}
 
 

@@ -125,7 +125,8 @@ def unsharded_rule(
         if policy.ranges:
             what.append(f"{len(policy.ranges)} policy range(s)")
         # A pin alone is fine on an unsharded collection: 8.0+ moves it whole
-        # (moveCollection), earlier versions get a report from plan (DESIGN §2).
+        # (moveCollection), earlier versions get a report from plan (docs/policy.md,
+        # "Pinning unsharded collections").
         if policy.firehose:
             what.append("a firehose window (split at its boundary)")
     for lr in live:

@@ -1,6 +1,7 @@
-"""Eager migration (DESIGN §5.5): split chunks straddling zone boundaries, then move each
-out-of-zone chunk to a shard of its zone, while balancing is paused; `parallel` runs the
-moves several at a time over disjoint shard pairs (zonectl.forecast.eager.Dispatcher).
+"""Eager migration (ARCHITECTURE.md, "The journey of apply --migrate"): split chunks
+straddling zone boundaries, then move each out-of-zone chunk to a shard of its zone, while
+balancing is paused; `parallel` runs the moves several at a time over disjoint shard pairs
+(zonectl.forecast.eager.Dispatcher).
 
 One move per chunk, by design, on every server version (5.0-8.0). A run of contiguous
 out-of-zone chunks could be merged (mergeChunks) and moved with one moveRange, since

@@ -1,7 +1,7 @@
-"""The apply sequence of DESIGN §5: lease, recover a previous run, re-read and plan,
-confirm, then memberships added, per namespace (paused) ranges removed/added/verified and
-chunks split, every namespace's moves in one queue, memberships removed, balancing and
-balancer settings, audit."""
+"""The apply sequence (ARCHITECTURE.md, "The journey of apply --migrate"): lease, recover a
+previous run, re-read and plan, confirm, then memberships added, per namespace (paused)
+ranges removed/added/verified and chunks split, every namespace's moves in one queue,
+memberships removed, balancing and balancer settings, audit."""
 
 from __future__ import annotations
 

@@ -231,7 +231,8 @@ def _preparer(
 
 
 def _check_fresh(saved: Plan, desired: DesiredState, *, actual_fp: str, now: dt.datetime) -> None:
-    """DESIGN §5.2: a saved plan is applied only against the metadata it was computed from."""
+    """A saved plan is applied only against the metadata it was computed from
+    (ARCHITECTURE.md, "The journey of apply --migrate", step 3)."""
     if saved.policy_digest and desired.digest and saved.policy_digest != desired.digest:
         raise StalePlanError(
             f"saved plan {saved.plan_id} is stale: the policy files changed since it was made",

@@ -1,5 +1,6 @@
 """The one error boundary: every command runs through `guarded`, which maps exceptions to
-the exit codes of DESIGN.md §3 and prints one clear line on stderr, never a traceback."""
+the exit codes of ARCHITECTURE.md, "Errors and exit codes" and prints one clear line on
+stderr, never a traceback."""
 
 from __future__ import annotations
 

@@ -96,7 +96,7 @@ class CollectionPolicy:
     @property
     def manages_ranges(self) -> bool:
         """Whether the entry owns its namespace's zone ranges: only when it names `ranges`,
-        `pin`, `firehose` or `slices` (DESIGN §2, ownership per aspect)."""
+        `pin`, `firehose` or `slices` (ownership per aspect, ARCHITECTURE.md, "Principles")."""
         return self.names_ranges or bool(self.ranges or self.pin or self.firehose or self.slices)
 
     def aspects(self) -> frozenset[str]:
@@ -148,10 +148,10 @@ class BalancerPolicy:
 
 @dataclass(frozen=True)
 class DesiredState:
-    """All policy files merged. Ownership (DESIGN §2): zonectl is authoritative for the
-    zones in `managed_zones` (their shard memberships) and, per namespace in `collections`,
-    for the aspects its entry names (`CollectionPolicy.aspects`); everything else is
-    unmanaged and left alone."""
+    """All policy files merged. Ownership (ARCHITECTURE.md, "Principles"): zonectl is
+    authoritative for the zones in `managed_zones` (their shard memberships) and, per
+    namespace in `collections`, for the aspects its entry names (`CollectionPolicy.aspects`);
+    everything else is unmanaged and left alone."""
 
     shards: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)  # shard -> zones
     collections: Mapping[str, CollectionPolicy] = dataclasses.field(default_factory=dict)

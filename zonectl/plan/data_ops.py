@@ -24,7 +24,8 @@ from zonectl.plan.op_base import (
 
 @dataclass(frozen=True)
 class SplitChunk(Op):
-    """Declared for eager migration (DESIGN §5.5); the planner does not emit it yet."""
+    """Declared for eager migration (ARCHITECTURE.md, "The journey of apply --migrate"); the
+    planner does not emit it yet."""
 
     kind: ClassVar[str] = "split_chunk"
     sign: ClassVar[Sign] = "~"

@@ -20,10 +20,11 @@ Ordering rules (each tested on its own in tests/plan/test_ordering.py):
    being enabled starts inside its new window, with its new settings), then the settings
    the switch itself writes on 7.0+ (automerge; plan/settings.py).
 
-Ownership (DESIGN §2): memberships of zones named under `shards` are authoritative, and
-per namespace under `collections` what its entry names (`CollectionPolicy.aspects`): its
-ranges only when it names `ranges`, `pin`, `firehose` or `slices`, its key only with `key`;
-everything else is reported as unmanaged (plan/unmanaged.py) and left alone.
+Ownership (ARCHITECTURE.md, "Principles"): memberships of zones named under `shards` are
+authoritative, and per namespace under `collections` what its entry names
+(`CollectionPolicy.aspects`): its ranges only when it names `ranges`, `pin`, `firehose` or
+`slices`, its key only with `key`; everything else is reported as unmanaged
+(plan/unmanaged.py) and left alone.
 
 Ranges on an unsharded namespace are allowed by MongoDB since 4.0.2 (§1.5 (a)) and are
 used to pre-split a collection about to be sharded: they are planned, with a warning.

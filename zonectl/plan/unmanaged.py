@@ -16,7 +16,8 @@ RANGE_KEYS = "ranges, pin, firehose or slices"
 
 
 def owns_ranges(desired: DesiredState, ns: str) -> bool:
-    """Whether the policy manages the zone ranges of `ns` (DESIGN §2: per aspect)."""
+    """Whether the policy manages the zone ranges of `ns` (per aspect: ARCHITECTURE.md,
+    "Principles")."""
     cp = desired.collections.get(ns)
     return cp is not None and cp.manages_ranges
 

@@ -63,7 +63,8 @@ class Plan:
     unmanaged: tuple[Unmanaged, ...] = ()
     warnings: tuple[str, ...] = ()
     namespaces: tuple[str, ...] = ()  # the --namespace filter; () = every managed namespace
-    # A window plan is stale once the next firehose tick has passed (DESIGN §5.2).
+    # A window plan is stale once the next firehose tick has passed (ARCHITECTURE.md,
+    # "The journey of apply --migrate", step 3).
     valid_until: dt.datetime | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     # Where unsharded pinned collections live and why nothing moves them, patterns that

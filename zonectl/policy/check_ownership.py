@@ -1,5 +1,6 @@
-"""Ownership per aspect (DESIGN §2): a `collections:` entry manages only what it names, so an
-entry that names nothing to manage changes nothing on the cluster: a warning (ZP143)."""
+"""Ownership per aspect (ARCHITECTURE.md, "Principles"): a `collections:` entry manages only
+what it names, so an entry that names nothing to manage changes nothing on the cluster: a
+warning (ZP143)."""
 
 from __future__ import annotations
 

@@ -50,8 +50,8 @@ class ClusterMetrics:
     windows: tuple[WindowMetrics, ...] = ()
     lease_acquired: dt.datetime | None = None
     run: RunMetrics | None = None
-    # Forecast time to compliance (DESIGN §8): namespace -> the instant the balancer, left
-    # alone, is forecast to have moved its out-of-zone data (`status` fills it).
+    # Forecast time to compliance (docs/migration.md): namespace -> the instant the balancer,
+    # left alone, is forecast to have moved its out-of-zone data (`status` fills it).
     forecast: Mapping[str, dt.datetime] = field(default_factory=dict)
     # The balancer settings the policy names, with whether each drifts (plan/settings_view).
     settings: tuple[SettingLine, ...] = ()

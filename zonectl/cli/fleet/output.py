@@ -45,7 +45,8 @@ class Outcome:
 
 
 def worst_code(codes: Sequence[int]) -> int:
-    """The exit code of the run: the worst of the clusters' (DESIGN §3 codes)."""
+    """The exit code of the run: the worst of the clusters' (ARCHITECTURE.md, "Errors and
+    exit codes")."""
     return max(codes, key=lambda c: _RANK.get(c, 2), default=int(ExitCode.OK))
 
 
