@@ -11,20 +11,26 @@ raised. On Ctrl-C (or a fleet run's stop, `stopped`) no new move starts and the 
 already sent are waited for and journaled, then the interrupt is raised: a migration cannot
 be recalled, and an operator who stopped the run must not be told it ended while chunks
 are still moving. A second Ctrl-C while waiting stops the wait (the moves still finish on
-the cluster, unjournaled).
+the cluster, unjournaled); so does a SIGTERM after TERM_GRACE_S, and a cluster that stayed
+unreachable (apply/reach.py) at once: those moves are journaled as possibly still running
+when the cluster can still be written.
 """
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from zonectl.apply.reach import TERM_GRACE_S, TERMINATING, UnreachableError, give_up_reason
 from zonectl.errors import ZonectlError
 from zonectl.forecast.eager import COLLECTION, Dispatcher, PendingMove, Started
 from zonectl.model.keys import format_value
 from zonectl.plan.failures import MoveNotDoneError, OpFailedError
+from zonectl.plan.op_base import plural
 
 _TICK_S = 0.2  # how often the calling thread wakes to check the budget and Ctrl-C
 
@@ -79,6 +85,8 @@ class Hooks:
     budget_over: Callable[[], bool]
     stopped: Callable[[], bool] = lambda: False  # a fleet run's Ctrl-C (apply/interrupt.py)
     waiting: Callable[[int], None] = lambda running: None  # says the wait after a Ctrl-C
+    # A running move no longer waited for (SIGTERM's grace over, or the cluster gone).
+    abandoned: Callable[[PendingMove, str], None] = lambda move, to: None
 
 
 def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
@@ -93,7 +101,14 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
         except BaseException as exc:
             results.put((s, None, exc))
 
+    term_at: float | None = None  # when the wait for running moves met a SIGTERM
     while not dispatcher.finished:
+        if fatal is None and (reason := give_up_reason()) is not None:
+            fatal = UnreachableError(
+                f"{plural(len(dispatcher.running), 'running move')} not waited for: {reason}",
+                hint="when the mongos answers again, run `zonectl recover`, then apply again",
+            )
+            out.give_up(dispatcher.give_up())
         if interrupted is None and hooks.stopped():
             interrupted = KeyboardInterrupt("stop requested")
             out.give_up(dispatcher.give_up())
@@ -104,9 +119,19 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
             for s in dispatcher.next_moves():
                 hooks.before_start(s.move, s.to)
                 out.tally(s.move, command=True)
-                threading.Thread(target=work, args=(s,), daemon=True).start()
+                # Its own copy of this context: the run's reach (apply/reach.py) and stop.
+                run_in = contextvars.copy_context().run
+                threading.Thread(target=run_in, args=(work, s), daemon=True).start()
         if not dispatcher.running:
             out.give_up(dispatcher.give_up())  # nothing can start: no idle recipient
+            break
+        if interrupted is not None and TERMINATING.is_set() and term_at is None:
+            term_at = time.monotonic()
+        if (fatal is not None and give_up_reason() is not None) or (
+            term_at is not None and time.monotonic() - term_at >= TERM_GRACE_S
+        ):
+            for s in list(dispatcher.running):  # they may still run on the cluster
+                hooks.abandoned(s.move, s.to)
             break
         try:
             s, outcome, exc = results.get(timeout=_TICK_S)
