@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import child_procs
 from typer.testing import CliRunner
 
 from zonectl.cli.app import app
@@ -46,7 +47,7 @@ def zonectl(*args: str, env: dict[str, str] | None = None) -> Result:
 
 def spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """The CLI in a subprocess, for cases that kill it."""
-    return subprocess.Popen(
+    return child_procs.popen(
         [sys.executable, str(HERE / "zonectl_main.py"), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -21,6 +21,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import child_procs
+
 ROOT = Path(__file__).resolve().parents[2]
 SHELL = ("sh", "console")
 OPEN = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)[ \t]*$")
@@ -134,7 +136,7 @@ def scratch(tmp_path: Path, policies: Path) -> tuple[Path, dict[str, str]]:
 
 
 def run(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return child_procs.run(
         ["bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
     )
 
