@@ -48,10 +48,7 @@ def give_up_reason() -> str | None:
     if down <= 0:
         return None
     if down >= reach.bound_s:
-        return (
-            f"the mongos has not answered for {down:.0f}s "
-            f"(--wait-timeout {reach.bound_s:g}s)"
-        )
+        return f"the mongos has not answered for {down:.0f}s (--wait-timeout {reach.bound_s:g}s)"
     if TERMINATING.is_set():
         return "the mongos does not answer and the run was asked to stop (SIGTERM)"
     return None

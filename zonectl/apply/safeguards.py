@@ -19,8 +19,8 @@ from types import FrameType
 from typing import Any
 
 from zonectl.apply.interrupt import holding
-from zonectl.apply.reach import TERMINATING, give_up_reason
 from zonectl.apply.ports import BalancingControl, JournalStore, LeaseStore
+from zonectl.apply.reach import TERMINATING, give_up_reason
 from zonectl.errors import ClusterError, NeedsHumanError, ZonectlError, redact
 from zonectl.plan.ops import SetBalancerEnabled, SetCollectionBalancing
 
