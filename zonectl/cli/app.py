@@ -18,7 +18,8 @@ app = typer.Typer(
     help=(
         "Policy-as-code for MongoDB sharding zones and the balancer.\n\n"
         "Exit codes: 0 ok, 1 runtime failure, 2 usage, 3 invalid policy, "
-        "4 changes pending (--detailed-exitcode), 5 needs a human, 130 interrupted (Ctrl-C, SIGTERM)."
+        "4 changes pending (--detailed-exitcode), 5 needs a human, "
+        "130 interrupted (Ctrl-C, SIGTERM)."
     ),
     no_args_is_help=True,
     add_completion=True,  # --install-completion, --show-completion (zonectl.cli.completion)
