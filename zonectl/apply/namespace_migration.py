@@ -201,6 +201,8 @@ class NamespaceMigration:
             assert self.rec is not None
             index = steps.pop((move.ns, move.index))
             self.events.advance(1, move.bytes if outcome == "moved" else 0)
+            if give_up_reason() is not None:
+                return  # the cluster is gone: nothing is written to it any more
             if move.kind == COLLECTION:
                 coll = cast(MoveCollection, move.payload)
                 if outcome == "failed":
