@@ -28,10 +28,28 @@ from zonectl.sandbox.wire.server import SandboxServer
 VERSIONS = ("5.0", "6.0", "7.0", "8.0")
 
 sys.path.append(str(Path(__file__).resolve().parent))  # cli_output_scan, for the tests too
+from child_procs import owning  # noqa: E402
 from cli_output_scan import check_result  # noqa: E402
 
 # pytest-timeout's limit holds inside @given tests too (tests/hypothesis_timeout.py).
 pytest_plugins = ["hypothesis_timeout"]
+
+
+# --------------------------------------------------------------------------- child processes
+@pytest.fixture(scope="session", autouse=True)
+def _session_children() -> Iterator[None]:
+    """Children started by session or module fixtures are reaped when the session ends."""
+    with owning():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _children() -> Iterator[None]:
+    """The one owner of every child process a test starts (tests/child_procs.py: `popen`,
+    `run`): when the test ends, passed or failed, each one's whole process group is
+    terminated, then killed."""
+    with owning():
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)

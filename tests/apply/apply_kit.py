@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import child_procs
 from typer.testing import CliRunner
 
 from zonectl.cli.app import app
@@ -46,7 +47,7 @@ def zonectl(*args: str, env: dict[str, str] | None = None) -> Result:
 
 def spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """The CLI in a subprocess, for cases that kill it."""
-    return subprocess.Popen(
+    return child_procs.popen(
         [sys.executable, str(HERE / "zonectl_main.py"), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -54,6 +55,39 @@ def spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str
         text=True,
         env={**os.environ, **(env or {})},
     )
+
+
+class Lines:
+    """A child's stream read on a thread, so a test can wait for a line while the child
+    runs (and a child that never prints it cannot block the test)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        self._closed = False
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            with self._changed:
+                self.lines.append(line)
+                self._changed.notify_all()
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+
+    def wait_for(self, text: str, timeout: float) -> bool:
+        """Whether a line containing `text` came before the stream ended or `timeout`."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: self._closed or any(text in line for line in self.lines), timeout
+            ) and any(text in line for line in self.lines)
+
+    def text(self, timeout: float = 60) -> str:
+        """Everything, once the stream ended."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._closed, timeout)
+            return "".join(self.lines)
 
 
 @dataclass
@@ -69,6 +103,8 @@ class Tap:
     data: dict[str, Any] = field(default_factory=dict)
     fired: threading.Event = field(default_factory=threading.Event)
     mode: str = "times"
+    hold: bool = False
+    released: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
         points = self.sandbox.failpoints
@@ -79,6 +115,11 @@ class Tap:
             self.seen.append(key)
             target = self.target
             if target is not None and key == target[:2] and self.seen.count(key) == target[2]:
+                if self.hold:  # this one waits, unchanged, until the test says
+                    self.target = None
+                    self.fired.set()
+                    self.released.wait(120)
+                    return original(names, namespace, app_name)
                 data = {"failCommands": [names[0]], **self.data}
                 points.configure("failCommand", self.mode, 1, data)
                 self.target = None
@@ -92,11 +133,23 @@ class Tap:
     def arm(self, name: str, namespace: str, nth: int, mode: str = "times", **data: Any) -> None:
         """Fail the nth (1-based, counted from now) `name` command on `namespace`: that one
         only, or it and every later `name` command with mode="alwaysOn"."""
+        self.hold = False
         self.mode = mode
         self.seen.clear()
         self.fired.clear()
         self.target = (name, namespace, nth)
         self.data = data
+
+    def hold_until_released(self, name: str, namespace: str, nth: int) -> None:
+        """Hold the nth `name` command on `namespace` in the sandbox, before it runs, until
+        `release()` (its client waits as for a slow server): what runs meanwhile is the
+        test's to decide, however loaded the machine."""
+        self.arm(name, namespace, nth)
+        self.hold = True
+        self.released.clear()
+
+    def release(self) -> None:
+        self.released.set()
 
 
 @dataclass

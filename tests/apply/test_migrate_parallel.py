@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from apply_kit import MIGRATE, Cluster, spawn, zonectl
+from apply_kit import MIGRATE, Cluster, Lines, spawn, zonectl
 from test_migrate import out_of_zone
 
 from tests.migrate_time.six_shards import CLUSTER, POLICY
@@ -76,14 +76,20 @@ def test_a_failed_move_is_reported_by_chunk_and_the_others_continue(cluster: Clu
 
 
 def test_ctrl_c_during_parallel_moves_stops_cleanly(cluster: Cluster) -> None:
-    cluster.tap.arm("moveRange", "app.events", 2, blockConnection=True, blockTimeMS=2000)
+    # The second move is held in the sandbox until the test releases it: the SIGINT lands
+    # while it runs, and the run cannot end before, however loaded the machine is.
+    cluster.tap.hold_until_released("moveRange", "app.events", 2)
     proc = spawn("apply", str(MIGRATE), "--uri", cluster.uri, "--yes", "--migrate")
-    assert cluster.tap.fired.wait(60)
-    proc.send_signal(signal.SIGINT)
-    _out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    # The move already sent is waited for (a migration cannot be recalled), then the rest.
-    assert "app.events: interrupted: no new move starts; waiting for the" in err
+    err = Lines(proc.stderr)
+    try:
+        assert cluster.tap.fired.wait(60), err.text(0)
+        proc.send_signal(signal.SIGINT)
+        # The move already sent is waited for (a migration cannot be recalled), then the rest.
+        waiting = "app.events: interrupted: no new move starts; waiting for the"
+        assert err.wait_for(waiting, 60), err.text(0)
+    finally:
+        cluster.tap.release()
+    assert proc.wait(timeout=60) == 130, err.text()
     assert cluster.state()["noBalance"]["app.events"] is False
     assert cluster.lease() is None
     assert cluster.open_journals() == []

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+import child_procs
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ def bash_complete(home: tuple[Path, dict[str, str]], line: str) -> list[str]:
         "_zonectl_completion zonectl\n"
         'printf "%s\\n" "${COMPREPLY[@]}"\n'
     )
-    done = subprocess.run(
+    done = child_procs.run(
         ["bash", "--norc", "-c", script], cwd=cwd, env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
@@ -86,7 +86,7 @@ def zsh_complete(home: tuple[Path, dict[str, str]], line: str) -> list[str]:
         f"CURRENT={len(words)}\n"
         "_zonectl_completion\n"
     )
-    done = subprocess.run(
+    done = child_procs.run(
         [ZSH, "-f", "-c", script], cwd=cwd, env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr

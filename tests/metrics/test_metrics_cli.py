@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import child_procs
 import pytest
 from metrics_kit import names, promtool, samples, value
 from rotate_kit import POLICY, Firehose, zonectl
@@ -123,12 +124,11 @@ def test_promtool_accepts_the_textfile(make_firehose: Any, tmp_path: Path) -> No
     tool = promtool()
     if tool is None:
         pytest.skip("promtool absent (.ci/run extracts it from Debian's prometheus package)")
-    import subprocess
 
     fh = make_firehose()
     prom = tmp_path / "zonectl.prom"
     assert fh.rotate("--at", AT, "--yes", "--metrics-file", str(prom)).code == 0
-    done = subprocess.run(
+    done = child_procs.run(
         [tool, "check", "metrics"], input=prom.read_bytes(), capture_output=True, timeout=60
     )
     assert done.returncode == 0, done.stdout + done.stderr

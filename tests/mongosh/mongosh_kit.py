@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
+import child_procs
 from bson import json_util
 
 
@@ -29,7 +29,7 @@ def run_eval(mongosh: str, uri: str, script: str, home: Path) -> dict[str, Any]:
     conf.write_text("mongosh:\n  forceDisableTelemetry: true\n")
     env = {**os.environ, "HOME": str(home), "MONGOSH_GLOBAL_CONFIG_FILE_FOR_TESTING": str(conf),
            "CI": "1", "NO_COLOR": "1"}  # fmt: skip
-    proc = subprocess.run(
+    proc = child_procs.run(
         [mongosh, uri, "--quiet", "--norc", "--eval", script],
         capture_output=True,
         text=True,

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import child_procs
 import pytest
 from bson import json_util
 from bson.max_key import MaxKey
@@ -99,11 +99,11 @@ def mongosh(mongosh_env: dict[str, str]) -> Runner:
         assert MONGOSH is not None
         args = [MONGOSH, uri, "--quiet", "--norc"]
         if stdin:  # interactive-style evaluation: errors print as Name[codeName]: message
-            proc = subprocess.run(
+            proc = child_procs.run(
                 args, input=script, capture_output=True, text=True, timeout=120, env=mongosh_env
             )
         else:
-            proc = subprocess.run(
+            proc = child_procs.run(
                 [*args, "--eval", PRELUDE + script],
                 capture_output=True,
                 text=True,

@@ -3,10 +3,10 @@ not one, or that carries credentials (never printed), never a traceback."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
+import child_procs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,7 +23,7 @@ def _argv(tmp: Path, forge: str = "github") -> list[str]:
 
 def test_an_api_url_that_is_no_url_is_said_without_a_traceback(tmp_path: Path) -> None:
     env = {"GITHUB_API_URL": "notaurl", "GITHUB_TOKEN": "t", "GITHUB_REPOSITORY": "a/b"}
-    done = subprocess.run(
+    done = child_procs.run(
         [sys.executable, "-m", "zonectl.prbot", *_argv(tmp_path)],
         capture_output=True,
         text=True,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import child_procs
 import pytest
 from fakes import FakeGitHub
 
@@ -19,7 +20,7 @@ DEMO = ROOT / "policies" / "demo"
 
 
 def _zonectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return child_procs.run(
         [sys.executable, "-m", "zonectl", *args],
         capture_output=True,
         text=True,

@@ -34,6 +34,7 @@ from pathlib import Path
 
 # pinned_clock/sitecustomize.py uses it in each process; a missing one fails here, loudly,
 # rather than as a warning in every command and pages on the host's calendar.
+import child_procs
 import time_machine  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,7 +177,7 @@ def scratch(tmp_path: Path, policies: Path) -> tuple[Path, dict[str, str]]:
 
 
 def run(line: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return child_procs.run(
         ["bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
     )
 

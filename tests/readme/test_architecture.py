@@ -9,6 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import child_procs
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +27,7 @@ def _tracked() -> list[Path]:
     """The files git tracks; without git (an unpacked source tree), every file outside
     hidden and generated directories."""
     try:
-        out = subprocess.run(
+        out = child_procs.run(
             ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
         ).stdout.decode()
         files = [ROOT / name for name in out.split("\0") if name]

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
+import child_procs
 import pytest
 from docs_kit import ROOT, blocks, commands, run, run_blocks, scratch
 
@@ -77,7 +77,7 @@ def test_every_tour_command_runs_in_order_with_its_exit_code(
 def test_the_policy_example_validates(tmp_path: Path) -> None:
     [example] = yaml_blocks(README.read_text())
     (tmp_path / "example.yaml").write_text(example)
-    result = subprocess.run(
+    result = child_procs.run(
         [sys.executable, "-m", "zonectl", "validate", str(tmp_path / "example.yaml")],
         capture_output=True,
         text=True,
@@ -93,7 +93,7 @@ def test_the_command_table_matches_the_cli() -> None:
         "validate", "plan", "apply", "rotate", "status", "export", "recover", "sandbox", "schema"
     }  # fmt: skip
     for name, rest in rows:
-        help_text = subprocess.run(
+        help_text = child_procs.run(
             [sys.executable, "-m", "zonectl", name, "--help"],
             capture_output=True,
             text=True,
@@ -114,7 +114,7 @@ def test_the_policy_reference_example_validates(tmp_path: Path) -> None:
     assert complete
     for i, body in enumerate(complete):
         (tmp_path / f"doc{i}.yaml").write_text(body)
-    result = subprocess.run(
+    result = child_procs.run(
         [sys.executable, "-m", "zonectl", "validate", str(tmp_path)],
         capture_output=True,
         text=True,

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import child_procs
 from reshard_kit import policy, zonectl
 
 MAIN = Path(__file__).resolve().parents[1] / "apply" / "zonectl_main.py"
@@ -46,7 +47,7 @@ def test_ctrl_c_aborts_the_resharding_and_waits_for_the_abort(
 ) -> None:
     sb = big(foo(), 1024)
     path = policy(tmp_path, OPTED)
-    proc = subprocess.Popen(
+    proc = child_procs.popen(
         [sys.executable, str(MAIN), "apply", path, "--uri", sb.uri, "--yes"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -9,10 +9,11 @@ with no timer left, so the @given test below never ended.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+import child_procs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,7 +66,7 @@ def test_a_hang_fails_with_a_timeout_in_plain_and_hypothesis_tests(tmp_path: Pat
         f"--junitxml={report}",
         "test_hanging.py",
     ]
-    run = subprocess.run(
+    run = child_procs.run(
         command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=BOUND_S
     )
     assert run.returncode == 1, run.stdout + run.stderr

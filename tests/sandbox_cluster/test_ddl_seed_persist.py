@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import child_procs
 import pytest
 from bson import MinKey
 from pymongo import MongoClient
@@ -114,7 +115,7 @@ def _free_port() -> int:
 
 def test_zonectl_sandbox_serves_until_sigint_and_saves_state(tmp_path: Path) -> None:
     port, state = _free_port(), tmp_path / "s.state"
-    proc = subprocess.Popen(
+    proc = child_procs.popen(
         [sys.executable, "-m", "zonectl", "sandbox", "--port", str(port), "--state", str(state)],
         stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
@@ -141,7 +142,7 @@ def test_zonectl_sandbox_reports_a_port_in_use(tmp_path: Path) -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
         port = busy.getsockname()[1]
-        out = subprocess.run(
+        out = child_procs.run(
             [sys.executable, "-m", "zonectl", "sandbox", "--port", str(port)],
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip

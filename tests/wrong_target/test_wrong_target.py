@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import child_procs
 import pytest
 from pymongo import MongoClient
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _zonectl(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    return child_procs.run(
         [sys.executable, "-m", "zonectl", *args],
         capture_output=True,
         text=True,

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from zonectl.apply.reach import check_reach
 from zonectl.errors import ZonectlError
 from zonectl.plan.failures import OpFailedError, OutcomeUnknownError
 
@@ -101,6 +102,7 @@ def send_looked_up(send: Callable[[], str], look: Lookup) -> str:
             if fails >= RESETS_IN_A_ROW:
                 look.resets.count("gave_up")
                 raise
+            check_reach(look.what)  # the mongos stayed away: stop (exit 5)
         except OpFailedError:
             # A resend refused: the first send may have committed meanwhile (the donor then
             # refuses a move to itself, InvalidOptions), so the owner decides.
@@ -117,6 +119,7 @@ def send_looked_up(send: Callable[[], str], look: Lookup) -> str:
 
 def _after_reset(look: Lookup) -> str:
     """What the reset turned out to be: "found_done", "awaited" or "sent_again"."""
+    check_reach(look.what)
     running = _quietly(look.running, None)
     if running:
         look.note(
@@ -125,6 +128,7 @@ def _after_reset(look: Lookup) -> str:
         )
         while running:
             look.sleep(POLL_S)
+            check_reach(look.what)
             running = _quietly(look.running, None)
         ended = f"{look.what}: the {look.operation} ended"
         if _quietly(look.landed, False):

@@ -19,6 +19,7 @@ from zonectl.apply.outcome import ApplyOptions, ApplyResult, Events
 from zonectl.apply.parallel import Hooks, ParallelOutcome, chunk_text, run_parallel
 from zonectl.apply.ports import Ports
 from zonectl.apply.preview import preview_migration
+from zonectl.apply.reach import give_up_reason
 from zonectl.apply.safeguards import Lease, Recorder
 from zonectl.errors import ClusterError
 from zonectl.forecast.eager import (
@@ -200,6 +201,8 @@ class NamespaceMigration:
             assert self.rec is not None
             index = steps.pop((move.ns, move.index))
             self.events.advance(1, move.bytes if outcome == "moved" else 0)
+            if give_up_reason() is not None:
+                return  # the cluster is gone: nothing is written to it any more
             if move.kind == COLLECTION:
                 coll = cast(MoveCollection, move.payload)
                 if outcome == "failed":
@@ -212,6 +215,17 @@ class NamespaceMigration:
             op = make_move_op(move, to, major=major, force_jumbo=force)
             self.rec.step(index, op.kind, op.describe(), outcome)
 
+        def abandoned(move: PendingMove, to: str) -> None:
+            assert self.rec is not None
+            index = steps.pop((move.ns, move.index))
+            if give_up_reason() is None:  # a cluster gone is not written to
+                op: Op = (
+                    cast(MoveCollection, move.payload)
+                    if move.kind == COLLECTION
+                    else make_move_op(move, to, major=major, force_jumbo=force)
+                )
+                self.rec.step(index, op.kind, op.describe(), "interrupted (may still run)")
+
         def budget_over() -> bool:
             return self.budget_at is not None and self.ports.clock() >= self.budget_at
 
@@ -222,4 +236,4 @@ class NamespaceMigration:
                     "running move(s) to end (a migration cannot be recalled)"
                 )
 
-        return Hooks(send, before_start, after, budget_over, stop_requested, waiting)
+        return Hooks(send, before_start, after, budget_over, stop_requested, waiting, abandoned)

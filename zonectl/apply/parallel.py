@@ -11,20 +11,27 @@ raised. On Ctrl-C (or a fleet run's stop, `stopped`) no new move starts and the 
 already sent are waited for and journaled, then the interrupt is raised: a migration cannot
 be recalled, and an operator who stopped the run must not be told it ended while chunks
 are still moving. A second Ctrl-C while waiting stops the wait (the moves still finish on
-the cluster, unjournaled).
+the cluster, unjournaled); so does a SIGTERM after TERM_GRACE_S, and a cluster that stayed
+unreachable (apply/reach.py) at once: those moves are journaled as possibly still running
+when the cluster can still be written.
 """
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from zonectl.apply.reach import TERM_GRACE_S, TERMINATING, UnreachableError, give_up_reason
+from zonectl.apply.safeguards import SIGNALS
 from zonectl.errors import ZonectlError
 from zonectl.forecast.eager import COLLECTION, Dispatcher, PendingMove, Started
 from zonectl.model.keys import format_value
 from zonectl.plan.failures import MoveNotDoneError, OpFailedError
+from zonectl.plan.op_base import plural
 
 _TICK_S = 0.2  # how often the calling thread wakes to check the budget and Ctrl-C
 
@@ -79,48 +86,106 @@ class Hooks:
     budget_over: Callable[[], bool]
     stopped: Callable[[], bool] = lambda: False  # a fleet run's Ctrl-C (apply/interrupt.py)
     waiting: Callable[[int], None] = lambda running: None  # says the wait after a Ctrl-C
+    # A running move no longer waited for (SIGTERM's grace over, or the cluster gone).
+    abandoned: Callable[[PendingMove, str], None] = lambda move, to: None
 
 
 def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
-    out = ParallelOutcome()
-    results: queue.Queue[tuple[Started, str | None, BaseException | None]] = queue.Queue()
-    fatal: BaseException | None = None
-    interrupted: KeyboardInterrupt | None = None
+    return _Queue(dispatcher, hooks).run()
 
-    def work(s: Started) -> None:
+
+Result = tuple[Started, str | None, BaseException | None]
+
+
+class _Queue:
+    """The calling thread's loop. Its bookkeeping (starting a move, journaling one that
+    ended) runs with signals deferred, so a Ctrl-C lands between two ticks, never halfway
+    through a move's record: the first one always waits for the running moves."""
+
+    def __init__(self, dispatcher: Dispatcher, hooks: Hooks) -> None:
+        self.dispatcher, self.hooks = dispatcher, hooks
+        self.out = ParallelOutcome()
+        self.results: queue.Queue[Result] = queue.Queue()
+        self.fatal: BaseException | None = None
+        self.interrupted: KeyboardInterrupt | None = None
+        self.term_at: float | None = None  # when the wait for running moves met a SIGTERM
+        self.ended = False
+
+    def run(self) -> ParallelOutcome:
+        while not self.dispatcher.finished:
+            try:
+                with SIGNALS.deferred():
+                    if not self._tick():
+                        break
+                got = self.results.get(timeout=_TICK_S)
+                with SIGNALS.deferred():
+                    self._ended(*got)
+            except queue.Empty:
+                continue
+            except KeyboardInterrupt as first:
+                if self.interrupted is not None:
+                    raise  # the second: stop waiting
+                self._interrupt(first)
+        if self.interrupted is not None:
+            raise self.interrupted
+        if (fatal := self.fatal) is not None:
+            if isinstance(fatal, ZonectlError | KeyboardInterrupt):
+                raise fatal
+            raise ZonectlError(f"a move failed unexpectedly: {fatal!r}") from fatal
+        return self.out
+
+    def _interrupt(self, how: KeyboardInterrupt) -> None:
+        self.interrupted = how
+        self.out.give_up(self.dispatcher.give_up())
+        self.hooks.waiting(len(self.dispatcher.running))
+
+    def _work(self, s: Started) -> None:
         try:
-            results.put((s, hooks.send(s.move, s.to), None))
+            self.results.put((s, self.hooks.send(s.move, s.to), None))
         except BaseException as exc:
-            results.put((s, None, exc))
+            self.results.put((s, None, exc))
 
-    while not dispatcher.finished:
-        if interrupted is None and hooks.stopped():
-            interrupted = KeyboardInterrupt("stop requested")
-            out.give_up(dispatcher.give_up())
-            hooks.waiting(len(dispatcher.running))
-        if fatal is None and dispatcher.has_pending and hooks.budget_over():
-            out.give_up(dispatcher.give_up())
-        if fatal is None and interrupted is None:
-            for s in dispatcher.next_moves():
+    def _tick(self) -> bool:
+        """Start what can start; False when the loop ends (nothing running, or the running
+        moves are no longer waited for)."""
+        d, hooks, out = self.dispatcher, self.hooks, self.out
+        if self.ended:
+            return False
+        if self.fatal is None and (reason := give_up_reason()) is not None:
+            self.fatal = UnreachableError(
+                f"{plural(len(d.running), 'running move')} not waited for: {reason}",
+                hint="when the mongos answers again, run `zonectl recover`, then apply again",
+            )
+            out.give_up(d.give_up())
+        if self.interrupted is None and hooks.stopped():
+            self._interrupt(KeyboardInterrupt("stop requested"))
+        if self.fatal is None and d.has_pending and hooks.budget_over():
+            out.give_up(d.give_up())
+        if self.fatal is None and self.interrupted is None:
+            for s in d.next_moves():
                 hooks.before_start(s.move, s.to)
                 out.tally(s.move, command=True)
-                threading.Thread(target=work, args=(s,), daemon=True).start()
-        if not dispatcher.running:
-            out.give_up(dispatcher.give_up())  # nothing can start: no idle recipient
-            break
-        try:
-            s, outcome, exc = results.get(timeout=_TICK_S)
-        except queue.Empty:
-            continue
-        except KeyboardInterrupt as first:
-            if interrupted is not None:
-                raise  # the second: stop waiting
-            interrupted = first
-            out.give_up(dispatcher.give_up())
-            hooks.waiting(len(dispatcher.running))
-            continue
+                # Its own copy of this context: the run's reach (apply/reach.py) and stop.
+                run_in = contextvars.copy_context().run
+                threading.Thread(target=run_in, args=(self._work, s), daemon=True).start()
+        if not d.running:
+            out.give_up(d.give_up())  # nothing can start: no idle recipient
+            return False
+        if self.interrupted is not None and TERMINATING.is_set() and self.term_at is None:
+            self.term_at = time.monotonic()
+        if (self.fatal is not None and give_up_reason() is not None) or (
+            self.term_at is not None and time.monotonic() - self.term_at >= TERM_GRACE_S
+        ):
+            self.ended = True
+            for s in list(d.running):  # they may still run on the cluster
+                hooks.abandoned(s.move, s.to)
+            return False
+        return True
+
+    def _ended(self, s: Started, outcome: str | None, exc: BaseException | None) -> None:
+        d, hooks, out = self.dispatcher, self.hooks, self.out
         if exc is None and outcome is not None:
-            dispatcher.done(s, ok=outcome == "moved")
+            d.done(s, ok=outcome == "moved")
             if outcome == "moved":
                 out.tally(s.move, moved=True)
             else:
@@ -128,7 +193,7 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
                 out.tally(s.move, skipped=f"{chunk_text(s.move)}: {reason}")
             hooks.after(s.move, s.to, outcome)
         elif isinstance(exc, OpFailedError | MoveNotDoneError):
-            dispatcher.done(s, ok=False)
+            d.done(s, ok=False)
             why = (
                 f"{exc.code_name}: {exc.errmsg}"
                 if isinstance(exc, OpFailedError)
@@ -137,15 +202,8 @@ def run_parallel(dispatcher: Dispatcher, hooks: Hooks) -> ParallelOutcome:
             out.tally(s.move, failed=f"{chunk_text(s.move)} -> {s.to}: {why}", why=why)
             hooks.after(s.move, s.to, "failed")
         else:
-            dispatcher.done(s, ok=False)
+            d.done(s, ok=False)
             hooks.after(s.move, s.to, "failed")
-            if fatal is None:
-                fatal = exc
-                out.give_up(dispatcher.give_up())
-    if interrupted is not None:
-        raise interrupted
-    if fatal is not None:
-        if isinstance(fatal, ZonectlError | KeyboardInterrupt):
-            raise fatal
-        raise ZonectlError(f"a move failed unexpectedly: {fatal!r}") from fatal
-    return out
+            if self.fatal is None:
+                self.fatal = exc
+                out.give_up(d.give_up())

@@ -103,6 +103,9 @@ class Ports:
     # Seconds on the cluster's clock, for --budget and the progress bar: time.monotonic,
     # or an in-process sandbox's (virtual) clock so both run in simulated time.
     clock: Callable[[], float] = time.monotonic
+    # Seconds the cluster has been unreachable (every mongos failing its heartbeats), 0
+    # while it answers: how long a run keeps trying (apply/reach.py).
+    down_s: Callable[[], float] = lambda: 0.0
 
     @property
     def major(self) -> int:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from zonectl.apply.move_lookup import BACKOFF_S, RESETS_IN_A_ROW, Resets
+from zonectl.apply.reach import check_reach
 from zonectl.plan.failures import OutcomeUnknownError
 
 T = TypeVar("T")
@@ -35,6 +36,7 @@ def send_resent(
             if sends >= RESETS_IN_A_ROW:
                 resets.count("gave_up")
                 raise
+        check_reach(what)  # the mongos stayed away: stop (exit 5), do not send again
         resets.count("resent")
         note(
             f"{what}: the connection reset before its answer; sent again (the command is "

@@ -21,6 +21,7 @@ from zonectl.apply.outcome import Prepared as Prepared
 from zonectl.apply.ports import Ports
 from zonectl.apply.preview import Preview as Preview  # re-exported for callers of run
 from zonectl.apply.preview import preview_migration as preview_migration
+from zonectl.apply.reach import bounded, give_up_reason
 from zonectl.apply.recover import recover_open
 from zonectl.apply.resend import send_resent
 from zonectl.apply.reshard.guard import refuse_blocked
@@ -51,6 +52,7 @@ def run_apply(
 ) -> ApplyResult:
     result = ApplyResult()
     with (
+        bounded(ports.down_s, options.wait_timeout_s),
         signals_as_interrupts(),
         held_lease(ports.lease, operation=options.operation, ttl=options.lease_ttl) as lease,
     ):
@@ -312,6 +314,9 @@ class _Runner(NamespaceMigration):
             "migrations": [vars(m) for m in r.migrations],
             "recovered": r.recovered,
         }
+        if (reason := give_up_reason()) is not None:
+            r.warnings.append(f"audit record not written: {reason}")
+            return
         try:
             self.ports.audit.write(doc)
         except ZonectlError as exc:

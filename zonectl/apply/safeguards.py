@@ -20,6 +20,7 @@ from typing import Any
 
 from zonectl.apply.interrupt import holding
 from zonectl.apply.ports import BalancingControl, JournalStore, LeaseStore
+from zonectl.apply.reach import TERMINATING, give_up_reason
 from zonectl.errors import ClusterError, NeedsHumanError, ZonectlError, redact
 from zonectl.plan.ops import SetBalancerEnabled, SetCollectionBalancing
 
@@ -122,16 +123,23 @@ def held_lease(
         finally:
             stop.set()
             thread.join(timeout=5)
-            try:
-                try:
-                    store.release(token)
-                except ZonectlError:
-                    time.sleep(RESTORE_BACKOFF_S)  # one retry for a transient failure
-                    store.release(token)
-            except ZonectlError as exc:
-                # Not worth failing a finished run for: the lease expires at its TTL, and a
-                # run on this host takes over a dead holder's lease at once.
-                lease.warnings.append(f"{exc.message}; the lease expires by itself")
+            if (reason := give_up_reason()) is not None:
+                lease.warnings.append(f"lease not released ({reason}); it expires by itself")
+            else:
+                _release(store, token, lease)
+
+
+def _release(store: LeaseStore, token: str, lease: Lease) -> None:
+    try:
+        try:
+            store.release(token)
+        except ZonectlError:
+            time.sleep(RESTORE_BACKOFF_S)  # one retry for a transient failure
+            store.release(token)
+    except ZonectlError as exc:
+        # Not worth failing a finished run for: the lease expires at its TTL, and a run on
+        # this host takes over a dead holder's lease at once.
+        lease.warnings.append(f"{exc.message}; the lease expires by itself")
 
 
 def _renew_loop(lease: Lease, stop: threading.Event) -> None:
@@ -156,6 +164,8 @@ class _Signals:
         self.pending = False
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGTERM:
+            TERMINATING.set()  # a supervisor's stop: nothing waits long from here on
         if self.defer_depth:
             self.pending = True
             return
@@ -246,6 +256,9 @@ def journal(store: JournalStore, header: Mapping[str, Any]) -> Iterator[Recorder
 
 
 def _close(store: JournalStore, apply_id: str, outcome: str, recorder: Recorder) -> None:
+    if (reason := give_up_reason()) is not None:
+        recorder.warnings.append(f"journal left open ({reason}); `zonectl recover` closes it")
+        return
     try:
         store.close(apply_id, outcome)
     except ZonectlError as exc:
@@ -268,17 +281,20 @@ def restore(action: Callable[[], None], scope: str, ns: str | None, prior: bool)
     """Run a restore, retrying transient failures; NeedsHumanError (exit 5) with the exact
     command when it keeps failing. Signals wait until it is done."""
     with SIGNALS.deferred():
-        last: ZonectlError | None = None
+        why = "unknown error"
         for attempt in range(RESTORE_ATTEMPTS):
+            if (reason := give_up_reason()) is not None:
+                why = reason  # the cluster stayed away: no more tries, the journal kept
+                break
             try:
                 action()
                 return
             except ZonectlError as exc:
-                last = exc
+                why = exc.message
                 time.sleep(RESTORE_BACKOFF_S * (attempt + 1))
         what = "the balancer" if scope == "cluster" else f"balancing of {ns}"
         raise NeedsHumanError(
-            f"could not restore {what} ({last.message if last else 'unknown error'})",
+            f"could not restore {what} ({why})",
             hint=f"run in mongosh: {human_command(scope, ns, prior)}; then 'zonectl recover'",
         )
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import signal
+from types import FrameType
 
 import typer
 
 from zonectl import __version__
+from zonectl.apply.reach import TERMINATING
 from zonectl.cli.help_flags import hide_flag_types
 
 hide_flag_types()
@@ -16,7 +18,8 @@ app = typer.Typer(
     help=(
         "Policy-as-code for MongoDB sharding zones and the balancer.\n\n"
         "Exit codes: 0 ok, 1 runtime failure, 2 usage, 3 invalid policy, "
-        "4 changes pending (--detailed-exitcode), 5 needs a human, 130 interrupted."
+        "4 changes pending (--detailed-exitcode), 5 needs a human, "
+        "130 interrupted (Ctrl-C, SIGTERM)."
     ),
     no_args_is_help=True,
     add_completion=True,  # --install-completion, --show-completion (zonectl.cli.completion)
@@ -47,9 +50,17 @@ def _register() -> None:
     commands.register(app)
 
 
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (a supervisor's stop, a CronJob's deadline) unwinds as Ctrl-C does, through
+    every command's clean-up, and exits 130; nothing waits long on the cluster after it."""
+    TERMINATING.set()
+    raise KeyboardInterrupt("SIGTERM")
+
+
 def main() -> None:
     from zonectl.cli.completion import COMPLETE_VAR, attach_completions
 
+    signal.signal(signal.SIGTERM, _terminate)
     _register()
     command = typer.main.get_command(app)  # what app() runs, with the completions attached
     attach_completions(command)
@@ -57,6 +68,8 @@ def main() -> None:
         command(prog_name="zonectl", complete_var=COMPLETE_VAR)
     finally:
         # The command is done, its clean-up included (balancing restored, journal closed,
-        # lease released). A Ctrl-C from here on, while pymongo closes its monitors at exit,
-        # has nothing left to stop and would only print a traceback from an atexit hook.
+        # lease released). A Ctrl-C or SIGTERM from here on, while pymongo closes its
+        # monitors at exit, has nothing left to stop and would only print a traceback from
+        # an atexit hook.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -85,7 +85,11 @@ def command(
         ),
     ] = Pause.collection,
     wait_timeout: Annotated[
-        str, typer.Option(help="How long to wait for in-flight migrations before giving up.")
+        str,
+        typer.Option(
+            help="How long to wait for in-flight migrations, or for a mongos that stopped "
+            "answering, before giving up."
+        ),
     ] = "60s",
     migrate_budget: Annotated[str | None, budget_option()] = None,
     parallel: Annotated[int | None, parallel_option()] = None,

@@ -52,6 +52,7 @@ def build_ports(conn: Connection, database: str) -> Ports:
         memos=MongoOnce(client, database),
         moves=MongoMoveWatch(client),
         clock=conn.clock,
+        down_s=conn.down_s,
     )
 
 

@@ -79,7 +79,11 @@ def command(
     migrate_budget: Annotated[str | None, budget_option()] = None,
     parallel: Annotated[int | None, parallel_option()] = None,
     wait_timeout: Annotated[
-        str, typer.Option(help="How long to wait for in-flight migrations before giving up.")
+        str,
+        typer.Option(
+            help="How long to wait for in-flight migrations, or for a mongos that stopped "
+            "answering, before giving up."
+        ),
     ] = "60s",
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Print every command sent (redacted).")

@@ -16,6 +16,7 @@ from pymongo import MongoClient, monitoring
 from pymongo.errors import ConfigurationError, OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, UsageError, redact
+from zonectl.mongo.reach import Reachability
 from zonectl.redaction import scrub, shown_uri, uri_problem
 
 # Fail fast in a CLI: pymongo's 30 s default server selection is too long to wait for a typo.
@@ -40,6 +41,8 @@ class Connection:
     # process share one simulated timeline, so there it is the sandbox's clock too.
     local: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now(dt.UTC))
     skew: ClockSkew | None = None  # cluster minus this host, measured at connect
+    # Seconds every mongos of the URI has failed its heartbeats (0 while one answers).
+    down_s: Callable[[], float] = field(default=lambda: 0.0)
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,8 @@ def connect(
         )
     shown = shown_uri(uri)
     with _resolve(uri) as (real, sandbox_now):
-        client = _client(real, listeners, origin, uri)
+        reach = Reachability()
+        client = _client(real, [*listeners, reach], origin, uri)
         try:
             before = dt.datetime.now(dt.UTC)
             hello = _admin(client, shown, {"hello": 1})
@@ -128,6 +132,7 @@ def connect(
                     _read_fcv(client),
                     wall=lambda: dt.datetime.now(dt.UTC) + offset,
                     skew=skew,
+                    down_s=reach.down_s,
                 )
             else:
                 now = sandbox_now
@@ -140,13 +145,14 @@ def connect(
                     wall=now,
                     local=now,
                     skew=ClockSkew(0.0, 0.0),
+                    down_s=reach.down_s,
                 )
         finally:
             client.close()
 
 
 def _client(
-    real: str, listeners: Sequence[monitoring.CommandListener], origin: str, uri: str
+    real: str, listeners: Sequence[monitoring._EventListener], origin: str, uri: str
 ) -> Client:
     """pymongo's client; its URI errors and option warnings (which may quote an option's
     value, or a key of authMechanismProperties) are scrubbed of every piece of the URI."""

@@ -14,6 +14,7 @@ from types import FrameType
 from typing import Any
 
 from zonectl.apply.interrupt import Stop
+from zonectl.apply.reach import TERMINATING
 from zonectl.cli.boundary import stderr
 
 
@@ -26,6 +27,8 @@ def signals_raise() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGTERM:
+            TERMINATING.set()  # running moves get TERM_GRACE_S, not their end
         raise KeyboardInterrupt(signal.Signals(signum).name)
 
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
