@@ -1,6 +1,6 @@
-"""The shipped policies: every file validates alone or within its directory, the whole
-tree validates as one policy, the demo fits the sandbox demo cluster, and the JSON Schema
-that `zonectl schema` prints accepts every example."""
+"""The shipped policies: every file validates alone or within its directory, the tree is
+checked as independent policies (`validate --each`), the demo fits the sandbox demo
+cluster, and the JSON Schema that `zonectl schema` prints accepts every example."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ Run = Callable[..., tuple[int, str, str]]
 
 POLICIES = Path(__file__).resolve().parents[2] / "policies"
 EXAMPLES = sorted((POLICIES / "examples").glob("*.yaml"))
-ALL_FILES = sorted(POLICIES.rglob("*.yaml"))
+# Every policy file; policies/examples/clusters/ holds sandbox cluster files, no policies.
+ALL_FILES = sorted((POLICIES / "demo").glob("*.yaml")) + EXAMPLES
 
 
 def test_there_is_an_example_per_strategy() -> None:
@@ -34,24 +35,37 @@ def test_each_example_is_valid_on_its_own_without_warnings(path: Path) -> None:
     assert load_policy([path]).diagnostics == []
 
 
-# Files with a `balancer:` section of their own: a policy has one, so each of these is
-# validated alone (above), and the rest of the tree together.
-OWN_BALANCER = [POLICIES / "examples" / "balancer.yaml"]
+def test_the_tree_validates_as_independent_policies_with_each(zonectl: Run) -> None:
+    code, out, err = zonectl("validate", "--each", str(POLICIES / "demo"), *map(str, EXAMPLES))
+    assert (code, out) == (0, "")
+    lines = err.splitlines()
+    assert len(lines) == 1 + len(EXAMPLES)
+    assert all(": policy is valid: " in line and "0 warnings" in line for line in lines)
+    assert lines[0].startswith(f"zonectl: {POLICIES / 'demo'}: policy is valid: 5 files")
 
 
-def test_the_whole_policies_tree_validates_through_the_cli(zonectl: Run) -> None:
-    files = [str(p) for p in ALL_FILES if p not in OWN_BALANCER]
-    code, out, err = zonectl("validate", *files)
-    assert code == 0, err
-    assert out == ""
-    assert err.startswith("zonectl: policy is valid: ")
-    assert f"{len(files)} files" in err
-
-
-def test_a_second_balancer_section_is_the_only_conflict_in_the_tree(zonectl: Run) -> None:
+def test_the_whole_tree_as_one_policy_is_refused_with_a_hint_to_each(zonectl: Run) -> None:
+    """policies/ merged: the examples' own balancer section conflicts with the demo's, and
+    the cluster files under examples/clusters/ are no policies."""
     code, _, err = zonectl("validate", str(POLICIES))
     assert code == 3
-    assert err.count("error ZP") == len(OWN_BALANCER) and "ZP132" in err
+    assert "ZP132" in err and "clusters/firehose.yaml:" in err and "ZP113" in err
+    assert "`zonectl validate --each PATH...` checks each path as a policy of its own" in err
+
+
+def test_one_invalid_path_fails_each_and_is_named(zonectl: Run, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: zonectl/v1\nkind: ZonePolicy\nshards: {s0: [zz]}\nbogus: 1\n")
+    code, out, err = zonectl("validate", "--each", str(EXAMPLES[0]), str(bad), "-f", "json")
+    assert code == 3
+    report = json.loads(out)
+    assert report["valid"] is False and report["format_version"] == 1
+    assert [(p["path"], p["valid"]) for p in report["policies"]] == [
+        (str(EXAMPLES[0]), True),
+        (str(bad), False),
+    ]
+    assert report["policies"][1]["diagnostics"][0]["code"] == "ZP110"
+    assert f"zonectl: {bad}: policy is invalid: 1 error, 0 warnings" in err
 
 
 def test_demo_policy_fits_the_sandbox_demo_cluster() -> None:

@@ -1,5 +1,5 @@
 """The strategy examples (multi-hotspot, GridFS, manual placement) validate, plan and
-converge against a sandbox built for each (tests/policy/clusters/): `apply --migrate`, then
+converge against a sandbox built for each (policies/examples/clusters/): `apply --migrate`, then
 the plan is empty and every chunk sits on a shard of its zone."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def test_example_validates_plans_and_converges(
     sandbox_server: Callable[..., Any], name: str
 ) -> None:
     policy = str(ROOT / "policies" / "examples" / f"{name}.yaml")
-    cluster = Path(__file__).parent / "clusters" / f"{name}.yaml"
+    cluster = ROOT / "policies" / "examples" / "clusters" / f"{name}.yaml"
     sandbox = Sandbox("7.0")
     seed(sandbox, load_cluster_file(cluster), str(cluster))
     handle = sandbox_server(sandbox=sandbox)
@@ -68,7 +68,7 @@ def test_the_multi_hotspot_example_leaves_every_shard_an_insert_point(
     sandbox_server: Callable[..., Any], tmp_path: Path
 ) -> None:
     policy = str(ROOT / "policies" / "examples" / "multi-hotspot.yaml")
-    cluster = Path(__file__).parent / "clusters" / "multi-hotspot.yaml"
+    cluster = ROOT / "policies" / "examples" / "clusters" / "multi-hotspot.yaml"
     sandbox = Sandbox("7.0")
     seed(sandbox, load_cluster_file(cluster), str(cluster))
     handle = sandbox_server(sandbox=sandbox)

@@ -1,9 +1,11 @@
 """`zonectl validate`: check policy files offline and report every problem at file:line:col,
-as text (stderr), JSON or GitHub workflow annotations (stdout). Exit 0 valid, 3 invalid."""
+as text (stderr), JSON or GitHub workflow annotations (stdout). Exit 0 valid, 3 invalid.
+`--each` checks every path as a policy of its own (a folder of independent examples)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +21,23 @@ from zonectl.render.inert import terminal, workflow_data, workflow_property
 from zonectl.render.summary import plural
 
 FORMAT_VERSION = 1
+# Problems that arise from merging files that were never one policy: a second balancer,
+# shard or namespace, or YAML files that are no policies at all (sandbox cluster files).
+_TWICE = {"ZP130", "ZP131", "ZP132"}
+_NOT_POLICY = {"ZP113", "ZP114"}
+_EACH_HINT = (
+    "  hint: every file named, and every *.yaml under a directory, is merged into one "
+    "policy; `zonectl validate --each PATH...` checks each path as a policy of its own"
+)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """One policy's outcome: its diagnostics, and its DesiredState when it is valid."""
+
+    label: str
+    diagnostics: list[Diagnostic]
+    desired: DesiredState | None
 
 
 class Format(StrEnum):
@@ -35,42 +54,83 @@ def command(
         typer.Option("--format", "-f", help="text (stderr, or -o FILE), json or github (stdout)."),
     ] = Format.text,
     out: Annotated[Path | None, out_option()] = None,
+    each: Annotated[
+        bool,
+        typer.Option(
+            "--each",
+            help="Check each PATH as a policy of its own instead of merging them all into "
+            "one; a directory stays one policy (its files merged). JSON: one report per "
+            "path under `policies`.",
+        ),
+    ] = False,
 ) -> int:
     """Validate policy files: schema, shard-key bounds, overlaps, zones, firehose, balancer.
 
-    Warnings do not fail validation. Exit 0 when valid, 3 when any error is found.
+    The files named, and every *.yaml under a directory, form one policy, as plan and apply
+    read them. A folder of independent policies (policies/examples/ holds one policy per
+    file, with sandbox cluster files in clusters/) is checked with --each:
+    `zonectl validate --each policies/demo policies/examples/*.yaml`.
+
+    Warnings do not fail validation. Exit 0 when valid (with --each: every path), 3 when
+    any error is found.
     """
+    groups = [[p] for p in paths] if each else [list(paths)]
+    checked = [_check(group, each) for group in groups]
+    _emit(fmt, checked, out, each)
+    valid = all(c.desired is not None for c in checked)
+    return int(ExitCode.OK if valid else ExitCode.INVALID_POLICY)
+
+
+def _check(paths: list[Path], labelled: bool) -> _Checked:
     import os
 
     from zonectl.policy import load_policy
     from zonectl.settings import Settings
 
-    desired: DesiredState | None = None
     own = Settings.from_environ(os.environ).database  # no namespace pattern may name it
+    label = f"{paths[0]}: " if labelled else ""
     try:
         loaded = load_policy(list(paths), own_database=own)
     except InvalidPolicyError as exc:
-        diagnostics = exc.diagnostics
-    else:
-        desired, diagnostics = loaded.desired, loaded.diagnostics
-    _emit(fmt, diagnostics, desired, out)
-    return int(ExitCode.OK if desired is not None else ExitCode.INVALID_POLICY)
+        return _Checked(label, exc.diagnostics, None)
+    return _Checked(label, loaded.diagnostics, loaded.desired)
 
 
-def _emit(
-    fmt: Format, diagnostics: list[Diagnostic], desired: DesiredState | None, out: Path | None
-) -> None:
+def _emit(fmt: Format, checked: list[_Checked], out: Path | None, each: bool) -> None:
     if fmt is Format.json:
-        emit(json.dumps(json_report(diagnostics, desired), indent=2) + "\n", out)
+        if each:
+            report: dict[str, Any] = {
+                "format_version": FORMAT_VERSION,
+                "valid": all(c.desired is not None for c in checked),
+                "policies": [
+                    {"path": c.label.removesuffix(": "), **json_report(c.diagnostics, c.desired)}
+                    for c in checked
+                ],
+            }
+        else:
+            report = json_report(checked[0].diagnostics, checked[0].desired)
+        emit(json.dumps(report, indent=2) + "\n", out)
     elif fmt is Format.github:
-        emit("".join(f"{github_annotation(d)}\n" for d in diagnostics), out)
+        emit("".join(f"{github_annotation(d)}\n" for c in checked for d in c.diagnostics), out)
     elif out is not None:
-        emit("".join(f"{line}\n" for d in diagnostics for line in _inert_lines(d)), out)
+        lines = [line for c in checked for d in c.diagnostics for line in _inert_lines(d)]
+        emit("".join(f"{line}\n" for line in lines), out)
     else:
-        for diagnostic in diagnostics:
-            for line in _inert_lines(diagnostic):
-                typer.echo(line, err=True)
-    typer.echo(f"zonectl: {summary(diagnostics, desired)}", err=True)
+        for c in checked:
+            for diagnostic in c.diagnostics:
+                for line in _inert_lines(diagnostic):
+                    typer.echo(line, err=True)
+    for c in checked:
+        if fmt is Format.text and not each and c.desired is None and _merged_apart(c):
+            typer.echo(_EACH_HINT, err=True)
+        typer.echo(f"zonectl: {terminal(c.label)}{summary(c.diagnostics, c.desired)}", err=True)
+
+
+def _merged_apart(checked: _Checked) -> bool:
+    """Errors that files merged from several places give when they are separate policies."""
+    codes = {d.code for d in checked.diagnostics}
+    not_policies = {d.position.file for d in checked.diagnostics if d.code in _NOT_POLICY}
+    return bool(codes & _TWICE) or len(not_policies) > 1
 
 
 def _inert_lines(d: Diagnostic) -> list[str]:
