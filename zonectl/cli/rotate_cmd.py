@@ -116,7 +116,10 @@ def command(
     one computed now (after a `--at` in the future, or a clock that jumped
     back) is not moved back without --allow-backwards; and rotate does not
     run when this host's clock and the cluster's (hello.localTime) differ by
-    more than --max-clock-skew. Both refusals name the two clocks. `--at`
+    more than --max-clock-skew. Both refusals name the two clocks. Against a
+    sandbox (`sandbox:`, or `zonectl sandbox` at any --time-scale) the run
+    follows the sandbox's clock, ahead of this host's by design when time
+    runs faster, and no skew is checked. `--at`
     replaces this host's clock and writes like a plain run; to see a later
     run's window without writing, use `zonectl plan --at`.
 
@@ -202,7 +205,7 @@ def _rotate(
             desired = keep_only(desired, selected)
             names = [ns for ns in names if ns in selected]
         if given is None:
-            check_skew(conn, rules.max_skew_s)  # the boundary follows this host's clock
+            check_skew(conn, rules.max_skew_s)  # the boundary follows conn.local
         instant = given or conn.local()
         run.now = instant
         boundaries, next_tick = _boundaries(desired, names, instant)
