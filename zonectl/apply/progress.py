@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich import filesize
+from rich.cells import cell_len as text_width
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -21,13 +22,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Column
-from rich.cells import cell_len as text_width
 from rich.text import Text
 
 from zonectl.errors import redact
 from zonectl.plan.ops import Op
 from zonectl.render.inert import rich_markup, terminal
-
 
 _WIDE = 100  # columns from which the bar says "migrating" and shows the elapsed time
 _BAR = (5, 40)  # the bar's least and most columns
