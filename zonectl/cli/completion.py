@@ -142,7 +142,7 @@ def shell_help(command: Any) -> None:
 
 def run_for_shell(option: str, shell: str, *, prog_name: str) -> None:
     """What typer's option does, for `shell` rather than the detected one."""
-    from typer.completion import get_completion_script, install
+    from typer._completion_shared import get_completion_script, install  # typer's own
 
     if option == "--show-completion":
         sys.stdout.write(
