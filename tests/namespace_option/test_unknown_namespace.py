@@ -190,3 +190,19 @@ def test_each_help_says_what_unknown_means(command: str) -> None:
     text = " ".join(out.replace("│", " ").split())
     assert "nor the cluster has" in text
     assert "is refused with exit 2" in text
+
+
+def test_a_fleet_run_refuses_the_unknown_namespace_on_every_cluster(tmp_path: Path) -> None:
+    inventory = tmp_path / "clusters.yaml"
+    inventory.write_text(
+        "apiVersion: zonectl/v1\nkind: ClusterInventory\nclusters:\n"
+        '  - {name: a, uri: {value: "sandbox:"}}\n  - {name: b, uri: {value: "sandbox:"}}\n',
+        encoding="utf-8",
+    )
+    code, _, err = zonectl(
+        "plan", DEMO, "--inventory", str(inventory), "--all", "-n", "app.evnets",
+        "--detailed-exitcode",
+    )  # fmt: skip
+    assert code == 2, err
+    assert err.count("--namespace app.evnets: no such namespace") >= 2
+    assert "2 cluster(s), 0 ok, 0 failed, 2 usage; exit 2" in err
