@@ -25,8 +25,13 @@ def test_missing_view_and_timeseries_namespaces_are_findings(
     sandbox_server: Any, tmp_path: Path
 ) -> None:
     handle = serve_cluster(sandbox_server, CLUSTER)
+    # app.nope is missing but the policy names it: a finding (a name neither the policy
+    # nor the cluster has is a usage error: tests/namespace_option)
+    policy = (
+        "apiVersion: zonectl/v1\nkind: ZonePolicy\ncollections:\n  app.nope: {balancing: true}\n"
+    )
     code, report, err = analyze(
-        handle.uri, tmp_path, None, "-n", "app.nope", "-n", "app.v", "-n", "app.metrics"
+        handle.uri, tmp_path, policy, "-n", "app.nope", "-n", "app.v", "-n", "app.metrics"
     )
     assert code == 0, err
     assert rules(report, "app.nope") == {"ZA001"}

@@ -65,14 +65,13 @@ def test_a_namespace_option_may_be_a_pattern(sandbox_server: Any, tmp_path: Path
     assert names(report) == ["app.items", "app.orders", "shop.carts"]
 
 
-def test_a_namespace_pattern_matching_nothing_is_a_warning(
+def test_a_namespace_pattern_matching_nothing_is_a_usage_error(
     sandbox_server: Any, tmp_path: Path
 ) -> None:
     handle = serve_cluster(sandbox_server, CLUSTER)
-    code, report, err = analyze(handle.uri, tmp_path, None, "-n", "nope.*")
-    assert code == 0, err
-    assert names(report) == []
-    assert "warning: --namespace 'nope.*' matches no sharded or policy namespace" in err
+    result = CliRunner().invoke(app, ["analyze", "--uri", handle.uri, "-n", "nope.*"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert "error: --namespace 'nope.*' matches no namespace on the cluster" in result.stderr
 
 
 def test_analyze_runs_once_per_selected_inventory_cluster(

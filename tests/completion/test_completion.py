@@ -138,3 +138,43 @@ def test_zsh_completes_commands_policy_paths_namespaces_and_clusters(
     ]  # fmt: skip
     # nothing to offer: zsh falls back to its own file completion
     assert zsh_complete(home, "zonectl plan policies/demo -n nosuch") == ["<files>"]
+
+
+def in_bash(home: tuple[Path, dict[str, str]], command: str) -> subprocess.CompletedProcess[str]:
+    """`command` run by a bash (the running shell typer would detect)."""
+    cwd, env = home
+    return subprocess.run(
+        ["bash", "--norc", "-c", command], cwd=cwd, env=env, capture_output=True, text=True
+    )
+
+
+def test_the_shell_named_wins_over_the_running_one(home: tuple[Path, dict[str, str]]) -> None:
+    zsh = in_bash(home, "zonectl --show-completion zsh")
+    assert zsh.returncode == 0, zsh.stderr
+    assert zsh.stdout.startswith("#compdef zonectl")
+    assert "COMPREPLY" not in zsh.stdout  # bash's script is not what was asked for
+    fish = in_bash(home, "zonectl --show-completion=fish")
+    assert fish.stdout.startswith("complete --command zonectl"), fish.stderr
+    detected = in_bash(home, "zonectl --show-completion")  # none named: the running shell
+    assert "COMPREPLY" in detected.stdout and "#compdef" not in detected.stdout
+
+
+def test_install_completion_installs_for_the_shell_named(
+    home: tuple[Path, dict[str, str]],
+) -> None:
+    cwd, _ = home
+    done = in_bash(home, "zonectl --install-completion zsh")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("zsh completion installed in")
+    assert "compinit" in (cwd / ".zshrc").read_text()
+    assert not (cwd / ".bashrc").exists()
+
+
+def test_a_word_that_is_no_shell_is_a_usage_error(home: tuple[Path, dict[str, str]]) -> None:
+    done = in_bash(home, "zonectl --show-completion tcsh")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.strip() == (
+        "zonectl: error: --show-completion tcsh: not a shell; one of bash, zsh, fish, "
+        "powershell, pwsh"
+    )

@@ -4,6 +4,7 @@ built, their laid-out sizes measured, and a screenshot saved under the test's ou
 
 from __future__ import annotations
 
+import itertools
 import json
 import struct
 from pathlib import Path
@@ -120,3 +121,37 @@ def test_chromium_draws_the_plans_burn_down_with_the_window_shaded(
         1400,
     )
     print(f"screenshot: {shot}")
+
+
+LABELS = """<script>
+const r = e => { const b = e.getBoundingClientRect(); return [b.left, b.right, e.textContent]; };
+document.body.insertAdjacentHTML("beforeend", "<pre id=measured>" + JSON.stringify(
+  [...document.querySelectorAll("svg.strip")].map(s => ({
+    ns: s.dataset.ns, strip: r(s), labels: [...s.querySelectorAll("text.bound")].map(r),
+  }))) + "</pre>");
+</script>"""
+
+
+def test_chromium_draws_every_boundary_label_whole_inside_its_strip(tmp_path: Path) -> None:
+    """Laid out by the browser's own font, each label of a boundary near the strip's ends
+    stays inside the picture, and no two labels overlap."""
+    from test_status_page import EDGE_BOUNDS, EDGES
+
+    assert CHROMIUM is not None
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(EDGES, encoding="utf-8")
+    code, html, err = zonectl("status", "--uri", f"sandbox:{cluster}", "--format", "html")
+    assert code == 0, err
+    start = html.index('<meta http-equiv="Content-Security-Policy"')
+    html = html[:start] + html[html.index(">", start) + 1 :]
+    probe = tmp_path / "status.measure.html"
+    probe.write_text(html.replace("</body>", LABELS + "</body>"), encoding="utf-8")
+    for width in (1000, 640):  # the page's usual width, and a narrow window
+        found = Page(run(CHROMIUM, probe.as_uri(), "--dump-dom", f"--window-size={width},900"))
+        (pre,) = found.find("pre", id="measured")
+        (strip,) = [s for s in json.loads(pre.all_text()) if s["ns"] == "app.events"]
+        (left, right, _), labels = strip["strip"], strip["labels"]
+        assert [text for _, _, text in labels] == EDGE_BOUNDS  # whole, none left out
+        for lo, hi, _ in labels:
+            assert left <= lo and hi <= right, (width, left, right, lo, hi)
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(labels)), labels

@@ -5,6 +5,7 @@ straddling marks, the bytes by zone, the burn-down, the tables, escaping and bin
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +218,46 @@ def test_a_namespace_with_ranges_but_no_chunks_says_so(sandbox_server: Any) -> N
     notes = [e.all_text() for e in page.find("p", "note")]
     assert any("Not sharded" in n for n in notes)
     assert not page.find("svg", "strip")
+
+
+EDGES = """version: "7.0"
+shards: [{name: h0, zones: [hot]}, {name: c0, zones: [cold]}, {name: w0, zones: [warm]}]
+collections:
+  - ns: app.events
+    key: {ts: 1}
+    chunks: 60
+    keys: {type: date, start: "2026-01-01T00:00:00Z", step: 1d}
+    distribution: round-robin
+zones:
+  - {ns: app.events, min: {ts: {$minKey: 1}}, max: {ts: {$date: "2026-01-02T00:00:00Z"}},
+     zone: cold}
+  - {ns: app.events, min: {ts: {$date: "2026-01-02T00:00:00Z"}},
+     max: {ts: {$date: "2026-01-31T00:00:00Z"}}, zone: warm}
+  - {ns: app.events, min: {ts: {$date: "2026-01-31T00:00:00Z"}},
+     max: {ts: {$date: "2026-03-01T00:00:00Z"}}, zone: hot}
+"""
+# Boundaries one chunk from the strip's left end, in its middle and one chunk from its
+# right end, each labelled with a bound of 41 characters.
+EDGE_BOUNDS = [
+    '{ts: ISODate("2026-01-02T00:00:00.000Z")}',
+    '{ts: ISODate("2026-01-31T00:00:00.000Z")}',
+    '{ts: ISODate("2026-03-01T00:00:00.000Z")}',
+]
+
+
+def test_boundary_labels_are_whole_and_inside_the_picture(tmp_path: Path) -> None:
+    page = status_html(_cluster(tmp_path, EDGES))
+    (strip,) = page.find("svg", "strip", data_ns="app.events")
+    assert strip.attrs["viewbox"] == "0 0 1000 132"
+    labels = page.inside(strip, "text", "bound")
+    assert [label.all_text() for label in labels] == EDGE_BOUNDS  # never cut mid-value
+    extents = []
+    for label in labels:
+        x, anchor = float(label.attrs["x"]), label.attrs["text-anchor"]
+        width = len(label.all_text()) * 0.6 * 11  # DejaVu Sans' average at 11px, rounded up
+        left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
+        assert left >= 0 and left + width <= 1000, (anchor, x, label.all_text())
+        extents.append((left, left + width))
+    # the first held against the left edge, the last against the right one
+    assert [label.attrs["text-anchor"] for label in labels] == ["start", "middle", "end"]
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(extents))  # no overlap

@@ -144,21 +144,26 @@ def test_status_text_shows_compliance_server_view_and_distribution_bars(
     assert "1 namespace not compliant: app.t" in out
 
 
-def test_status_namespace_option_scans_only_those_and_warns_about_unknown_ones(
+def test_status_namespace_option_scans_only_those_and_refuses_unknown_ones(
     sandbox_server: Any,
 ) -> None:
     sb = sandbox_server()
     build_layout(sb.client)
     shard_collection(sb.client, "app.other", {"y": 1})
+    sb.client.app.plain.insert_one({"x": 1})
     code, out, err = zonectl(
-        "status", "--uri", sb.uri, "-n", "app.other", "-n", "app.nope", "--format", "json"
+        "status", "--uri", sb.uri, "-n", "app.other", "-n", "app.plain", "--format", "json"
     )
     assert code == 0
 
     doc = json.loads(out)
     assert [n["namespace"] for n in doc["namespaces"]] == ["app.other"]
     assert sum(s["chunks"] for s in doc["shards"]) == 1
-    assert "app.nope: neither sharded nor given zone ranges" in err
+    # on the cluster but unsharded: known, nothing to show, said so
+    assert "app.plain: neither sharded nor given zone ranges" in err
+    code, out, err = zonectl("status", "--uri", sb.uri, "-n", "app.other", "-n", "app.nope")
+    assert (code, out) == (2, "")  # a typo is not "every scanned namespace complies"
+    assert "--namespace app.nope: no such namespace on the cluster" in err
 
 
 def test_status_shows_ranges_of_an_unsharded_namespace(sandbox_server: Any) -> None:

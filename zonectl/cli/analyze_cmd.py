@@ -14,15 +14,16 @@ from zonectl.analyze.render import render_json, render_markdown, render_text, su
 from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.candidate_keys import parse_candidates
-from zonectl.cli.common import load_desired, uri_option, uri_origin, warn, window_boundaries
+from zonectl.cli.common import load_desired, uri_option, uri_origin, window_boundaries
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
-from zonectl.errors import ExitCode, UsageError
+from zonectl.cli.ns_option import UNKNOWN_HELP, check_syntax, select_namespaces
+from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
 from zonectl.mongo.analyze_read import read_analyze_input
+from zonectl.mongo.namespaces_read import read_namespaces
 from zonectl.mongo.resolve import read_resolved
-from zonectl.plan.patterns import is_pattern, matches
 from zonectl.render.inert import terminal
 
 
@@ -48,8 +49,8 @@ def command(
         typer.Option(
             "--namespace",
             "-n",
-            help="Analyze only these namespaces (repeatable); a pattern such as 'logs.*' "
-            "selects among the sharded and policy namespaces.",
+            help="Analyze only these namespaces (repeatable)."
+            + UNKNOWN_HELP.format(scope="sharded or named by the policy"),
         ),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
@@ -77,7 +78,8 @@ def command(
 
     Read-only: analyze never changes the cluster.
 
-    Exit codes: 0 analyzed (findings or not); 1 runtime error; 3 invalid policy.
+    Exit codes: 0 analyzed (findings or not); 1 runtime error; 2 bad option
+    (an unknown --namespace); 3 invalid policy.
 
     Examples:
 
@@ -89,10 +91,7 @@ def command(
 
       zonectl analyze -n app.sessions --candidate '{sessionId: 1}' --uri sandbox:
     """
-    for ns in namespaces or ():
-        db, dot, coll = ns.partition(".")
-        if not (db and dot and coll) or any(c in db for c in '/\\ "$'):
-            raise UsageError(f"--namespace {ns!r}: expected a namespace db.collection")
+    check_syntax(namespaces or ())
     candidates = parse_candidates(candidate or [], namespaces)
     now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
@@ -103,13 +102,18 @@ def command(
             desired = resolved.desired
             for note in resolved.notes:
                 stderr.print(terminal(f"zonectl: {note}"), markup=False)  # one line
+        if namespaces:  # a typo is exit 2, not an empty report
+            scope = {*read_namespaces(conn), *(desired.collections if desired else ())}
+            namespaces = select_namespaces(
+                namespaces,
+                scope,
+                lambda dbs: read_namespaces(conn, dbs),
+                where="in the policy or on the cluster" if desired else "on the cluster",
+            )
         boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
         data = read_analyze_input(
             conn, desired, namespaces or None, now, boundaries, candidates=candidates
         )
-    for pattern in namespaces or ():
-        if is_pattern(pattern) and not any(matches(pattern, ns) for ns in data.collections):
-            warn(f"--namespace {pattern!r} matches no sharded or policy namespace")
     report = build_report(data)
     render = {Format.json: render_json, Format.markdown: render_markdown}.get(fmt, render_text)
     emit(render(report), out)

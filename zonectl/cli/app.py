@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 from types import FrameType
 
 import typer
@@ -58,12 +59,31 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def main() -> None:
-    from zonectl.cli.completion import COMPLETE_VAR, attach_completions
+    from zonectl.cli.boundary import run_guarded
+    from zonectl.cli.completion import (
+        COMPLETE_VAR,
+        attach_completions,
+        explicit_shell,
+        run_for_shell,
+        shell_help,
+    )
 
     signal.signal(signal.SIGTERM, _terminate)
     _register()
     command = typer.main.get_command(app)  # what app() runs, with the completions attached
     attach_completions(command)
+    shell_help(command)
+
+    def for_shell() -> int:
+        asked = explicit_shell(sys.argv[1:], getattr(command, "commands", {}))
+        if asked is None:
+            return -1
+        run_for_shell(*asked, prog_name="zonectl")
+        return 0
+
+    code = run_guarded(for_shell)  # `--show-completion zsh`: the shell named wins
+    if code >= 0:
+        sys.exit(code)
     try:
         command(prog_name="zonectl", complete_var=COMPLETE_VAR)
     finally:

@@ -31,7 +31,8 @@ from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
 from zonectl.cli.migrate_failures import report_failures
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
-from zonectl.cli.policy_plan import read_policy_plan
+from zonectl.cli.ns_option import UNKNOWN_HELP
+from zonectl.cli.policy_plan import policy_namespaces, read_policy_plan
 from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect, read_impacts
@@ -98,7 +99,12 @@ def command(
     ] = False,
     namespaces: Annotated[
         list[str] | None,
-        typer.Option("--namespace", "-n", help="Apply only these namespaces (repeatable)."),
+        typer.Option(
+            "--namespace",
+            "-n",
+            help="Apply only these namespaces (repeatable)."
+            + UNKNOWN_HELP.format(scope="the policy names"),
+        ),
     ] = None,
     detach: Annotated[
         bool,
@@ -128,7 +134,8 @@ def command(
 
     Exit codes: 0 applied (or nothing to do); 1 runtime error, stale plan,
     lease held, or partial: --migrate moves of some namespaces failed (each
-    named with the server's reason; the others' moves completed); 3 invalid
+    named with the server's reason; the others' moves completed); 2 bad
+    option (an unknown --namespace, checked before anything is sent); 3 invalid
     policy; 5 balancing could not be restored: run the
     printed command; 130 interrupted (balancing restored).
 
@@ -169,6 +176,9 @@ def command(
         desired = load_desired(sources)
         with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
             ports = build_ports(conn, settings.database)
+            if namespaces:  # a typo is exit 2 before the lease is taken
+                now = dt.datetime.now(dt.UTC)
+                namespaces = policy_namespaces(conn, read_resolved(conn, desired, now), namespaces)
             prepare = _preparer(conn, desired, saved, namespaces, migrate)
             if dry_run:
                 return _dry_run(ports, options, prepare())

@@ -5,7 +5,8 @@ Completion reads local files only (policies, the inventory), never a cluster."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,63 @@ def attach_completions(command: Any) -> int:
                 param._custom_shell_complete = completer
                 attached += 1
     return attached
+
+
+SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
+_OPTIONS = ("--show-completion", "--install-completion")
+
+
+def explicit_shell(argv: list[str], commands: Collection[str]) -> tuple[str, str] | None:
+    """(option, shell) when `argv` asks for completion for a named shell: `--show-completion
+    zsh` or `--install-completion=zsh`. typer's options are flags that detect the running
+    shell and never read that word, so from bash they gave bash's script. UsageError for
+    a word that is neither a shell nor a command; None when no shell is named."""
+    from zonectl.errors import UsageError
+
+    for i, word in enumerate(argv):
+        option, eq, value = word.partition("=")
+        if option not in _OPTIONS:
+            continue
+        if not eq:
+            after = argv[i + 1] if i + 1 < len(argv) else ""
+            if not after or after.startswith("-") or after in commands:
+                return None  # no shell named: typer detects the running one
+            value = after
+        if value.lower() not in SHELLS:
+            raise UsageError(f"{option} {value}: not a shell; one of {', '.join(SHELLS)}")
+        return option, value.lower()
+    return None
+
+
+def shell_help(command: Any) -> None:
+    """The two options' help on the root `command` says a shell may be named."""
+    shells = ", ".join(SHELLS[:4])
+    for param in command.params:
+        if param.name == "install_completion":
+            param.help = (
+                f"Install completion for the current shell, or for the SHELL named after "
+                f"it ({shells})."
+            )
+        elif param.name == "show_completion":
+            param.help = (
+                f"Show completion for the current shell, or for the SHELL named after it "
+                f"({shells}), to copy it or customize the installation."
+            )
+
+
+def run_for_shell(option: str, shell: str, *, prog_name: str) -> None:
+    """What typer's option does, for `shell` rather than the detected one."""
+    from typer._completion_shared import get_completion_script, install  # typer's own
+
+    if option == "--show-completion":
+        sys.stdout.write(
+            get_completion_script(prog_name=prog_name, complete_var=COMPLETE_VAR, shell=shell)
+            + "\n"
+        )
+        return
+    shell, path = install(shell=shell, prog_name=prog_name, complete_var=COMPLETE_VAR)
+    sys.stdout.write(f"{shell} completion installed in {path}\n")
+    sys.stdout.write("Completion will take effect once you restart the terminal\n")
 
 
 def _walk(command: Any) -> Iterator[Any]:

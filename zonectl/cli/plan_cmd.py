@@ -37,6 +37,7 @@ from zonectl.cli.forecast_wiring import (
     read_forecast,
     with_policy_timezone,
 )
+from zonectl.cli.ns_option import UNKNOWN_HELP
 from zonectl.cli.plan_after import state_after
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, UsageError
@@ -125,7 +126,8 @@ def command(
             "--namespace",
             "-n",
             help="Plan only these namespaces (repeatable): their range and balancing ops and "
-            "the memberships their new ranges need; no membership removals or balancer settings.",
+            "the memberships their new ranges need; no membership removals or balancer settings."
+            + UNKNOWN_HELP.format(scope="the policy names"),
         ),
     ] = None,
     copy_rate: Annotated[str | None, copy_rate_option()] = None,
@@ -157,7 +159,8 @@ def command(
     Exit codes: 0 no changes (or changes without --detailed-exitcode);
     4 changes pending with --detailed-exitcode; 1 runtime error, including
     a policy that cannot be planned against this cluster (unknown shard,
-    shard-key mismatch, ...); 3 invalid policy.
+    shard-key mismatch, ...); 2 bad option (an unknown --namespace);
+    3 invalid policy.
 
     Examples:
 

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from zonectl.cli.common import window_boundaries
+from zonectl.cli.ns_option import select_namespaces
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection
+from zonectl.mongo.namespaces_read import read_namespaces
 from zonectl.mongo.resolve import Resolved, read_resolved
 from zonectl.plan.planner import make_plan
 from zonectl.plan.restrict import backward_windows
@@ -36,8 +38,11 @@ def read_policy_plan(
 ) -> PolicyPlan:
     """Read, expand and plan at instant `at`. `boundaries` overrides window boundaries
     computed at `at` (plan passes its own, computed before connecting); PlanError when two
-    patterns overlap or the policy cannot be planned against this cluster."""
+    patterns overlap or the policy cannot be planned against this cluster. `namespaces`
+    (--namespace) are checked and their patterns expanded (`policy_namespaces`)."""
     resolved = read_resolved(conn, desired, at)
+    if namespaces is not None:
+        namespaces = policy_namespaces(conn, resolved, namespaces)
     found, tick = window_boundaries(resolved.desired, at)
     wanted = {**found, **(boundaries or {})}
     plan = make_plan(
@@ -53,3 +58,15 @@ def read_policy_plan(
     if back:  # shown by plan and apply; rotate refuses it (cli/rotate_clock.py)
         plan = dataclasses.replace(plan, warnings=plan.warnings + tuple(back))
     return PolicyPlan(plan, resolved, tick)
+
+
+def policy_namespaces(conn: Connection, resolved: Resolved, names: list[str]) -> list[str]:
+    """--namespace of plan, apply and rotate: patterns select among the policy's namespaces
+    (its own patterns expanded); a name neither the policy nor the cluster has is a usage
+    error (exit 2)."""
+    return select_namespaces(
+        names,
+        resolved.desired.collections,
+        lambda dbs: read_namespaces(conn, dbs),
+        where="in the policy or on the cluster",
+    )

@@ -40,8 +40,11 @@ def show(instant: dt.datetime) -> str:
 
 
 def clocks(conn: Connection) -> str:
-    """Both clocks as the operator compares them."""
+    """Both clocks as the operator compares them; a sandbox's one clock (the run's and
+    the cluster's: this host's plays no part) by that name."""
     local, cluster, skew = conn.local(), conn.wall(), conn.skew
+    if conn.local_name != "this host's clock":
+        return f"{conn.local_name} {show(local)} (the cluster's; this host's is not used)"
     if skew is None:
         return f"this host's clock {show(local)}, the cluster's unknown (hello sent no localTime)"
     said = f"this host's clock {show(local)}, the cluster's {show(cluster)} (hello.localTime"
@@ -82,7 +85,7 @@ def check_backwards(
     back = [m for m in moves if m.backwards]
     if not back and not slices:
         return
-    source = "--at" if given else "this host's clock"
+    source = "--at" if given else conn.local_name
     lines = [
         f"{m.ns}: live boundary {m.shown('old')} is later than {m.shown('new')}, "
         f"the boundary at {show(instant)} ({source})"

@@ -28,6 +28,8 @@ from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
+from zonectl.cli.ns_option import UNKNOWN_HELP, keep_only
+from zonectl.cli.policy_plan import policy_namespaces
 from zonectl.cli.rotate_clock import (
     DEFAULT_MAX_SKEW,
     allow_backwards_option,
@@ -91,6 +93,15 @@ def command(
     metrics_file: Annotated[Path | None, metrics_file_option()] = None,
     max_clock_skew: Annotated[str, max_clock_skew_option()] = DEFAULT_MAX_SKEW,
     allow_backwards: Annotated[bool, allow_backwards_option()] = False,
+    namespaces: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--namespace",
+            "-n",
+            help="Rotate only these namespaces (repeatable): their windows and placements."
+            + UNKNOWN_HELP.format(scope="the policy names"),
+        ),
+    ] = None,
 ) -> int:
     """Move each window to its boundary now (or at --at) and place new collections.
 
@@ -109,16 +120,20 @@ def command(
     one computed now (after a `--at` in the future, or a clock that jumped
     back) is not moved back without --allow-backwards; and rotate does not
     run when this host's clock and the cluster's (hello.localTime) differ by
-    more than --max-clock-skew. Both refusals name the two clocks. `--at`
+    more than --max-clock-skew. Both refusals name the two clocks. Against a
+    sandbox (`sandbox:`, or `zonectl sandbox` at any --time-scale) the run
+    follows the sandbox's clock, ahead of this host's by design when time
+    runs faster, and no skew is checked. `--at`
     replaces this host's clock and writes like a plain run; to see a later
     run's window without writing, use `zonectl plan --at`.
 
     Exit codes: 0 rotated or nothing due; 1 runtime error (including a
     window that cannot be placed on this cluster), or partial: --migrate
-    moves of some namespaces failed (each named); 2 bad option; 3 invalid
-    policy; 5 needs a human: balancing could not be restored (run the
-    printed command), or a window would move backwards, or the clocks
-    differ by more than --max-clock-skew (nothing was sent).
+    moves of some namespaces failed (each named); 2 bad option (an unknown
+    --namespace among them); 3 invalid policy; 5 needs a human: balancing
+    could not be restored (run the printed command), or a window would move
+    backwards, or the clocks differ by more than --max-clock-skew (nothing
+    was sent).
 
     Examples:
 
@@ -150,6 +165,7 @@ def command(
             settings,
             run,
             TimeRules(parse_duration(max_clock_skew, "--max-clock-skew") or 0.0, allow_backwards),
+            namespaces or None,
         )
         return run.exit_code
 
@@ -167,6 +183,7 @@ def _rotate(
     settings: Settings,
     run: MetricsRun,
     rules: TimeRules,
+    only: list[str] | None = None,
 ) -> int:
     given = parse_at(at, dt.datetime.now(dt.UTC)) if at else None
     run.now = given or run.now  # the run's time in the metrics file, even when it fails
@@ -185,8 +202,14 @@ def _rotate(
     database = settings.database
     scanned = named_namespaces(desired)  # the metrics of a cron run cover what it manages
     with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
+        selected: set[str] | None = None
+        if only:  # a typo is exit 2, before the clocks are compared or anything is sent
+            resolved = read_resolved(conn, desired, given or conn.local())
+            selected = set(policy_namespaces(conn, resolved, only))
+            desired = keep_only(desired, selected)
+            names = [ns for ns in names if ns in selected]
         if given is None:
-            check_skew(conn, rules.max_skew_s)  # the boundary follows this host's clock
+            check_skew(conn, rules.max_skew_s)  # the boundary follows conn.local
         instant = given or conn.local()
         run.now = instant
         boundaries, next_tick = _boundaries(desired, names, instant)
@@ -196,7 +219,7 @@ def _rotate(
             # Patterns are expanded afresh each run: a collection created since the last
             # run is placed now (its pins, ranges and windows), the others add nothing.
             resolved = read_resolved(conn, desired, instant)
-            actual, expanded = resolved.actual, resolved.desired
+            actual, expanded = resolved.actual, keep_only(resolved.desired, selected)
             extra = [ns for ns in window_namespaces(expanded) if ns in resolved.origins]
             wanted = {**_boundaries(expanded, extra, instant)[0], **boundaries}
             window = make_window_plan(

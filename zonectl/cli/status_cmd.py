@@ -29,6 +29,7 @@ from zonectl.cli.forecast_wiring import (
     with_policy_timezone,
 )
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, read_cluster_metrics
+from zonectl.cli.ns_option import UNKNOWN_HELP, select_namespaces
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode
 from zonectl.forecast.collection_moves import CollectionMove, moves_of, with_collection_moves
@@ -37,6 +38,7 @@ from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.namespaces_read import read_namespaces
 from zonectl.mongo.status import read_status
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.settings_view import setting_lines
@@ -77,7 +79,8 @@ def command(
         typer.Option(
             "--namespace",
             "-n",
-            help="Show only these namespaces (repeatable); shard chunk totals cover only them.",
+            help="Show only these namespaces (repeatable); shard chunk totals cover only them."
+            + UNKNOWN_HELP.format(scope="the cluster has sharded or given zone ranges"),
         ),
     ] = None,
     fmt: Annotated[
@@ -123,7 +126,8 @@ def command(
     in --balancer-tz) or `apply --migrate --parallel N` will have moved them,
     at the assumed --copy-rate.
 
-    Exit codes: 0 shown (compliant or not); 1 runtime error; 3 invalid policy.
+    Exit codes: 0 shown (compliant or not); 1 runtime error; 2 bad option (an
+    unknown --namespace); 3 invalid policy.
 
     Examples:
 
@@ -164,6 +168,14 @@ def _status(
     """The artifact --format names; `color` when stdout may take it."""
     with connect(uri, origin=uri_origin(uri)) as conn:
         now = conn.wall()  # the cluster's now: a sandbox's (virtual) clock
+        if namespaces:  # a typo is exit 2, not an empty report that "complies"
+            scope = {*read_namespaces(conn), *(desired.collections if desired else ())}
+            namespaces = select_namespaces(
+                namespaces,
+                scope,
+                lambda dbs: read_namespaces(conn, dbs),
+                where="in the policy or on the cluster" if desired else "on the cluster",
+            )
         report = read_status(
             conn,
             database=settings.database,

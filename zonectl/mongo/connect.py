@@ -43,6 +43,8 @@ class Connection:
     skew: ClockSkew | None = None  # cluster minus this host, measured at connect
     # Seconds every mongos of the URI has failed its heartbeats (0 while one answers).
     down_s: Callable[[], float] = field(default=lambda: 0.0)
+    # What `local` is, as messages name it: a sandbox's clock is not this host's.
+    local_name: str = "this host's clock"
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,22 @@ def _measure(before: dt.datetime, after: dt.datetime, hello: dict[str, Any]) -> 
     mid = before + (after - before) / 2
     error = (after - before).total_seconds() / 2 + 0.001
     return ClockSkew((local_time - mid).total_seconds(), error)
+
+
+def _sandbox_time(
+    build: dict[str, Any], hello: dict[str, Any], mono: float
+) -> Callable[[], dt.datetime] | None:
+    """A served zonectl sandbox whose clock runs on its own timeline (`zonectl sandbox
+    --time-scale N`: real time x N, ahead of this host's by design) says so in buildInfo
+    (`buildEnvironment.zonectlTimeScale`, a key no MongoDB build has): its clock, followed
+    from hello's localTime at `mono` (time.monotonic) at that rate; else None."""
+    env = build.get("buildEnvironment")
+    scale = env.get("zonectlTimeScale") if isinstance(env, dict) else None
+    local_time = hello.get("localTime")
+    if not isinstance(scale, int | float) or scale <= 0 or not isinstance(local_time, dt.datetime):
+        return None
+    start = local_time if local_time.tzinfo else local_time.replace(tzinfo=dt.UTC)
+    return lambda: start + dt.timedelta(seconds=(time.monotonic() - mono) * float(scale))
 
 
 def _with_defaults(uri: str) -> dict[str, Any]:
@@ -112,17 +130,31 @@ def connect(
         reach = Reachability()
         client = _client(real, [*listeners, reach], origin, uri)
         try:
-            before = dt.datetime.now(dt.UTC)
+            before, mono = dt.datetime.now(dt.UTC), time.monotonic()
             hello = _admin(client, shown, {"hello": 1})
-            after = dt.datetime.now(dt.UTC)
+            after, mono = dt.datetime.now(dt.UTC), (mono + time.monotonic()) / 2
             if hello.get("msg") != "isdbgrid":
                 raise ClusterError(
                     f"{shown} is not a mongos ({_what_it_is(hello)}); zonectl reads and "
                     "changes zones through a mongos",
                     hint="point --uri at a mongos router, not at a shard or config server",
                 )
-            version = str(_admin(client, shown, {"buildInfo": 1}).get("version", ""))
-            if sandbox_now is None:
+            build = _admin(client, shown, {"buildInfo": 1})
+            version = str(build.get("version", ""))
+            scaled = _sandbox_time(build, hello, mono)
+            if scaled is not None:  # a served sandbox's own timeline: the run's clock
+                yield Connection(
+                    client,
+                    shown,
+                    version,
+                    _read_fcv(client),
+                    wall=scaled,
+                    local=scaled,
+                    skew=ClockSkew(0.0, 0.0),
+                    down_s=reach.down_s,
+                    local_name="the sandbox's clock",
+                )
+            elif sandbox_now is None:
                 skew = _measure(before, after, hello)
                 offset = dt.timedelta(seconds=skew.offset_s if skew else 0.0)
                 yield Connection(
@@ -146,6 +178,7 @@ def connect(
                     local=now,
                     skew=ClockSkew(0.0, 0.0),
                     down_s=reach.down_s,
+                    local_name="the sandbox's clock",
                 )
         finally:
             client.close()

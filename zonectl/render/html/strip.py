@@ -21,6 +21,9 @@ MAX_BANDS = 300  # zone runs drawn one by one at most; more are drawn per column
 MAX_LABELS = 40  # boundaries labelled at most
 MAX_ROWS = 200  # rows of the table alternative; more runs are summed per zone
 LEFT, WIDTH = 92.0, 900.0  # the strip's x origin and width in SVG units
+VIEW_WIDTH = 1000.0  # the viewBox's width
+EDGE = 2.0  # a label's least distance from the picture's edges
+LABEL_CHARS = 64  # a bound's label is cut past this
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def strip_svg(
     shard_colour = {**colours(layout.shards, SHARD_COLOURS), **shard_colour}
     parts = [
         f'<svg class="strip" data-ns="{esc(ns)}" data-chunks="{n}" data-columns="{len(cols)}" '
-        f'viewBox="0 0 1000 132" role="img" aria-label="{esc(f"key space of {ns}")}">',
+        f'viewBox="0 0 {_f(VIEW_WIDTH)} 132" role="img" aria-label="{esc(f"key space of {ns}")}">',
         f"<title>{esc(f'Key space of {ns}: zones, chunks by shard, out-of-zone marks')}</title>",
         '<text x="0" y="19">zones</text><text x="0" y="53">chunks</text>',
         '<text x="0" y="85">outside</text><text x="0" y="101">straddling</text>',
@@ -145,7 +148,11 @@ def strip_svg(
 
 
 def _boundaries(layout: ChunkLayout) -> list[str]:
-    """A line where the zone changes; labelled with the bound while labels fit."""
+    """A line where the zone changes; labelled with the bound while labels fit. A label is
+    centred on its line, or held against the picture's edge it would cross (anchored at
+    that edge, so it stays inside whatever the font); one that would overlap the previous
+    label is left out (the table lists every bound). A bound too long is cut with "…", its
+    whole text in the label's tooltip."""
     n = layout.chunks
     out: list[str] = []
     last_end = -1e9
@@ -156,14 +163,36 @@ def _boundaries(layout: ChunkLayout) -> list[str]:
             f'<line class="boundary" x1="{_f(x)}" x2="{_f(x)}" y1="2" y2="110" '
             'stroke="#222" stroke-width="1" stroke-dasharray="3 2"/>'
         )
-        text = _bound(r.min)[:32]
-        half = 3.1 * len(text)  # about 6.2 units a character at the labels' 11px
-        at = min(max(x, half), 1000 - half)  # kept inside the picture near its edges
-        if labelled < MAX_LABELS and at - half > last_end + 6:
-            out.append(f'<text class="bound" x="{_f(at)}" y="124" text-anchor="middle">'
-                       f"{esc(text)}</text>")  # fmt: skip
-            last_end, labelled = at + half, labelled + 1
+        whole = _bound(r.min)
+        text = whole if len(whole) <= LABEL_CHARS else whole[: LABEL_CHARS - 1] + "…"
+        width = label_width(text)
+        left = min(max(x - width / 2, EDGE), VIEW_WIDTH - EDGE - width)
+        if labelled >= MAX_LABELS or left <= last_end + 6 or left < EDGE:
+            continue
+        if left == EDGE:
+            anchor, at = "start", EDGE
+        elif left + width >= VIEW_WIDTH - EDGE:
+            anchor, at = "end", VIEW_WIDTH - EDGE
+        else:
+            anchor, at = "middle", left + width / 2
+        tip = f"<title>{esc(whole)}</title>" if text != whole else ""
+        out.append(f'<text class="bound" x="{_f(at)}" y="124" text-anchor="{anchor}">'
+                   f"{tip}{esc(text)}</text>")  # fmt: skip
+        last_end, labelled = left + width, labelled + 1
     return out
+
+
+# The labels' font is 11px of the reader's sans-serif: widths are reckoned on the widest
+# common one (DejaVu Sans, Linux's usual fallback), in ems, so a label never reaches
+# further than reckoned; the narrower fonts (system-ui elsewhere) leave more room.
+_NARROW = set(" .,:;'\"()[]!|Iijlrtf-")
+_WIDE = set("mwMW@%")
+
+
+def label_width(text: str, size: float = 11.0) -> float:
+    """An upper bound of `text`'s width in SVG units at `size`."""
+    ems = sum(0.45 if c in _NARROW else 1.0 if c in _WIDE else 0.72 for c in text)
+    return ems * size
 
 
 def strip_notes(layout: ChunkLayout, key: Mapping[str, Any] | None) -> list[str]:

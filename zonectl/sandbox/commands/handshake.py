@@ -93,6 +93,20 @@ def ping(request: Request) -> dict[str, Any]:
 @command("buildInfo", aliases=("buildinfo",), requires_auth=False)
 def build_info(request: Request) -> dict[str, Any]:
     version = request.sandbox.version
+    environment: dict[str, Any] = {
+        "distmod": "zonectl-sandbox",
+        "distarch": platform.machine() or "x86_64",
+        "target_arch": platform.machine() or "x86_64",
+        "target_os": "linux",
+    }
+    clock = request.sandbox.clock
+    if not clock.frozen:
+        # Only the sandbox sends this (no mongod/mongos build has the key): its clock runs
+        # on its own timeline, real time x this (`zonectl sandbox --time-scale`), so hello's
+        # localTime drifts from the client's clock by design, which zonectl must not take
+        # for a clock fault (mongo/connect.py). A frozen (virtual) clock is not reported:
+        # tests set it to pose as a real cluster's clock, skewed or not.
+        environment["zonectlTimeScale"] = clock.scale
     return {
         "version": version.version,
         "gitVersion": "0000000000000000000000000000000000000000",
@@ -102,12 +116,7 @@ def build_info(request: Request) -> dict[str, Any]:
         "sysInfo": "deprecated",
         "versionArray": version.version_array,
         "openssl": {"running": "disabled", "compiled": "disabled"},
-        "buildEnvironment": {
-            "distmod": "zonectl-sandbox",
-            "distarch": platform.machine() or "x86_64",
-            "target_arch": platform.machine() or "x86_64",
-            "target_os": "linux",
-        },
+        "buildEnvironment": environment,
         "bits": 64,
         "debug": False,
         "maxBsonObjectSize": MAX_BSON_OBJECT_SIZE,
