@@ -11,6 +11,7 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import child_procs
 import pytest
@@ -140,10 +141,10 @@ def test_zsh_completes_commands_policy_paths_namespaces_and_clusters(
     assert zsh_complete(home, "zonectl plan policies/demo -n nosuch") == ["<files>"]
 
 
-def in_bash(home: tuple[Path, dict[str, str]], command: str) -> subprocess.CompletedProcess[str]:
+def in_bash(home: tuple[Path, dict[str, str]], command: str) -> CompletedProcess[str]:
     """`command` run by a bash (the running shell typer would detect)."""
     cwd, env = home
-    return subprocess.run(
+    return child_procs.run(
         ["bash", "--norc", "-c", command], cwd=cwd, env=env, capture_output=True, text=True
     )
 

@@ -64,11 +64,6 @@ _DEFRAGMENT = (
     "issue 37 item 2: apply of `defragment: true` with a saved state ends in "
     "'internal error: ValueError: cannot encode native uuid.UUID'; the state is not saved"
 )
-_HOST_CLOCK = (
-    "issue 37, found by this matrix: plan evaluates firehose (and slice) windows at the host's "
-    "clock, not at the sandbox's `?now=`, so its plan differs from `plan --at NOW` and a "
-    "pinned sandbox still plans by today's date"
-)
 _SAMPLING = (
     "issue 37 item 5: the twin drops config.queryAnalyzers, so the demo's sampling "
     "settings plan again on the twin (3 ops) and not on its source"
@@ -240,7 +235,6 @@ def test_every_example_ships_its_cluster_file_and_every_cluster_file_its_example
     assert examples == clusters
 
 
-@pytest.mark.xfail(strict=True, reason=_HOST_CLOCK)
 @pytest.mark.parametrize(
     ("policy", "now"),
     [

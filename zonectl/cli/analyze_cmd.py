@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -93,9 +92,9 @@ def command(
     """
     check_syntax(namespaces or ())
     candidates = parse_candidates(candidate or [], namespaces)
-    now = dt.datetime.now(dt.UTC)
     desired: DesiredState | None = load_desired(paths) if paths else None
     with connect(uri, origin=uri_origin(uri)) as conn:
+        now = conn.local()  # this host's clock, or a sandbox's own (`sandbox:?now=`)
         if desired is not None and desired.patterns:
             # The policy's `collections:` patterns name live namespaces, as in plan.
             resolved = read_resolved(conn, desired, now)

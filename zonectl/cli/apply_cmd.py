@@ -177,14 +177,14 @@ def command(
         with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
             ports = build_ports(conn, settings.database)
             if namespaces:  # a typo is exit 2 before the lease is taken
-                now = dt.datetime.now(dt.UTC)
-                namespaces = policy_namespaces(conn, read_resolved(conn, desired, now), namespaces)
+                resolved = read_resolved(conn, desired, conn.local())
+                namespaces = policy_namespaces(conn, resolved, namespaces)
             prepare = _preparer(conn, desired, saved, namespaces, migrate)
             if dry_run:
                 return _dry_run(ports, options, prepare())
             events = ConsoleEvents(stderr, clock=conn.clock)
             result = run_apply(ports, options, prepare, make_confirm(yes, render_text), events)
-            run.observe(conn, now=dt.datetime.now(dt.UTC), desired=desired)
+            run.observe(conn, now=conn.local(), desired=desired)
         run.exit_code = _summary(result)
         return run.exit_code
 
@@ -211,7 +211,7 @@ def _preparer(
     migrate: bool,
 ) -> Callable[[], Prepared]:
     def prepare() -> Prepared:
-        now = dt.datetime.now(dt.UTC)
+        now = conn.local()  # this host's clock, or a sandbox's own (`sandbox:?now=`)
         # Patterns expanded against the live namespaces; a saved plan is only checked.
         if saved is None:
             policy = read_policy_plan(conn, desired, now, namespaces=only or None)

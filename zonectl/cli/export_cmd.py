@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Annotated
 
@@ -62,7 +61,7 @@ def command(
     with connect(uri, origin=uri_origin(uri)) as conn:
         state = read_full_state(conn)
         text, warnings = build_policy(
-            state, source=conn.uri, at=dt.datetime.now(dt.UTC), namespaces=namespaces or None
+            state, source=conn.uri, at=conn.local(), namespaces=namespaces or None
         )
     for name in sorted(set(namespaces or ()) - _known(state)):
         warn(f"--namespace {name}: neither sharded nor given zone ranges; not exported")

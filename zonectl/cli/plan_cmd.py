@@ -172,23 +172,13 @@ def command(
 
       zonectl plan policies/ --format html -o plan.html
     """
-    instant = parse_at(at, dt.datetime.now(dt.UTC))
+    given = parse_at(at, dt.datetime.now(dt.UTC)) if at else None
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
     desired = load_desired(paths)
     flags = with_policy_timezone(flags, desired, Settings.from_environ(os.environ).config_timezone)
-    boundaries, next_tick = window_boundaries(desired, instant)
     plan, forecast, footprint = _plan_and_forecast(
-        uri,
-        desired,
-        boundaries,
-        instant,
-        namespaces or None,
-        flags,
-        forecast_at=at is not None,
-        measure=measure_chunks,
+        uri, desired, given, namespaces or None, flags, measure=measure_chunks
     )
-    if next_tick is not None and (plan.valid_until is None or next_tick < plan.valid_until):
-        plan = _valid_until(plan, next_tick)
     for message in plan.warnings:
         warn(message)
     if save_plan is not None:
@@ -251,19 +241,21 @@ def _read_plan(
 def _plan_and_forecast(
     uri: str | None,
     desired: DesiredState,
-    boundaries: Mapping[str, Any],
-    at: dt.datetime,
+    given: dt.datetime | None,
     namespaces: list[str] | None,
     flags: ForecastFlags,
     *,
-    forecast_at: bool,
     measure: int = PLAN_MEASURED,
 ) -> tuple[Plan, Forecast, dict[str, Any]]:
     """The plan, the forecast of the data movement it causes, and the plan's server
     footprint (the commands sent, by kind; which chunk sizes were measured), from one
-    connection. The forecast starts at --at when given, else at the cluster's now."""
+    connection. Windows are placed at --at when `given`, else at the run's clock
+    (`Connection.local`: this host's, or a sandbox's own, so `sandbox:?now=` pins the plan);
+    the forecast starts at --at when given, else at the cluster's now."""
     counter = Footprint()
     with connect(uri, origin=uri_origin(uri), listeners=[counter]) as conn:
+        at = given or conn.local()
+        boundaries, next_tick = window_boundaries(desired, at)
         # one size for the impact lines and the forecast; one batch for their chunk reads
         sizes = ChunkSizes(conn, max_measured=measure)
         plan, actual, expanded = _read_plan(conn, desired, boundaries, at, namespaces, sizes)
@@ -278,7 +270,7 @@ def _plan_and_forecast(
             after.ranges,
             after.shard_zones,
             flags,
-            now=at if forecast_at else conn.wall(),
+            now=given or conn.wall(),
             window=after.window,
             day_windows=after.day_windows,
             defragmenting=after.defragmenting,
@@ -291,6 +283,8 @@ def _plan_and_forecast(
         said = throttle_notes(actual, plan.ops) if forecast.namespaces else []
         forecast = dataclasses.replace(forecast, notes=(*forecast.notes, *said))
         footprint = {**counter.snapshot(), "chunk_sizes": sizes.tally.as_dict()}
+    if next_tick is not None and (plan.valid_until is None or next_tick < plan.valid_until):
+        plan = _valid_until(plan, next_tick)
     forecast = with_collection_moves(forecast, moves_of(plan))
     return _with_route_hints(plan, forecast), forecast, footprint
 

@@ -217,7 +217,7 @@ def _with_policy(
 ) -> tuple[StatusReport, list[CollectionMove]]:
     """Managed databases with their primary, the plan's notes on pins and patterns, and
     the moveCollection ops the plan would run (for the forecast)."""
-    policy = read_policy_plan(conn, desired, dt.datetime.now(dt.UTC))
+    policy = read_policy_plan(conn, desired, conn.local())
     plan, resolved = policy.plan, policy.resolved
     actual = resolved.actual
     zones = {s.id: s.zones for s in actual.shards}
