@@ -117,7 +117,8 @@ def test_targeted_impact_equals_counting_every_chunk(
         if isinstance(op, AssignZoneRange):
             assert len(targeted[index]) < len(every)
             size = default_chunk_bytes(actual.version)
-            assert op.impact == estimate_impact(op, every, zones[op.zone], size, measured)
+            change = op.range_change()
+            assert op.impact == estimate_impact(change, every, zones[op.zone], size, measured)
     hot = next(op for op in plan.ops if isinstance(op, AssignZoneRange) and op.zone == "hot")
     assert hot.impact is not None and hot.impact.chunks == 8 and hot.impact.migrating == 8
 

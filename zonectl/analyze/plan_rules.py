@@ -14,7 +14,7 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import format_value, range_contains, ranges_overlap, sort_key
 from zonectl.plan.impact import zone_shards_after
-from zonectl.plan.ops import AssignZoneRange
+from zonectl.plan.op_base import RangeChange
 from zonectl.plan.value import Plan
 
 MOST = 0.5  # a change migrating more than half of a collection's chunks
@@ -32,24 +32,25 @@ def plan_findings(
     found: list[tuple[Position | None, Finding]] = []
     moving: dict[str, int] = {}
     for op in plan.ops:
-        if not isinstance(op, AssignZoneRange):
+        new = op.range_change()
+        if new is None or not new.adds:
             continue
-        policy = desired.collections.get(op.ns)
+        policy = desired.collections.get(new.ns)
         where = policy.position if policy is not None else None
         if op.impact is not None:
-            moving[op.ns] = moving.get(op.ns, 0) + op.impact.migrating
-        holders = zones.get(op.zone, frozenset())
-        for chunk in jumbo.get(op.ns, ()):
-            if not ranges_overlap(chunk.min, chunk.max, op.min, op.max):
+            moving[new.ns] = moving.get(new.ns, 0) + op.impact.migrating
+        holders = zones.get(new.zone, frozenset())
+        for chunk in jumbo.get(new.ns, ()):
+            if not ranges_overlap(chunk.min, chunk.max, new.min, new.max):
                 continue
             shown = f"[{format_value(dict(chunk.min))}, {format_value(dict(chunk.max))})"
-            inside = range_contains(op.min, op.max, chunk.min, chunk.max)
+            inside = range_contains(new.min, new.max, chunk.min, chunk.max)
             if inside and chunk.shard in holders:
                 continue
             why = (
-                f"sits on {chunk.shard}, outside zone {op.zone}"
+                f"sits on {chunk.shard}, outside zone {new.zone}"
                 if inside
-                else f"crosses the new bound {format_value(dict(_bound_in(op, chunk)))}"
+                else f"crosses the new bound {format_value(dict(_bound_in(new, chunk)))}"
             )
             found.append(
                 (
@@ -58,7 +59,7 @@ def plan_findings(
                         "ZA201",
                         "range-strands-jumbo-chunk",
                         Severity.WARNING,
-                        op.ns,
+                        new.ns,
                         f"{op.describe()}: jumbo chunk {shown} {why}; the balancer will "
                         "never move it, so the range cannot comply",
                         "Split the jumbo chunk (or refine the key) and clearJumboFlag before "
@@ -94,9 +95,9 @@ def plan_findings(
     return found
 
 
-def _bound_in(op: AssignZoneRange, chunk: ChunkInfo) -> Mapping[str, object]:
+def _bound_in(new: RangeChange, chunk: ChunkInfo) -> Mapping[str, object]:
     lo, hi = sort_key(chunk.min), sort_key(chunk.max)
-    return op.min if lo < sort_key(op.min) < hi else op.max
+    return new.min if lo < sort_key(new.min) < hi else new.max
 
 
 def route_hint(ns: str, route_s: float, eager_s: float) -> str:

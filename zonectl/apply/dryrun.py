@@ -9,7 +9,7 @@ from typing import Any, get_args
 from zonectl.apply.preview import Preview
 from zonectl.apply.run import ApplyOptions
 from zonectl.plan.op_base import Phase
-from zonectl.plan.ops import Op, SetBalancerEnabled, SetCollectionBalancing, ZoneRangeOp
+from zonectl.plan.ops import Op, SetBalancerEnabled, SetCollectionBalancing
 from zonectl.plan.value import Plan
 
 Command = tuple[str, dict[str, Any]]
@@ -33,8 +33,8 @@ def dry_run_commands(
     restored); moveCollection ops without --migrate, memberships left, the rest."""
     by_ns: dict[str, list[Op]] = {}
     for op in plan.ops:
-        if isinstance(op, ZoneRangeOp):
-            by_ns.setdefault(op.ns, []).append(op)
+        if (change := op.range_change()) is not None:
+            by_ns.setdefault(change.ns, []).append(op)
     moves = {p.ns: p for p in previews}
     order = list(by_ns) + sorted(set(moves) - set(by_ns))
     phase = {name: [op for op in plan.ops if op.phase == name] for name in get_args(Phase)}

@@ -56,7 +56,7 @@ class NamespaceMigration:
     index: int
     budget_at: float | None
 
-    def _step(self, op: Op) -> None:
+    def _step(self, op: Op, *, of_plan: bool = True) -> None:
         raise NotImplementedError  # the runner's: send one op under the lease and journal
 
     def _prepare_migration(self, ns: str) -> Queued:
@@ -67,7 +67,7 @@ class NamespaceMigration:
         chunks = self.ports.chunks.read_chunks(ns)
         ranges = self.ports.chunks.read_ranges(ns)
         for split in migrate.make_splits(ns, chunks, ranges):
-            self._step(split)
+            self._step(split, of_plan=False)
             res.splits += 1
         moveset = preview_migration(self.ports, ns, self.options.force_jumbo).moves
         res.violating, res.runs = moveset.violating, moveset.runs

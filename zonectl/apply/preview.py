@@ -12,7 +12,7 @@ from zonectl.apply.migrate import MoveSet
 from zonectl.apply.ports import Ports
 from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import sort_key
-from zonectl.plan.ops import SplitChunk, ZoneMembershipOp, ZoneRangeOp
+from zonectl.plan.ops import SplitChunk
 from zonectl.plan.value import Plan
 
 
@@ -35,17 +35,18 @@ def preview_migration(
     state = ports.read_state([ns])
     zones = {s.id: set(s.zones) for s in state.shards if not s.draining}
     for op in plan.ops if plan is not None else ():
-        if isinstance(op, ZoneRangeOp) and op.ns == ns:
-            if op.adds:
-                ranges.append(LiveRange(ns, op.zone, dict(op.min), dict(op.max)))
+        change, member = op.range_change(), op.membership_change()
+        if change is not None and change.ns == ns:
+            if change.adds:
+                ranges.append(LiveRange(ns, change.zone, dict(change.min), dict(change.max)))
             else:
-                gone = (sort_key(op.min), sort_key(op.max))
+                gone = (sort_key(change.min), sort_key(change.max))
                 ranges = [r for r in ranges if (sort_key(r.min), sort_key(r.max)) != gone]
-        elif isinstance(op, ZoneMembershipOp) and op.shard in zones:
-            if op.joins:
-                zones[op.shard].add(op.zone)
+        elif member is not None and member.shard in zones:
+            if member.joins:
+                zones[member.shard].add(member.zone)
             else:
-                zones[op.shard].discard(op.zone)
+                zones[member.shard].discard(member.zone)
     splits = migrate.make_splits(ns, chunks, ranges)
     after = migrate.split_locally(chunks, splits)
     shard_zones = {shard: tuple(sorted(z)) for shard, z in zones.items()}

@@ -39,7 +39,7 @@ from zonectl.apply.safeguards import (
 from zonectl.errors import ClusterError, ZonectlError
 from zonectl.model.keys import sort_key
 from zonectl.plan.op_base import Phase
-from zonectl.plan.ops import MoveCollection, Op, ReshardCollection, SplitChunk, ZoneRangeOp
+from zonectl.plan.ops import MoveCollection, Op
 from zonectl.plan.value import Plan
 
 
@@ -112,7 +112,9 @@ class _Runner(NamespaceMigration):
             **whoami(),
             "ops": [op.describe() for op in plan.ops],
             # What the metrics read back as a window's last rotation (mongo/metrics_read.py).
-            "range_namespaces": sorted({op.ns for op in plan.ops if isinstance(op, ZoneRangeOp)}),
+            "range_namespaces": sorted(
+                {c.ns for op in plan.ops if (c := op.range_change()) is not None}
+            ),
         }
         started = dt.datetime.now(dt.UTC)
         outcome = "failed"
@@ -136,18 +138,20 @@ class _Runner(NamespaceMigration):
         stage: dict[Phase, list[Op]] = {phase: [] for phase in get_args(Phase)}
         for op in plan.ops:
             stage[op.phase].append(op)
-        by_ns: dict[str, list[ZoneRangeOp]] = {}
+        by_ns: dict[str, list[Op]] = {}
         for op in plan.ops:
-            if isinstance(op, ZoneRangeOp):  # the "range" stage, typed for _verify
-                by_ns.setdefault(op.ns, []).append(op)
+            if (change := op.range_change()) is not None:  # the "range" stage, per namespace
+                by_ns.setdefault(change.ns, []).append(op)
         migrating = {p.ns for p in previews}
         order = list(by_ns) + sorted(migrating - set(by_ns))
         for op in stage["join"]:
             self._step(op)
         for op in stage["key"]:  # before the ranges: a refine rewrites the bounds they remove
-            self._reshard(op) if isinstance(op, ReshardCollection) else self._step(op)
+            key = op.key_change()
+            self._reshard(op, key.ns) if key is not None and key.reshards else self._step(op)
         # moveCollection ops after the ranges: they belong to the pins before them. With
-        # --migrate they join the one queue of moves, alongside the chunk migrations.
+        # --migrate they join the one queue of moves, alongside the chunk migrations. Typed
+        # for apply/collection_moves.py, which runs the one kind of that stage.
         colls = [op for op in stage["relocate"] if isinstance(op, MoveCollection)]
         queued_colls = colls if migrating else []
         if order:
@@ -178,7 +182,7 @@ class _Runner(NamespaceMigration):
         self.result.paused_s["*"] = time.monotonic() - t0
 
     def _namespace(
-        self, ns: str, ops: list[ZoneRangeOp], migrate_it: bool, paused: contextlib.ExitStack
+        self, ns: str, ops: list[Op], migrate_it: bool, paused: contextlib.ExitStack
     ) -> Queued | None:
         """Pause `ns`, write its ranges and split its chunks; a namespace with moves to
         make stays paused (in `paused`) until the run's one queue of moves has ended."""
@@ -228,8 +232,8 @@ class _Runner(NamespaceMigration):
             status = self._send_collection(op)
         self._collection_done(op, index, status)
 
-    def _reshard(self, op: ReshardCollection) -> None:
-        """Under the lease and journal; apply/reshard/ watches it meanwhile."""
+    def _reshard(self, op: Op, ns: str) -> None:
+        """A resharding of `ns`, under the lease and journal; apply/reshard/ watches it."""
         rec = self.rec
         assert rec is not None
         index = self._next_step()
@@ -238,7 +242,7 @@ class _Runner(NamespaceMigration):
             rec.step(index, op.kind, op.describe(), status)
 
         o = self.options
-        if reshard_step(op, self.ports, self.events, journal, budget_s=o.migrate_budget_s,
+        if reshard_step(op, ns, self.ports, self.events, journal, budget_s=o.migrate_budget_s,
                         detach=o.detach):  # fmt: skip
             self.result.ops_done += 1
         self.result.changed = True
@@ -264,13 +268,15 @@ class _Runner(NamespaceMigration):
             self.rec.step(index, op.kind, op.describe(), "interrupted (may still run)")
             raise
 
-    def _step(self, op: Op) -> None:
+    def _step(self, op: Op, *, of_plan: bool = True) -> None:
+        """Send one op under the lease and journal; `of_plan`: counted in ops_done (a split
+        apply makes itself is not an op of the plan)."""
         assert self.rec is not None
         index = self._next_step()
         with self._journaled_on_failure(op, index):
             self._resend(lambda: self.ports.send(op), op.describe(), op.idempotent)
         self.result.changed = True
-        self.result.ops_done += 1 if not isinstance(op, SplitChunk) else 0
+        self.result.ops_done += 1 if of_plan else 0
         memo = op.memo()
         if memo is not None and self.ports.memos is not None:
             self.ports.memos.write(memo)  # after success: the op is not started twice
@@ -282,17 +288,20 @@ class _Runner(NamespaceMigration):
         reset if it is idempotent (apply/resend.py)."""
         send_resent(action, what, idempotent, self.events.note, self.result.resets)
 
-    def _verify(self, ns: str, ops: list[ZoneRangeOp]) -> None:
+    def _verify(self, ns: str, ops: list[Op]) -> None:
         """Re-read config.tags: a removal whose bounds match nothing answers ok (§1.6), so
         only the stored documents say whether the change happened."""
         live = {
             (sort_key(r.min), sort_key(r.max), r.zone) for r in self.ports.chunks.read_ranges(ns)
         }
         for op in ops:
+            change = op.range_change()
+            if change is None:
+                continue
             # A removal carries the live zone: the same bounds re-assigned to another zone
             # in this plan are another document, so (min, max, zone) decides both ways.
-            present = (sort_key(op.min), sort_key(op.max), op.zone) in live
-            ok = present if op.adds else not present
+            present = (sort_key(change.min), sort_key(change.max), change.zone) in live
+            ok = present if change.adds else not present
             if not ok:
                 raise ClusterError(
                     f"verification failed for {ns}: after '{op.describe()}' config.tags does "

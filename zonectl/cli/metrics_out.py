@@ -118,7 +118,7 @@ def _with_policy(
     drift.update({ns: 0 for ns in actual.collections if ns in desired.collections})
     pending: dict[str, int] = {}
     for op in plan.ops:
-        ns = getattr(op, "ns", None)
+        ns = op.namespace
         drift[ns] = drift.get(ns, 0) + 1
         if ns is not None and is_window_op(op, desired):
             pending[ns] = pending.get(ns, 0) + 1

@@ -12,8 +12,6 @@ from zonectl.model.cluster import ClusterState, day_windows_in_force
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
 from zonectl.plan.impact import zone_shards_after
-from zonectl.plan.ops import ReshardCollection, SetCollectionBalancing, ZoneRangeOp
-from zonectl.plan.setting_ops import SetCollectionSetting
 from zonectl.plan.value import Plan
 
 
@@ -41,22 +39,24 @@ def state_after(
     defragmenting = {
         ns for ns, c in actual.collections.items() if c.settings.get("defragmentCollection")
     }
-    for op in plan.ops:
-        if isinstance(op, ZoneRangeOp) and op.ns in ranges:
-            gone = (sort_key(op.min), sort_key(op.max))
-            if op.adds:
-                ranges[op.ns].append((dict(op.min), dict(op.max), op.zone))
+    for op in plan.ops:  # each op says what it changes (plan/op_base.py)
+        ns, change, whole = op.namespace, op.range_change(), op.ranges_after()
+        balanced, setting = op.balancing_after(), op.setting_change()
+        if change is not None and change.ns in ranges:
+            gone = (sort_key(change.min), sort_key(change.max))
+            if change.adds:
+                ranges[change.ns].append((dict(change.min), dict(change.max), change.zone))
             else:
-                kept = ranges[op.ns]
-                ranges[op.ns] = [r for r in kept if (sort_key(r[0]), sort_key(r[1])) != gone]
-        elif isinstance(op, ReshardCollection) and op.ns in ranges and op.force_redistribution:
+                kept = ranges[change.ns]
+                ranges[change.ns] = [r for r in kept if (sort_key(r[0]), sort_key(r[1])) != gone]
+        elif whole is not None and ns is not None and ns in ranges:
             # The reshard route: the zones it carries are the namespace's ranges after it.
-            ranges[op.ns] = [(dict(z["min"]), dict(z["max"]), str(z["zone"])) for z in op.zones]
-        elif isinstance(op, SetCollectionBalancing):
-            (no_balance.discard if op.enabled else no_balance.add)(op.ns)
-        elif isinstance(op, SetCollectionSetting) and op.key == "defragment":
+            ranges[ns] = [(dict(r.min), dict(r.max), r.zone) for r in whole]
+        elif balanced is not None and ns is not None:
+            (no_balance.discard if balanced else no_balance.add)(ns)
+        elif setting is not None and setting[0] is not None and setting[1] == "defragment":
             # true starts it; false ends it at the balancer's next round (§5.4)
-            (defragmenting.add if op.value else defragmenting.discard)(op.ns)
+            (defragmenting.add if setting[2] else defragmenting.discard)(setting[0])
     shard_zones: dict[str, set[str]] = {s.id: set() for s in actual.shards if not s.draining}
     for zone, shards in zone_shards_after(plan, actual).items():
         for shard in shards:

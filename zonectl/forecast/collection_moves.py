@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zonectl.forecast.report import CollectionMoveForecast, Forecast
-from zonectl.plan.ops import MoveCollection
 from zonectl.plan.value import Plan
 
 # The manual (reference/command/moveCollection): "moveCollection has a 5 minute minimum
@@ -31,9 +30,9 @@ class CollectionMove:
 def moves_of(plan: Plan) -> list[CollectionMove]:
     """The plan's moveCollection ops, in the order apply runs them."""
     return [
-        CollectionMove(op.ns, op.from_shard, op.to_shard, op.impact.bytes if op.impact else None)
+        CollectionMove(r.ns, r.from_shard, r.to_shard, op.impact.bytes if op.impact else None)
         for op in plan.ops
-        if isinstance(op, MoveCollection)
+        if (r := op.relocation()) is not None
     ]
 
 

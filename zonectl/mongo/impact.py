@@ -16,7 +16,7 @@ from zonectl.mongo.chunk_batch import ChunkBatch, straddling
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.plan.impact import SizeOf, make_impacts, zone_shards_after
-from zonectl.plan.ops import Impact, ZoneRangeOp
+from zonectl.plan.ops import Impact
 from zonectl.plan.value import Plan
 
 _FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "estimatedDataSizeBytes": 1}
@@ -47,18 +47,19 @@ def read_impact_chunks(
         found: dict[int, list[Mapping[str, Any]]] = {}
         unread: dict[int, int] = {}
         for index, op in enumerate(plan.ops):
-            if not isinstance(op, ZoneRangeOp):
+            change = op.range_change()
+            if change is None:
                 continue
-            base = _chunk_filter(actual, op.ns)
+            base = _chunk_filter(actual, change.ns)
             if base is None:
                 continue
-            inside = {**base, "min": {"$gte": op.min, "$lt": op.max}}
+            inside = {**base, "min": {"$gte": change.min, "$lt": change.max}}
             total = batch.count(inside)
             off: list[Mapping[str, Any]] = []
             if op.moves == "migrates":
-                holders = sorted(zones.get(op.zone, frozenset()))
+                holders = sorted(zones.get(change.zone, frozenset()))
                 off = list(batch.find({**inside, "shard": {"$nin": holders}}, _FIELDS))
-            found[index] = [*straddling(batch, base, op.min, _FIELDS, inclusive=True), *off]
+            found[index] = [*straddling(batch, base, change.min, _FIELDS, inclusive=True), *off]
             unread[index] = total - len(off)
         return found, unread
 
@@ -67,8 +68,9 @@ def read_impact_chunks(
 
 def _migrating(plan: Plan) -> list[str]:
     """The namespaces whose chunks a range op of the plan makes migrate (its assignments)."""
-    ranges = [op for op in plan.ops if isinstance(op, ZoneRangeOp)]
-    return sorted({op.ns for op in ranges if op.moves == "migrates"})
+    return sorted(
+        {c.ns for op in plan.ops if (c := op.range_change()) is not None and op.moves == "migrates"}
+    )
 
 
 def read_chunk_sizes(conn: Connection, actual: ClusterState, plan: Plan) -> dict[str, int]:
@@ -104,7 +106,7 @@ def read_impacts(
     """Impact per range op; bytes from `sizes`, the one size source (the plan passes the
     forecast's, so both say the same bytes for the same chunks)."""
     sizes = sizes if sizes is not None else ChunkSizes(conn)
-    sizes.read_collections([op.ns for op in plan.ops if isinstance(op, ZoneRangeOp)])
+    sizes.read_collections([c.ns for op in plan.ops if (c := op.range_change()) is not None])
     shards = [s.id for s in actual.shards]
     names = _migrating(plan)
 

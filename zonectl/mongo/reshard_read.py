@@ -14,7 +14,7 @@ from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import LiveResharding, ReshardProgress
 from zonectl.mongo.chunks_read import MongoChunks
 from zonectl.mongo.connect import Connection
-from zonectl.plan.ops import Impact, ReshardCollection
+from zonectl.plan.ops import Impact
 from zonectl.plan.value import Plan
 
 
@@ -116,14 +116,15 @@ def read_reshard_impacts(conn: Connection, plan: Plan) -> dict[int, Impact]:
     collStats `size` otherwise), every chunk rewritten. Op index -> Impact."""
     out: dict[int, Impact] = {}
     for i, op in enumerate(plan.ops):
-        if not isinstance(op, ReshardCollection):
+        key = op.key_change()
+        if key is None or not key.reshards:
             continue
         chunks = MongoChunks(conn.client, conn.version)
-        per_shard = chunks.read_shard_bytes(op.ns)
-        size = sum(per_shard.values()) if per_shard else _coll_size(conn, op.ns)
+        per_shard = chunks.read_shard_bytes(key.ns)
+        size = sum(per_shard.values()) if per_shard else _coll_size(conn, key.ns)
         if size is None:
             continue
-        n = _chunk_count(conn, op.ns)
+        n = _chunk_count(conn, key.ns)
         out[i] = Impact(n, n, size)
     return out
 

@@ -23,7 +23,7 @@ from zonectl.model.desired import DesiredState
 from zonectl.mongo.cluster_catalog import read_cluster_catalog
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.state import WHOLE
-from zonectl.plan.ops import Impact, MoveCollection
+from zonectl.plan.ops import Impact
 from zonectl.plan.value import Plan
 
 INTERNAL = frozenset({"admin", "config", "local"})
@@ -214,7 +214,7 @@ def read_move_impacts(conn: Connection, plan: Plan) -> dict[int, Impact]:
     """Bytes each moveCollection copies, from collStats (None-free: skipped when refused);
     one command per moved collection, sent from a few threads so a distant mongos's latency
     is paid about once, not once per namespace."""
-    wanted = [(i, op.ns) for i, op in enumerate(plan.ops) if isinstance(op, MoveCollection)]
+    wanted = [(i, r.ns) for i, op in enumerate(plan.ops) if (r := op.relocation()) is not None]
 
     def size(ns: str) -> int | None:
         db, name = ns.split(".", 1)

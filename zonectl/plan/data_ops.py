@@ -5,17 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from zonectl.model.keys import format_value
 from zonectl.plan.op_base import (
-    Counts,
     Format,
     Impact,
-    Moves,
+    KeyChange,
     Op,
-    Phase,
-    Sign,
+    RangeChange,
+    Relocation,
     format_bytes,
     format_range,
     plural,
@@ -23,17 +22,10 @@ from zonectl.plan.op_base import (
 
 
 @dataclass(frozen=True)
-class SplitChunk(Op):
+class SplitChunk(Op, kind="split_chunk", counts_as="", phase="last"):
     """Declared for eager migration (ARCHITECTURE.md, "The journey of apply --migrate"); the
     planner does not emit it yet."""
 
-    kind: ClassVar[str] = "split_chunk"
-    sign: ClassVar[Sign] = "~"
-    counts_as: ClassVar[Counts] = ""
-    phase: ClassVar[Phase] = "last"
-    moves: ClassVar[Moves] = ""
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = False
     ns: str
     middle: Mapping[str, Any]
 
@@ -52,16 +44,9 @@ class SplitChunk(Op):
 
 
 @dataclass(frozen=True)
-class MoveRange(Op):
+class MoveRange(Op, kind="move_range", counts_as="", phase="last"):
     """Declared for eager migration (6.0+ moveRange, reference §4.2); not planned yet."""
 
-    kind: ClassVar[str] = "move_range"
-    sign: ClassVar[Sign] = "~"
-    counts_as: ClassVar[Counts] = ""
-    phase: ClassVar[Phase] = "last"
-    moves: ClassVar[Moves] = ""
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = False
     ns: str
     min: Mapping[str, Any]
     max: Mapping[str, Any]
@@ -98,17 +83,12 @@ def _copy(impact: Impact | None) -> str:
 
 
 @dataclass(frozen=True)
-class MoveCollection(Op):
+class MoveCollection(
+    Op, kind="move_collection", counts_as="collection_moved", phase="relocate", moves="copies"
+):
     """8.0's moveCollection: one unsharded collection to a shard of its pinned zone. It takes
     at least 5 minutes and blocks writes about 2 s at the end (manual, moveCollection)."""
 
-    kind: ClassVar[str] = "move_collection"
-    sign: ClassVar[Sign] = "~"
-    counts_as: ClassVar[Counts] = "collection_moved"
-    phase: ClassVar[Phase] = "relocate"
-    moves: ClassVar[Moves] = "copies"
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = False
     ns: str
     to_shard: str
     from_shard: str = ""  # where it lives now, informational
@@ -122,6 +102,9 @@ class MoveCollection(Op):
     @property
     def placed_in(self) -> str:
         return self.zone
+
+    def relocation(self) -> Relocation:
+        return Relocation(self.ns, self.from_shard, self.to_shard, self.zone)
 
     def describe(self) -> str:
         source = f" from {self.from_shard}" if self.from_shard else ""
@@ -150,12 +133,14 @@ class MoveCollection(Op):
 
 
 @dataclass(frozen=True)
-class ShardKeyOp(Op):
+class ShardKeyOp(
+    Op,
+    counts_as="key_change",
+    phase="key",  # before the ranges: a refine rewrites the bounds they remove
+    apply_only=True,  # a cron rotate never changes a shard key
+):
     """A shard-key change of one collection: `previous` is the live key, `key` the new one."""
 
-    counts_as: ClassVar[Counts] = "key_change"
-    phase: ClassVar[Phase] = "key"  # before the ranges: a refine rewrites the bounds they remove
-    apply_only: ClassVar[bool] = True  # a cron rotate never changes a shard key
     ns: str
     key: Mapping[str, Any]
     previous: Mapping[str, Any]
@@ -164,22 +149,17 @@ class ShardKeyOp(Op):
     def namespace(self) -> str:
         return self.ns
 
-    @property
-    def same_key(self) -> bool:
-        """A reshard route: the key stays, only the placement changes."""
-        return list(self.key.items()) == list(self.previous.items())
+    def key_change(self) -> KeyChange:
+        # A resharding copies every document (moves "copies"); a refine moves none.
+        return KeyChange(self.ns, self.key, self.previous, reshards=self.moves == "copies")
 
 
 @dataclass(frozen=True)
-class RefineShardKey(ShardKeyOp):
+class RefineShardKey(ShardKeyOp, kind="refine_shard_key"):
     """refineCollectionShardKey (4.4+): suffix fields added to the live key. Moves no data;
     needs an index that starts with the new key, which zonectl never builds: without one
     the op is `blocked` and names the index to build."""
 
-    kind: ClassVar[str] = "refine_shard_key"
-    sign: ClassVar[Sign] = "~"
-    moves: ClassVar[Moves] = ""
-    destructive: ClassVar[bool] = False
     blocked: str = ""  # why it cannot run yet (the index to build); "" when it can
 
     def describe(self) -> str:
@@ -204,22 +184,32 @@ class RefineShardKey(ShardKeyOp):
 
 
 @dataclass(frozen=True)
-class ReshardCollection(ShardKeyOp):
+class ReshardCollection(
+    ShardKeyOp,
+    kind="reshard_collection",
+    moves="copies",
+    apply_only=True,  # a cron rotate never starts an hours-long resharding
+):
     """reshardCollection (5.0+): the collection rewritten under `key` with `zones`, copying
     from every donor to every recipient at once; at least 5 minutes, writes blocked about
     2 s at the end (manual, reshardCollection). With `force_redistribution` (7.2+) the key
     stays and only the placement changes: the reshard route for a big zone change. Runs only
     with the policy's `reshard: true` (or `migrate: reshard`); else `blocked` says how."""
 
-    kind: ClassVar[str] = "reshard_collection"
-    sign: ClassVar[Sign] = "~"
-    moves: ClassVar[Moves] = "copies"
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = True  # a cron rotate never starts an hours-long resharding
     zones: tuple[Mapping[str, Any], ...] = ()  # {zone, min, max} in the new key
     force_redistribution: bool = False
     blocked: str = ""
     impact: Impact | None = None  # bytes to copy: the whole collection
+
+    def ranges_after(self) -> tuple[RangeChange, ...] | None:
+        """The reshard route (the same key): the zones it carries are the namespace's ranges
+        after it."""
+        if not self.force_redistribution:
+            return None
+        return tuple(
+            RangeChange(self.ns, str(z["zone"]), dict(z["min"]), dict(z["max"]), adds=True)
+            for z in self.zones
+        )
 
     def describe(self) -> str:
         if self.force_redistribution:

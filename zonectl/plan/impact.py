@@ -13,7 +13,7 @@ from typing import Any
 
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import compare, ranges_overlap
-from zonectl.plan.ops import Impact, ZoneMembershipOp, ZoneRangeOp
+from zonectl.plan.op_base import Impact, RangeChange
 from zonectl.plan.value import Plan
 
 MIB = 1024 * 1024
@@ -35,12 +35,13 @@ def zone_shards_after(plan: Plan, actual: ClusterState) -> dict[str, frozenset[s
         for zone in shard.zones:
             holders.setdefault(zone, set()).add(shard.id)
     for op in plan.ops:
-        if not isinstance(op, ZoneMembershipOp):
+        change = op.membership_change()
+        if change is None:
             continue
-        if op.joins:
-            holders.setdefault(op.zone, set()).add(op.shard)
+        if change.joins:
+            holders.setdefault(change.zone, set()).add(change.shard)
         else:
-            holders.get(op.zone, set()).discard(op.shard)
+            holders.get(change.zone, set()).discard(change.shard)
     return {zone: frozenset(shards) for zone, shards in holders.items()}
 
 
@@ -49,7 +50,7 @@ SizeOf = Callable[[Mapping[str, Any], Mapping[str, Any], str, float], int]
 
 
 def estimate_impact(
-    op: ZoneRangeOp,
+    op: RangeChange,
     chunks: Iterable[Mapping[str, Any]],
     zone_shards: frozenset[str],
     chunk_bytes: int,
@@ -90,13 +91,13 @@ def make_impacts(
     default = default_chunk_bytes(actual.version)
     impacts: dict[int, Impact] = {}
     for index, chunks in chunks_by_op.items():
-        op = plan.ops[index]
-        if isinstance(op, ZoneRangeOp):
+        change = plan.ops[index].range_change()
+        if change is not None:
             impacts[index] = estimate_impact(
-                op,
+                change,
                 chunks,
-                zones.get(op.zone, frozenset()),
-                chunk_bytes.get(op.ns, default),
-                size_of(op.ns) if size_of is not None else None,
+                zones.get(change.zone, frozenset()),
+                chunk_bytes.get(change.ns, default),
+                size_of(change.ns) if size_of is not None else None,
             )
     return impacts

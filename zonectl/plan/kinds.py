@@ -1,10 +1,16 @@
-"""Every op class, and each by its stable `kind` (saved plans, JSON): the admin-action ops of
-plan/ops.py and the two settings ops of plan/setting_ops.py."""
+"""Every op kind by its stable `kind` (saved plans, JSON): the family modules register their
+kinds as their classes are defined (plan/op_base.py `KINDS`); importing them here makes the
+registry complete, so a new kind in one of them needs no line elsewhere."""
 
 from __future__ import annotations
 
-from zonectl.plan import ops
-from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
+from zonectl.plan import data_ops, ops, setting_ops, switch_ops
+from zonectl.plan.op_base import KINDS, Op
 
-OP_CLASSES: tuple[type[ops.Op], ...] = (*ops.OP_CLASSES, SetClusterSetting, SetCollectionSetting)
-OPS_BY_KIND: dict[str, type[ops.Op]] = {cls.kind: cls for cls in OP_CLASSES}
+# The modules that define zonectl's own kinds (anything else registered was defined
+# elsewhere, e.g. by a test).
+FAMILIES = (ops, switch_ops, data_ops, setting_ops)
+OPS_BY_KIND: dict[str, type[Op]] = KINDS
+OP_CLASSES: tuple[type[Op], ...] = tuple(
+    cls for cls in KINDS.values() if cls.__module__ in {m.__name__ for m in FAMILIES}
+)

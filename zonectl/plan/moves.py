@@ -15,6 +15,8 @@ class MoveChunk(Op):
     """moveChunk with `bounds` = exactly one chunk's [min, max); 5.0 checks the zone of the
     destination itself (IllegalOperation when it lacks the chunk's zone)."""
 
+    # Set in the body, not as the `kind=` class keyword: not registered in op_base.KINDS,
+    # so no saved plan loads one.
     kind: ClassVar[str] = "move_chunk"
     ns: str
     min: Mapping[str, Any]

@@ -1,6 +1,7 @@
 """The Op base class: what every op kind declares about itself (its sign, summary bucket,
-apply phase, the line the views print, the note a reviewer reads), so no view, summary or
-executor keeps a table keyed by op type. Plus the wording helpers those lines share."""
+apply phase, the line the views print, the note a reviewer reads, the zone layout it
+changes), so no view, summary, planner rule or executor checks an op's type. Every kind is
+registered by its `kind` when its class is defined. Plus the wording helpers its lines share."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ Moves = Literal["migrates", "copies", ""]
 # Formats a name or value from the cluster (a code span), and free text (escaped).
 Format = Callable[[str], str]
 
-# Every attribute an op class must declare itself (tests/plan/test_op_classes.py).
+# Every attribute an op class must declare itself (tests/plan/test_op_classes.py); `kind`,
+# `counts_as` and `phase` have no default.
 DECLARED = ("kind", "sign", "counts_as", "phase", "moves", "destructive", "apply_only")
 
 # mongosh's sh.startBalancer/stopBalancer and sh.disableBalancing use these (reference §3.1, §3.5).
@@ -64,23 +66,110 @@ def on_off(value: bool | None) -> str:
 
 
 @dataclass(frozen=True)
+class RangeChange:
+    """A zone range of one namespace an op assigns (`adds`) or removes: what rotate's checks,
+    the impact reads, apply's preview and verification and the layout after a plan read."""
+
+    ns: str
+    zone: str
+    min: Mapping[str, Any]
+    max: Mapping[str, Any]
+    adds: bool
+
+
+@dataclass(frozen=True)
+class MembershipChange:
+    """A shard joining (`joins`) or leaving a zone."""
+
+    shard: str
+    zone: str
+    joins: bool
+
+
+@dataclass(frozen=True)
+class KeyChange:
+    """A new shard key for one collection; `reshards`: the collection is rewritten (every
+    document copied, for hours; apply follows it to its end, apply/reshard/)."""
+
+    ns: str
+    key: Mapping[str, Any]
+    previous: Mapping[str, Any]
+    reshards: bool
+
+    @property
+    def same_key(self) -> bool:
+        """A reshard route: the key stays, only the placement changes."""
+        return list(self.key.items()) == list(self.previous.items())
+
+
+@dataclass(frozen=True)
+class Relocation:
+    """An unsharded collection moved whole to a shard of its pinned zone."""
+
+    ns: str
+    from_shard: str
+    to_shard: str
+    zone: str
+
+
+# Every op kind by its `kind`, filled as each class is defined (plan/kinds.py imports the
+# family modules; saved plans load through it).
+KINDS: dict[str, type[Op]] = {}
+
+
+@dataclass(frozen=True)
 class Op:
-    """Base of every op. `kind` is the stable name used in saved plans and JSON output; the
-    other class attributes in DECLARED have no default, so a new op kind that forgets one
-    fails the completeness test rather than being counted or ordered by accident."""
+    """Base of every op. A kind declares its class attributes as class keywords, only where
+    they differ from the defaults below: `class X(Op, kind="x", counts_as="setting",
+    phase="last")`. `kind` is the stable name used in saved plans and JSON output; `kind`,
+    `counts_as` and `phase` have no default, so a new op kind that forgets one fails the
+    completeness test rather than being counted or ordered by accident."""
 
     kind: ClassVar[str]
-    sign: ClassVar[Sign]  # `+` adds, `-` removes, `~` changes (text and markdown diff)
+    sign: ClassVar[Sign] = "~"  # `+` adds, `-` removes, `~` changes (text and markdown diff)
     counts_as: ClassVar[Counts]  # its summary bucket; "" for none
     phase: ClassVar[Phase]
-    moves: ClassVar[Moves]
-    destructive: ClassVar[bool]  # removes something the cluster had (JSON `destructive`)
-    apply_only: ClassVar[bool]  # a `zonectl rotate` run never sends it (plan/restrict.py)
+    moves: ClassVar[Moves] = ""
+    destructive: ClassVar[bool] = False  # removes something the cluster had (JSON)
+    apply_only: ClassVar[bool] = False  # a `zonectl rotate` run never sends it (plan/restrict.py)
     database: ClassVar[str] = "admin"
     # Sending its command twice leaves the cluster as sending it once, and the second send
     # answers ok: apply sends it again after a connection reset (apply/resend.py) instead
     # of ending the run. False unless MongoDB's behaviour says so (reference, per kind).
     idempotent: ClassVar[bool] = False
+
+    def __init_subclass__(
+        cls,
+        *,
+        kind: str | None = None,
+        sign: Sign | None = None,
+        counts_as: Counts | None = None,
+        phase: Phase | None = None,
+        moves: Moves | None = None,
+        destructive: bool | None = None,
+        apply_only: bool | None = None,
+        database: str | None = None,
+        idempotent: bool | None = None,
+    ) -> None:
+        super().__init_subclass__()
+        declared = {
+            "sign": sign,
+            "counts_as": counts_as,
+            "phase": phase,
+            "moves": moves,
+            "destructive": destructive,
+            "apply_only": apply_only,
+            "database": database,
+            "idempotent": idempotent,
+        }
+        for name, value in declared.items():
+            if value is not None:
+                setattr(cls, name, value)
+        if kind is not None:
+            if kind in KINDS:
+                raise TypeError(f"op kind {kind!r} is declared twice: {KINDS[kind].__qualname__}")
+            cls.kind = kind
+            KINDS[kind] = cls
 
     @property
     def namespace(self) -> str | None:
@@ -101,6 +190,32 @@ class Op:
     def blocked(self) -> str:
         """Why it cannot run yet (key changes); "" when it can."""
         return ""
+
+    def range_change(self) -> RangeChange | None:
+        """The zone range it assigns or removes; None for ops that change no range."""
+        return None
+
+    def membership_change(self) -> MembershipChange | None:
+        """The shard it adds to or removes from a zone; None for other ops."""
+        return None
+
+    def key_change(self) -> KeyChange | None:
+        """The shard key it gives its collection; None for other ops."""
+        return None
+
+    def relocation(self) -> Relocation | None:
+        """The unsharded collection it moves to another shard; None for other ops."""
+        return None
+
+    def ranges_after(self) -> tuple[RangeChange, ...] | None:
+        """Its namespace's zone ranges once it has run, when it replaces them all (a
+        resharding to the same key); None when it leaves them to the range ops."""
+        return None
+
+    def balancing_after(self) -> bool | None:
+        """Whether its namespace is balanced once it has run; None when it does not switch
+        balancing."""
+        return None
 
     def describe(self) -> str:
         raise NotImplementedError

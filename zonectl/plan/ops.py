@@ -2,15 +2,15 @@
 read what each declares about itself (plan/op_base.py). Each op describes itself, names the
 database, gives the exact command document it maps to (reference §1-§4) and how the
 executor reads the answer, and its inverse for rollback notes. This module holds the zone
-ops and lists every class; plan/switch_ops.py holds the balancer switches, plan/data_ops.py
-the ops that move data.
+ops and re-exports the others; plan/switch_ops.py holds the balancer switches,
+plan/data_ops.py the ops that move data, plan/kinds.py every kind by name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from zonectl.plan.data_ops import (
     MoveCollection,
@@ -23,14 +23,12 @@ from zonectl.plan.data_ops import (
 from zonectl.plan.op_base import (
     BALANCER_MAX_TIME_MS,
     MAJORITY,
-    Counts,
     Format,
     Impact,
-    Moves,
+    MembershipChange,
     Op,
-    Phase,
+    RangeChange,
     Reply,
-    Sign,
     format_bytes,
     format_range,
     plural,
@@ -46,8 +44,6 @@ from zonectl.plan.switch_ops import (
 __all__ = [
     "BALANCER_MAX_TIME_MS",
     "MAJORITY",
-    "OPS_BY_KIND",
-    "OP_CLASSES",
     "AddShardToZone",
     "AssignZoneRange",
     "Impact",
@@ -73,31 +69,34 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class ZoneMembershipOp(Op):
-    """A shard joining (`joins`) or leaving a zone."""
-
-    joins: ClassVar[bool]
-    counts_as: ClassVar[Counts] = "membership"
-    moves: ClassVar[Moves] = ""
-    apply_only: ClassVar[bool] = True  # a cron rotate never changes memberships
+class ZoneMembershipOp(
+    Op,
+    counts_as="membership",
+    apply_only=True,  # a cron rotate never changes memberships
     # $addToSet / $pull on config.shards: a second add or removal changes nothing and
     # answers ok (reference §1.2 "Idempotent", §1.3: no shard holding it, nothing to do).
-    idempotent: ClassVar[bool] = True
+    idempotent=True,
+):
+    """A shard joining (sign `+`) or leaving a zone."""
+
     shard: str
     zone: str
 
+    def membership_change(self) -> MembershipChange:
+        return MembershipChange(self.shard, self.zone, joins=self.sign == "+")
+
     def line(self) -> str:
-        return f"shard {self.shard} {'joins' if self.joins else 'leaves'} zone {self.zone}"
+        joins = self.sign == "+"
+        return f"shard {self.shard} {'joins' if joins else 'leaves'} zone {self.zone}"
 
 
 @dataclass(frozen=True)
-class AddShardToZone(ZoneMembershipOp):
-    kind: ClassVar[str] = "add_shard_to_zone"
-    joins: ClassVar[bool] = True
-    sign: ClassVar[Sign] = "+"
-    phase: ClassVar[Phase] = "join"  # first: a range needs a shard in its zone (§1.5 (b))
-    destructive: ClassVar[bool] = False
-
+class AddShardToZone(
+    ZoneMembershipOp,
+    kind="add_shard_to_zone",
+    sign="+",
+    phase="join",  # first: a range needs a shard in its zone (§1.5 (b))
+):
     def describe(self) -> str:
         return f"add shard {self.shard} to zone {self.zone}"
 
@@ -109,13 +108,13 @@ class AddShardToZone(ZoneMembershipOp):
 
 
 @dataclass(frozen=True)
-class RemoveShardFromZone(ZoneMembershipOp):
-    kind: ClassVar[str] = "remove_shard_from_zone"
-    joins: ClassVar[bool] = False
-    sign: ClassVar[Sign] = "-"
-    phase: ClassVar[Phase] = "leave"  # after the ranges: ZoneStillInUse (§1.3)
-    destructive: ClassVar[bool] = True
-
+class RemoveShardFromZone(
+    ZoneMembershipOp,
+    kind="remove_shard_from_zone",
+    sign="-",
+    phase="leave",  # after the ranges: ZoneStillInUse (§1.3)
+    destructive=True,
+):
     def describe(self) -> str:
         return f"remove shard {self.shard} from zone {self.zone}"
 
@@ -133,15 +132,15 @@ class RemoveShardFromZone(ZoneMembershipOp):
 
 
 @dataclass(frozen=True)
-class ZoneRangeOp(Op):
-    """A zone range of one namespace assigned (`adds`) or removed: updateZoneKeyRange."""
-
-    adds: ClassVar[bool]
-    phase: ClassVar[Phase] = "range"
-    apply_only: ClassVar[bool] = False
+class ZoneRangeOp(
+    Op,
+    phase="range",
     # An identical re-add succeeds and writes nothing (reference §1.5 (d)); a removal that
     # matches nothing answers ok (§1.6). Apply verifies both in config.tags after.
-    idempotent: ClassVar[bool] = True
+    idempotent=True,
+):
+    """A zone range of one namespace assigned (sign `+`) or removed: updateZoneKeyRange."""
+
     ns: str
     zone: str
     min: Mapping[str, Any]
@@ -152,17 +151,19 @@ class ZoneRangeOp(Op):
     def namespace(self) -> str:
         return self.ns
 
+    def range_change(self) -> RangeChange:
+        return RangeChange(self.ns, self.zone, self.min, self.max, adds=self.sign == "+")
+
 
 @dataclass(frozen=True)
-class AssignZoneRange(ZoneRangeOp):
+class AssignZoneRange(
+    ZoneRangeOp,
+    kind="assign_zone_range",
+    sign="+",
+    counts_as="range_added",
+    moves="migrates",  # chunks outside the zone's shards (reference §5.4)
+):
     """updateZoneKeyRange with a zone name; bounds already padded to the full key."""
-
-    kind: ClassVar[str] = "assign_zone_range"
-    adds: ClassVar[bool] = True
-    sign: ClassVar[Sign] = "+"
-    counts_as: ClassVar[Counts] = "range_added"
-    moves: ClassVar[Moves] = "migrates"  # chunks outside the zone's shards (reference §5.4)
-    destructive: ClassVar[bool] = False
 
     @property
     def placed_in(self) -> str:
@@ -191,18 +192,18 @@ class AssignZoneRange(ZoneRangeOp):
 
 
 @dataclass(frozen=True)
-class RemoveZoneRange(ZoneRangeOp):
+class RemoveZoneRange(
+    ZoneRangeOp,
+    kind="remove_zone_range",
+    sign="-",
+    counts_as="range_removed",
+    moves="",  # lifts a constraint; moves nothing by itself
+    destructive=True,
+):
     """updateZoneKeyRange with zone null. The bounds are exactly those config.tags stores:
     a removal that does not match them exactly deletes nothing and still answers ok
-    (reference §1.6), so they are never rebuilt from the policy."""
-
-    # `zone` is informational: the server ignores it on removal.
-    kind: ClassVar[str] = "remove_zone_range"
-    adds: ClassVar[bool] = False
-    sign: ClassVar[Sign] = "-"
-    counts_as: ClassVar[Counts] = "range_removed"
-    moves: ClassVar[Moves] = ""  # lifts a constraint; moves nothing by itself
-    destructive: ClassVar[bool] = True
+    (reference §1.6), so they are never rebuilt from the policy. `zone` is informational:
+    the server ignores it on removal."""
 
     def describe(self) -> str:
         return f"remove {format_range(self.min, self.max)} of {self.ns} from zone {self.zone}"
@@ -230,21 +231,3 @@ class RemoveZoneRange(ZoneRangeOp):
 
     def inverse(self) -> Op:
         return AssignZoneRange(self.ns, self.zone, self.min, self.max)
-
-
-OP_CLASSES: tuple[type[Op], ...] = (
-    AddShardToZone,
-    RemoveShardFromZone,
-    AssignZoneRange,
-    RemoveZoneRange,
-    SetCollectionBalancing,
-    SetQueryAnalyzer,
-    SetBalancerEnabled,
-    SetBalancerWindow,
-    SplitChunk,
-    MoveRange,
-    MoveCollection,
-    RefineShardKey,
-    ReshardCollection,
-)
-OPS_BY_KIND: dict[str, type[Op]] = {cls.kind: cls for cls in OP_CLASSES}

@@ -50,8 +50,6 @@ from zonectl.plan.ops import (
     SetBalancerEnabled,
     SetBalancerWindow,
     SetCollectionBalancing,
-    ZoneMembershipOp,
-    ZoneRangeOp,
 )
 from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
 from zonectl.plan.sampling import sampling_ops
@@ -309,6 +307,7 @@ def _restrict(
     for ns in sorted(only - set(desired.collections)):
         problems.warn(None, f"--namespace {ns}: no policy manages it")
     kept = [op for op in ops if op.namespace is not None and op.namespace in only]
-    needed = {op.zone for op in kept if isinstance(op, ZoneRangeOp) and op.adds}
-    adds = [op for op in ops if isinstance(op, ZoneMembershipOp) and op.joins and op.zone in needed]
+    needed = {r.zone for op in kept if (r := op.range_change()) is not None and r.adds}
+    joins = [(op, op.membership_change()) for op in ops]
+    adds = [op for op, m in joins if m is not None and m.joins and m.zone in needed]
     return [*adds, *kept]

@@ -17,7 +17,7 @@ from zonectl.model.bsontypes import type_name
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
 from zonectl.model.keys import compare, format_value, sort_key, type_rank
-from zonectl.plan.ops import Op, ZoneRangeOp, format_range
+from zonectl.plan.ops import Op, format_range
 from zonectl.plan.planner import make_plan
 from zonectl.plan.value import Plan
 
@@ -80,11 +80,12 @@ def window_desired(desired: DesiredState) -> DesiredState:
 
 def is_window_op(op: Op, desired: DesiredState) -> bool:
     """A range op of a firehose namespace in its hot or cold zone."""
-    if not isinstance(op, ZoneRangeOp):
+    change = op.range_change()
+    if change is None:
         return False
-    cp = desired.collections.get(op.ns)
+    cp = desired.collections.get(change.ns)
     fh = cp.firehose if cp is not None else None
-    return fh is not None and op.zone in {fh.hot, fh.cold}
+    return fh is not None and change.zone in {fh.hot, fh.cold}
 
 
 def make_window_plan(
@@ -104,7 +105,7 @@ def make_window_plan(
     plan = dataclasses.replace(full, ops=ops, valid_until=valid_until)
     moves = []
     for ns in window_namespaces(desired):
-        ns_ops = tuple(op for op in ops if getattr(op, "ns", None) == ns)
+        ns_ops = tuple(op for op in ops if op.namespace == ns)
         if ns_ops:
             fh = desired.collections[ns].firehose
             assert fh is not None
@@ -166,28 +167,28 @@ def window_problems(window: WindowPlan, actual: ClusterState) -> list[str]:
     problems: list[str] = []
     live_zones = actual.zones()
     for move in window.moves:
-        ranged = [op for op in move.ops if isinstance(op, ZoneRangeOp)]
-        removed = {(sort_key(op.min), sort_key(op.max), op.zone) for op in ranged if not op.adds}
+        ranged = [c for op in move.ops if (c := op.range_change()) is not None]
+        removed = {(sort_key(c.min), sort_key(c.max), c.zone) for c in ranged if not c.adds}
         staying = [
             r
             for r in actual.ranges_of(move.ns)
             if (sort_key(r.min), sort_key(r.max), r.zone) not in removed
         ]
-        for op in ranged:
-            if not op.adds:
+        for new in ranged:
+            if not new.adds:
                 continue
-            if op.zone not in live_zones:
+            if new.zone not in live_zones:
                 problems.append(
-                    f"{move.ns}: zone {op.zone} has no shard in the cluster, so the window "
-                    f"{format_range(op.min, op.max)} would have nowhere to live; add a shard "
-                    f"to zone {op.zone} (list it under `shards` and run `zonectl apply`)"
+                    f"{move.ns}: zone {new.zone} has no shard in the cluster, so the window "
+                    f"{format_range(new.min, new.max)} would have nowhere to live; add a shard "
+                    f"to zone {new.zone} (list it under `shards` and run `zonectl apply`)"
                 )
                 continue
             for r in staying:
-                if compare(op.min, r.max) < 0 and compare(r.min, op.max) < 0:
+                if compare(new.min, r.max) < 0 and compare(r.min, new.max) < 0:
                     problems.append(
-                        f"{move.ns}: the new window {format_range(op.min, op.max)} of zone "
-                        f"{op.zone} overlaps the live range {format_range(r.min, r.max)} of "
+                        f"{move.ns}: the new window {format_range(new.min, new.max)} of zone "
+                        f"{new.zone} overlaps the live range {format_range(r.min, r.max)} of "
                         f"zone {r.zone}, which rotate does not remove; run `zonectl apply`"
                     )
     return problems
@@ -266,8 +267,8 @@ def with_pattern_ops(
     # A range in a zone no shard carries yet waits for the membership apply adds (the server
     # answers ZoneNotFound), and so do the other range ops of its namespace.
     live_zones = actual.zones()
-    ranged = [op for op in full.ops if isinstance(op, ZoneRangeOp)]
-    waiting = {op.ns for op in ranged if op.adds and op.zone not in live_zones}
+    ranged = [c for op in full.ops if (c := op.range_change()) is not None]
+    waiting = {c.ns for c in ranged if c.adds and c.zone not in live_zones}
 
     def apply_only(op: Op) -> bool:
         """Ops a rotate run leaves to `zonectl apply` (each op kind says: memberships and

@@ -46,7 +46,7 @@ def op_to_doc(op: Op) -> dict[str, Any]:
     doc["args"] = args
     doc["database"] = op.database
     doc["command"] = _bson(op.command())
-    impact = getattr(op, "impact", None)
+    impact = op.impact
     if impact is not None:
         doc["impact"] = dataclasses.asdict(impact)
     return doc

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from zonectl.balancer_settings.row import Setting
 from zonectl.balancer_settings.table import row
-from zonectl.plan.op_base import Counts, Format, Moves, Op, Phase, Reply, Sign
+from zonectl.plan.op_base import Format, Op, Reply
 
 
 def _frozen(value: Any) -> Any:
@@ -32,19 +32,17 @@ def _thawed(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class SetClusterSetting(Op):
+class SetClusterSetting(
+    Op,
+    kind="set_cluster_setting",
+    counts_as="setting",
+    phase="last",
+    idempotent=True,  # an upsert that $sets (or $unsets) one field
+    database="config",
+):
     """One cluster-wide balancer setting: an upsert of its config.settings document through
     mongos, as mongosh's helpers and the manual do (reference balancer-settings §1-§3)."""
 
-    kind: ClassVar[str] = "set_cluster_setting"
-    sign: ClassVar[Sign] = "~"
-    counts_as: ClassVar[Counts] = "setting"
-    phase: ClassVar[Phase] = "last"
-    moves: ClassVar[Moves] = ""
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = False
-    idempotent: ClassVar[bool] = True  # an upsert that $sets (or $unsets) one field
-    database: ClassVar[str] = "config"
     key: str
     value: Any
     previous: Any = None
@@ -85,17 +83,10 @@ class SetClusterSetting(Op):
 
 
 @dataclass(frozen=True)
-class SetCollectionSetting(Op):
+class SetCollectionSetting(Op, kind="set_collection_setting", counts_as="setting", phase="last"):
     """One balancer setting of a collection: configureCollectionBalancing (5.3+; reference
     balancer-settings §4). `uuid` names the collection a one-shot setting ran on."""
 
-    kind: ClassVar[str] = "set_collection_setting"
-    sign: ClassVar[Sign] = "~"
-    counts_as: ClassVar[Counts] = "setting"
-    phase: ClassVar[Phase] = "last"
-    moves: ClassVar[Moves] = ""
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = False
     ns: str
     key: str
     value: Any

@@ -4,37 +4,24 @@ sampling, the balancer on or off, and its active window. Each is counted as a se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
-from zonectl.plan.op_base import (
-    BALANCER_MAX_TIME_MS,
-    MAJORITY,
-    Counts,
-    Format,
-    Moves,
-    Op,
-    Phase,
-    Reply,
-    Sign,
-    on_off,
-)
+from zonectl.plan.op_base import BALANCER_MAX_TIME_MS, MAJORITY, Format, Op, Reply, on_off
 
 
 @dataclass(frozen=True)
-class SetCollectionBalancing(Op):
+class SetCollectionBalancing(
+    Op,
+    kind="set_collection_balancing",
+    counts_as="setting",
+    phase="last",
+    idempotent=True,  # $set of one value, or the same enableBalancing
+):
     """The noBalance switch: a plain update of config.collections through mongos, as the
     shell helpers sh.enableBalancing/sh.disableBalancing do (reference §3.5); with
     `by_command` (8.1+), configureCollectionBalancing enableBalancing, as mongosh does from FCV
     8.1 (balancer-settings §4.1; the manual says 8.0.10, mongosh gates on FCV 8.1)."""
 
-    kind: ClassVar[str] = "set_collection_balancing"
-    sign: ClassVar[Sign] = "~"
-    counts_as: ClassVar[Counts] = "setting"
-    phase: ClassVar[Phase] = "last"
-    moves: ClassVar[Moves] = ""
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = False
-    idempotent: ClassVar[bool] = True  # $set of one value, or the same enableBalancing
     ns: str
     enabled: bool
     previous: bool | None = None
@@ -47,6 +34,9 @@ class SetCollectionBalancing(Op):
     @property
     def database(self) -> str:  # type: ignore[override]
         return "admin" if self.by_command else "config"
+
+    def balancing_after(self) -> bool:
+        return self.enabled
 
     @property
     def reply(self) -> Reply:
@@ -81,18 +71,11 @@ class SetCollectionBalancing(Op):
 
 
 @dataclass(frozen=True)
-class SetQueryAnalyzer(Op):
+class SetQueryAnalyzer(Op, kind="set_query_analyzer", counts_as="setting", phase="last"):
     """Query sampling of one collection (7.0+): configureQueryAnalyzer with mode "full" and
     samplesPerSecond, or mode "off" (configure_query_analyzer_cmd.cpp). `rate` None: off;
     `previous` None: sampling was off (or never configured)."""
 
-    kind: ClassVar[str] = "set_query_analyzer"
-    sign: ClassVar[Sign] = "~"
-    counts_as: ClassVar[Counts] = "setting"
-    phase: ClassVar[Phase] = "last"
-    moves: ClassVar[Moves] = ""
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = False
     ns: str
     rate: float | None
     previous: float | None = None
@@ -133,19 +116,17 @@ def _samples(rate: float | None) -> str:
 
 
 @dataclass(frozen=True)
-class SetBalancerEnabled(Op):
-    """balancerStart/balancerStop; both write config.settings mode+stopped (reference §3.1)."""
-
-    kind: ClassVar[str] = "set_balancer_enabled"
-    sign: ClassVar[Sign] = "~"
-    counts_as: ClassVar[Counts] = "setting"
-    phase: ClassVar[Phase] = "last"
-    moves: ClassVar[Moves] = ""
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = False
+class SetBalancerEnabled(
+    Op,
+    kind="set_balancer_enabled",
+    counts_as="setting",
+    phase="last",
     # Both upsert the same mode/stopped fields (reference §3.1); a second balancerStop waits
     # for the round again, nothing more.
-    idempotent: ClassVar[bool] = True
+    idempotent=True,
+):
+    """balancerStart/balancerStop; both write config.settings mode+stopped (reference §3.1)."""
+
     enabled: bool
     previous: bool | None = None
 
@@ -171,19 +152,17 @@ class SetBalancerEnabled(Op):
 
 
 @dataclass(frozen=True)
-class SetBalancerWindow(Op):
+class SetBalancerWindow(
+    Op,
+    kind="set_balancer_window",
+    counts_as="setting",
+    phase="last",
+    idempotent=True,  # an upsert that $sets (or $unsets) one field
+    database="config",
+):
     """The activeWindow of config.settings {_id: "balancer"}; no server command sets it, the
     shell writes the document (reference §2.5). `start`/`stop` None removes the window."""
 
-    kind: ClassVar[str] = "set_balancer_window"
-    sign: ClassVar[Sign] = "~"
-    counts_as: ClassVar[Counts] = "setting"
-    phase: ClassVar[Phase] = "last"
-    moves: ClassVar[Moves] = ""
-    destructive: ClassVar[bool] = False
-    apply_only: ClassVar[bool] = False
-    idempotent: ClassVar[bool] = True  # an upsert that $sets (or $unsets) one field
-    database: ClassVar[str] = "config"
     start: str | None
     stop: str | None
     previous: tuple[str, str] | None = None

@@ -15,7 +15,7 @@ from bson.binary import UuidRepresentation
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import sort_key
-from zonectl.plan.ops import Impact, Op, ShardKeyOp, ZoneMembershipOp
+from zonectl.plan.ops import Impact, Op
 
 FORMAT_VERSION = 1
 
@@ -91,8 +91,8 @@ class Plan:
         ops = self.ops
         migrated = [op.impact for op in ops if op.moves == "migrates"]
         copied = [op.impact for op in ops if op.moves == "copies"]
-        keys = [op for op in ops if isinstance(op, ShardKeyOp)]
-        shards = {op.shard for op in ops if isinstance(op, ZoneMembershipOp)}
+        keys = [(op, k) for op in ops if (k := op.key_change()) is not None]
+        shards = {m.shard for op in ops if (m := op.membership_change()) is not None}
         known = [i for i in migrated if i is not None]
         return Summary(
             to_add=sum(op.counts_as == "range_added" for op in ops),
@@ -104,8 +104,8 @@ class Plan:
             impact_known=len(known) == len(migrated) and all(i is not None for i in copied),
             collections=sum(op.counts_as == "collection_moved" for op in ops),
             key_changes=len(keys),
-            blocked=sum(bool(op.blocked) for op in keys),
-            same_key=sum(op.same_key for op in keys),
+            blocked=sum(bool(op.blocked) for op, _ in keys),
+            same_key=sum(k.same_key for _, k in keys),
         )
 
     def with_impacts(self, impacts: Mapping[int, Impact]) -> Plan:

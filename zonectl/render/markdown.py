@@ -4,7 +4,7 @@ diff per namespace, impact estimate, unmanaged items and how to roll back."""
 from __future__ import annotations
 
 from zonectl.model.keys import format_value
-from zonectl.plan.ops import AssignZoneRange, Op, format_range
+from zonectl.plan.ops import Op, format_range
 from zonectl.plan.value import Plan
 from zonectl.render.inert import markdown_code as code
 from zonectl.render.inert import markdown_text, terminal
@@ -74,7 +74,11 @@ def render_markdown(plan: Plan) -> str:
 
 
 def _impact(plan: Plan) -> list[str]:
-    rows = [op for op in plan.ops if isinstance(op, AssignZoneRange) and op.impact is not None]
+    rows = [
+        (new, op.impact)
+        for op in plan.ops
+        if (new := op.range_change()) is not None and new.adds and op.impact is not None
+    ]
     if not rows:
         return []
     out = [
@@ -83,12 +87,11 @@ def _impact(plan: Plan) -> list[str]:
         "| namespace | zone | range | chunks in range | to migrate | size |",
         "|---|---|---|---:|---:|---:|",
     ]
-    for op in rows:
-        assert op.impact is not None
+    for new, impact in rows:
         out.append(
-            f"| {code(op.ns, in_table=True)} | {code(op.zone, in_table=True)} | "
-            f"{code(format_range(op.min, op.max), in_table=True)} | "
-            f"{op.impact.chunks} | ~{op.impact.migrating} | ~{format_bytes(op.impact.bytes)} |"
+            f"| {code(new.ns, in_table=True)} | {code(new.zone, in_table=True)} | "
+            f"{code(format_range(new.min, new.max), in_table=True)} | "
+            f"{impact.chunks} | ~{impact.migrating} | ~{format_bytes(impact.bytes)} |"
         )
     return [*out, ""]
 

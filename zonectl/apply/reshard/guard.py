@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from zonectl.apply.reshard.runner import check_budget
 from zonectl.errors import PlanError
-from zonectl.plan.ops import ReshardCollection, ShardKeyOp
 from zonectl.plan.value import Plan
 
 
 def refuse_blocked(plan: Plan, *, detach: bool, budget_s: float | None) -> None:
-    keys = [op for op in plan.ops if isinstance(op, ShardKeyOp)]
-    blocked = [f"{op.describe()}: {op.blocked}" for op in keys if op.blocked]
+    keys = [(op, k) for op in plan.ops if (k := op.key_change()) is not None]
+    blocked = [f"{op.describe()}: {op.blocked}" for op, _ in keys if op.blocked]
     if blocked:
         raise PlanError(
             "the plan has blocked key changes; nothing was changed:",
             details=blocked,
             hint="make each change runnable as it says, then `zonectl plan` again",
         )
-    if any(isinstance(op, ReshardCollection) for op in keys) and not detach:
+    if any(k.reshards for _, k in keys) and not detach:
         check_budget(budget_s)

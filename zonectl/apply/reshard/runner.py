@@ -23,7 +23,7 @@ from zonectl.apply.interrupt import check_stop, holding
 from zonectl.apply.migrate import MigrationProgress
 from zonectl.apply.ports import ReshardControl
 from zonectl.errors import ClusterError
-from zonectl.plan.ops import ReshardCollection
+from zonectl.plan.ops import Op
 
 MINIMUM_S = 300.0  # reshardingMinimumOperationDurationMillis default
 CRITICAL_S = 2.0  # the critical section (manual: writes blocked about 2 s)
@@ -48,9 +48,10 @@ def check_budget(budget_s: float | None) -> None:
 
 
 def run_reshard(
-    op: ReshardCollection,
+    op: Op,
+    ns: str,
     *,
-    send: Callable[[ReshardCollection], Mapping[str, Any]],
+    send: Callable[[Op], Mapping[str, Any]],
     control: ReshardControl,
     events: MigrationProgress,
     clock: Callable[[], float],
@@ -72,32 +73,32 @@ def run_reshard(
     total = op.impact.bytes if op.impact is not None else 0
     shown = 0
     said: tuple[str, int] = ("", -1)  # the last state and decile reported
-    events.start(op.ns, 1, max(total, 1))
+    events.start(ns, 1, max(total, 1))
     try:
         while thread.is_alive():
             thread.join(poll_s)
             if not thread.is_alive():
                 break
             check_stop()  # a fleet run's Ctrl-C, seen from its worker thread
-            progress = control.read_progress(op.ns)
+            progress = control.read_progress(ns)
             if progress is None:
                 continue
             copied = int(progress.share * max(total, 1))
             events.advance(0, max(copied - shown, 0))
             shown = max(shown, copied)
-            said = _say(op.ns, progress, said, events)
+            said = _say(ns, progress, said, events)
             if detach:
                 return Outcome("detached", f"state {progress.state or 'unknown'}")
             over = _over_budget(budget_s, clock() - start, progress.elapsed_s, progress)
             if over is not None and progress.state in _BEFORE_CRITICAL:
-                events.note(f"{op.ns}: --budget: {over}; aborting the resharding")
-                control.abort(op.ns)
+                events.note(f"{ns}: --budget: {over}; aborting the resharding")
+                control.abort(ns)
                 thread.join()
                 return Outcome("aborted", over)
     except KeyboardInterrupt:
-        events.note(f"{op.ns}: interrupted: aborting the resharding and waiting for the abort")
-        with holding(f"the resharding of {op.ns} (aborting)"):
-            control.abort(op.ns)
+        events.note(f"{ns}: interrupted: aborting the resharding and waiting for the abort")
+        with holding(f"the resharding of {ns} (aborting)"):
+            control.abort(ns)
             thread.join()
         raise
     finally:

@@ -10,7 +10,7 @@ from zonectl.apply.migrate import MigrationProgress
 from zonectl.apply.ports import Ports
 from zonectl.apply.reshard.runner import run_reshard
 from zonectl.errors import ClusterError, ZonectlError
-from zonectl.plan.ops import Op, ReshardCollection
+from zonectl.plan.ops import Op
 
 
 class StepEvents(MigrationProgress, Protocol):
@@ -18,7 +18,8 @@ class StepEvents(MigrationProgress, Protocol):
 
 
 def reshard_step(
-    op: ReshardCollection,
+    op: Op,
+    ns: str,
     ports: Ports,
     events: StepEvents,
     journal: Callable[[str], Any],
@@ -26,7 +27,8 @@ def reshard_step(
     budget_s: float | None,
     detach: bool,
 ) -> bool:
-    """Run it; True when it committed (False: detached, left running on the server)."""
+    """Run it (a resharding of `ns`); True when it committed (False: detached, left running
+    on the server)."""
     control = ports.reshard
     if control is None:
         raise ClusterError(f"{op.describe()}: this cluster connection cannot reshard")
@@ -34,6 +36,7 @@ def reshard_step(
     try:
         outcome = run_reshard(
             op,
+            ns,
             send=ports.send,
             control=control,
             events=events,
@@ -51,13 +54,12 @@ def reshard_step(
     journal(f"{outcome.status} {outcome.detail}".strip())
     if outcome.status == "aborted":
         raise ClusterError(
-            f"{op.ns}: resharding aborted by --budget ({outcome.detail}); "
-            "the collection is as it was",
+            f"{ns}: resharding aborted by --budget ({outcome.detail}); the collection is as it was",
             hint="rerun with a longer --budget, or in a longer maintenance window",
         )
     if outcome.status == "detached":
         events.note(
-            f"{op.ns}: detached: the resharding keeps running on the server; "
+            f"{ns}: detached: the resharding keeps running on the server; "
             "`zonectl status` shows it, the next plan/apply waits for it"
         )
         return False
