@@ -272,7 +272,7 @@ def _dry_run(ports: Ports, options: ApplyOptions, prepared: Prepared) -> int:
     ]
     previews = [p for p in previews if p.splits or p.moves.violating]
     plan = prepared.plan
-    nss = {getattr(op, "ns", None) for op in plan.ops} | {p.ns for p in previews}
+    nss = {op.namespace for op in plan.ops} | {p.ns for p in previews}
     no_balance = {ns: ports.balancing.read_no_balance(ns) for ns in nss if ns}
     commands = dry_run_commands(
         plan, previews, options, no_balance, ports.balancing.balancer_running()

@@ -54,7 +54,6 @@ from zonectl.mongo.footprint import Footprint
 from zonectl.mongo.forecast_read import range_key
 from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.unsharded_read import read_move_impacts
-from zonectl.plan.ops import AssignZoneRange, ZoneMembershipOp
 from zonectl.plan.value import Plan
 from zonectl.render import render_json, render_markdown, render_text
 from zonectl.render.forecast import (
@@ -291,7 +290,8 @@ def _plan_and_forecast(
 
 def _rezoned(plan: Plan, ranges: Mapping[str, Any]) -> frozenset[str]:
     """Namespaces with a range in a zone that gains or loses a shard in this plan."""
-    zones = {op.zone for op in plan.ops if isinstance(op, ZoneMembershipOp)}
+    changes = [op.membership_change() for op in plan.ops]
+    zones = {change.zone for change in changes if change is not None}
     return frozenset(ns for ns, rs in ranges.items() if any(r[2] in zones for r in rs))
 
 
@@ -316,8 +316,9 @@ def assigned_ranges(plan: Plan) -> dict[str, list[tuple[dict[str, Any], dict[str
     """The ranges the plan assigns, per namespace: where its chunks are read one by one."""
     out: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     for op in plan.ops:
-        if isinstance(op, AssignZoneRange):
-            out.setdefault(op.ns, []).append((dict(op.min), dict(op.max)))
+        change = op.range_change()
+        if change is not None and change.adds:
+            out.setdefault(change.ns, []).append((dict(change.min), dict(change.max)))
     return out
 
 
