@@ -221,3 +221,22 @@ def test_every_value_a_client_stored_is_read_back_unchanged_after_a_save(
                 if isinstance(value, uuid.UUID):
                     assert client[db][coll].count_documents({"_id": i, key: value}) == 1
         client.close()
+
+
+def test_a_collection_keeps_its_uuid_for_query_analyzers_after_a_reload(tmp_path: Path) -> None:
+    """config.queryAnalyzers' _id is the collection's UUID (configure_query_analyzer_cmd.cpp),
+    also when the analyzer is configured after the state was saved and loaded."""
+    from zonectl.sandbox.uri import start
+
+    uri = f"sandbox:?now={NOW}&state={tmp_path / 's.state'}"
+    for _ in range(2):
+        with start(uri) as handle:
+            client: MongoClient[Any] = MongoClient(handle.uri, **_CLIENT)
+            client.admin.command(
+                "configureQueryAnalyzer", "app.audit", mode="full", samplesPerSecond=1
+            )
+            coll = client.config.collections.find_one({"_id": "app.audit"})
+            analyzer = client.config.queryAnalyzers.find_one({"ns": "app.audit"})
+            client.close()
+            assert coll is not None and analyzer is not None
+            assert analyzer["_id"] == coll["uuid"]

@@ -2,9 +2,9 @@
 
 Format: a header line, then BSON records: one `meta`, one per plain collection, and per
 sharded collection a `store` record followed by one record per chunk (its served document,
-size and count). Records are encoded and plain collections decoded with the codec the wire
-uses (sandbox/codec.py), so every value a client stored comes back as it was: a UUID, a
-time-zone-aware date, a date outside Python's range. Written to a temporary file in the same
+size and count). Records are encoded with the codec the wire uses (sandbox/codec.py), so
+every value a client stored comes back as it was: a UUID, a time-zone-aware date, a date
+outside Python's range. Written to a temporary file in the same
 directory, fsynced, then renamed over the target: a failed save keeps the previous file.
 """
 
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import bson
+from bson.binary import UuidRepresentation
 from bson.codec_options import CodecOptions
 from bson.raw_bson import RawBSONDocument
 
@@ -30,6 +31,12 @@ if TYPE_CHECKING:
 
 HEADER = b"ZONECTL-SANDBOX-STATE 1\n"
 _RAW = CodecOptions(document_class=RawBSONDocument)
+# Plain collections read back as the wire decodes (time-zone-aware dates, a date beyond
+# datetime's range as DatetimeMS), but a UUID as the subtype-4 Binary the sandbox's own
+# documents hold (config.collections' uuid, which collection_uuid and the chunk views expect).
+# A client's UUID (uuid.UUID after the wire's decode) comes back as that same Binary: it
+# compares (model.keys) and encodes the same.
+_PLAIN = CODEC.with_options(uuid_representation=UuidRepresentation.UNSPECIFIED)
 
 
 class StateFileError(ZonectlError):
@@ -113,7 +120,7 @@ def load(sandbox: Sandbox, path: str | Path) -> None:
                     cluster.restore_ts(int(ts[0]), int(ts[1]))
                 _restore_clock(sandbox, record.get("clock"))
             elif kind == "coll":
-                plain = bson.decode(record.raw, CODEC)
+                plain = bson.decode(record.raw, _PLAIN)
                 coll = MemoryCollection(record["ns"], plain["docs"], plain.get("meta"))
                 sandbox.catalog.mount(record["ns"], coll)
             elif kind == "store":
