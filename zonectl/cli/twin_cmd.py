@@ -86,9 +86,7 @@ def command(
         from zonectl.twin.dump import capture_dump
 
         capture, reader = capture_dump(dump, archive)
-        written = write_twin(
-            capture, reader, out, render=render, jsonl=jsonl, anonymize=anonymize
-        )
+        written = write_twin(capture, reader, out, render=render, jsonl=jsonl, anonymize=anonymize)
         notes = capture.notes
     else:
         if not uri:
