@@ -28,7 +28,8 @@ from typing import Any
 from bson import Binary, ObjectId, Timestamp
 
 from zonectl.model.keys import compare, range_contains, sort_key
-from zonectl.sandbox.catalog.chunks import ChunkStore, DocForm
+from zonectl.sandbox.catalog.chunk_doc import DocForm
+from zonectl.sandbox.catalog.chunks import ChunkStore
 from zonectl.sandbox.catalog.namespaces import Catalog
 from zonectl.sandbox.catalog.store import Collection, Document
 from zonectl.sandbox.clock import Clock

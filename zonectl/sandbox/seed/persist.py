@@ -22,7 +22,8 @@ from bson.raw_bson import RawBSONDocument
 
 from zonectl.atomic import replacing
 from zonectl.errors import ZonectlError
-from zonectl.sandbox.catalog.chunks import ChunkStore, DocForm
+from zonectl.sandbox.catalog.chunk_doc import DocForm
+from zonectl.sandbox.catalog.chunks import ChunkStore
 from zonectl.sandbox.catalog.store import MemoryCollection
 from zonectl.sandbox.codec import CODEC
 
