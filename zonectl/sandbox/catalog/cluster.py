@@ -224,7 +224,9 @@ class Cluster:
     ) -> ChunkStore:
         """Write the config.collections entry and the initial chunks (shardCollection);
         `keys`: the bounds' keystrings, when already encoded."""
-        self.ensure_database(ns.split(".", 1)[0], primary=shards[0] if shards else None)
+        db = ns.split(".", 1)[0]
+        if db != "config":  # config.databases has no config entry (config-dump.md §3.2)
+            self.ensure_database(db, primary=shards[0] if shards else None)
         ts = self.now_ts()
         epoch = ObjectId()
         doc: Document = {
