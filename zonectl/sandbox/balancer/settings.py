@@ -12,6 +12,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from bson import Decimal128
@@ -204,8 +205,8 @@ def _integer_field(doc: Mapping[str, Any], name: str) -> int:
             "TypeMismatch",
             f'Expected field "{name}" to have numeric type, but found {type_name(value)}',
         )
-    number = value.to_decimal() if isinstance(value, Decimal128) else value
-    exact = number == number and abs(number) < 2**63 and int(number) == number  # no NaN
+    number = value.to_decimal() if isinstance(value, Decimal128) else Decimal(value)
+    exact = number.is_finite() and abs(number) < 2**63 and number == number.to_integral_value()
     if not exact:
         raise CommandError.of(
             "BadValue",

@@ -14,7 +14,7 @@ cluster's placement depends on its history.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bson import Binary, Int64
 from bson.max_key import MaxKey
@@ -41,7 +41,7 @@ def create_sessions(cluster: Cluster) -> None:
     shards = cluster.shard_names()
     if not shards or cluster.chunks(SESSIONS) is not None:
         return
-    bounds = [
+    bounds: list[dict[str, Any]] = [
         {"_id": MinKey()},
         *({"_id": {"id": point}} for point in split_points()),
         {"_id": MaxKey()},
