@@ -168,8 +168,11 @@ class Cluster:
             "tags": sorted(
                 (d["ns"], str(d["min"]), str(d["max"]), d["tag"]) for d in c.config.tags.find()
             ),
+            # The users' collections: not config.system.sessions, which every cluster has.
             "noBalance": {
-                d["_id"]: bool(d.get("noBalance", False)) for d in c.config.collections.find()
+                d["_id"]: bool(d.get("noBalance", False))
+                for d in c.config.collections.find()
+                if not d["_id"].startswith("config.")
             },
             "balancer": {
                 k: v

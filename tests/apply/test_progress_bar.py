@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import child_procs
+
 ROOT = Path(__file__).resolve().parents[2]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]")
 
@@ -22,7 +24,7 @@ def on_a_terminal(columns: int, *args: str) -> tuple[int, list[str]]:
     env = {**os.environ, "COLUMNS": str(columns), "LINES": "24", "TERM": "xterm"}
     env.pop("NO_COLOR", None)
     env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.Popen(
+    proc = child_procs.popen(
         [sys.executable, "-m", "zonectl", *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

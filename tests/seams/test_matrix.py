@@ -59,15 +59,6 @@ DATES = (
 _VERSION = re.compile(r"""^version:\s*["']?(\d+\.\d+)""", re.MULTILINE)
 _FIREHOSE = re.compile(r"^\s*firehose:", re.MULTILINE)
 
-# Known bugs owned elsewhere (issue 37): strict, so a cell turns red once its bug is fixed.
-_DEFRAGMENT = (
-    "issue 37 item 2: apply of `defragment: true` with a saved state ends in "
-    "'internal error: ValueError: cannot encode native uuid.UUID'; the state is not saved"
-)
-_SAMPLING = (
-    "issue 37 item 5: the twin drops config.queryAnalyzers, so the demo's sampling "
-    "settings plan again on the twin (3 ops) and not on its source"
-)
 
 
 @dataclass(frozen=True)
@@ -106,17 +97,6 @@ def policies() -> list[Policy]:
     return [*found, Policy("demo", ROOT / "policies" / "demo", None)]
 
 
-def _known_bug(policy: Policy, version: str) -> list[pytest.MarkDecorator]:
-    reasons = []
-    if policy.name == "balancer" and _tuple(version) >= (6, 0):
-        reasons.append(_DEFRAGMENT)  # configureCollectionBalancing's defragmentCollection: 6.0+
-    if policy.name == "demo" and _tuple(version) >= (7, 0):
-        reasons.append(_SAMPLING)  # configureQueryAnalyzer is 7.0+
-    if not reasons:
-        return []
-    return [pytest.mark.xfail(strict=True, reason="; and ".join(reasons))]
-
-
 def cells() -> list[Any]:
     out = []
     for policy in policies():
@@ -129,7 +109,6 @@ def cells() -> list[Any]:
                     version,
                     now,
                     id=f"{policy.name}-{version}-{now[:10]}",
-                    marks=_known_bug(policy, version),
                 )
             )
     return out

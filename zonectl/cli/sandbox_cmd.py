@@ -13,6 +13,10 @@ import typer
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.errors import UsageError
 from zonectl.forecast.units import format_rate, parse_rate
+from zonectl.sandbox.versions import DEFAULT_VERSION, PROFILES
+
+# From the versions table, so a profile added there is offered here.
+VERSIONS_HELP = ", ".join(f"{v} (default)" if v == DEFAULT_VERSION else v for v in PROFILES)
 
 
 @guarded
@@ -25,7 +29,7 @@ def command(
     ] = None,
     version: Annotated[
         str | None,
-        typer.Option("--version", help="Server version to imitate: 5.0, 6.0, 7.0 (default), 8.0."),
+        typer.Option("--version", help=f"Server version to imitate: {VERSIONS_HELP}."),
     ] = None,
     state: Annotated[
         Path | None,

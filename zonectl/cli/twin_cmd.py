@@ -13,7 +13,7 @@ from zonectl.cli.common import uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode, UsageError
-from zonectl.twin.write import Written, write_twin
+from zonectl.twin.write import Written, sidecar_path, write_twin
 
 
 @guarded
@@ -79,11 +79,14 @@ def command(
         raise UsageError("twin needs -o FILE (the twin's YAML; its chunks go beside it)")
     if dump is not None and archive is not None:
         raise UsageError("give one of --uri, --dump DIR and --archive FILE")
+    _check_targets(out, jsonl)
+    from zonectl.sandbox.seed.cluster_yaml import render
+
     if dump is not None or archive is not None:
         from zonectl.twin.dump import capture_dump
 
         capture, reader = capture_dump(dump, archive)
-        written = write_twin(capture, reader, out, jsonl=jsonl, anonymize=anonymize)
+        written = write_twin(capture, reader, out, render=render, jsonl=jsonl, anonymize=anonymize)
         notes = capture.notes
     else:
         if not uri:
@@ -94,12 +97,29 @@ def command(
         with connect(uri, origin=uri_origin(uri)) as conn:
             live = LiveCapture(conn, measure=measure)
             capture = live.capture()
-            written = write_twin(capture, live.read_chunks, out, jsonl=jsonl, anonymize=anonymize)
+            written = write_twin(
+                capture, live.read_chunks, out, render=render, jsonl=jsonl, anonymize=anonymize
+            )
             notes = capture.notes
     for note in notes:
         warn(note)
     _report(written, capture.costs or {}, capture.sizes)
     return int(ExitCode.OK)
+
+
+def _check_targets(out: Path, jsonl: bool) -> None:
+    """Both files a twin writes must be files: refused before anything is read or written."""
+    if out.is_dir():
+        raise UsageError(
+            f"-o {out}: is a directory; name the twin's file, e.g. -o {out / 'cluster.twin.yaml'}"
+            " (a directory is for --inventory: one twin per cluster)"
+        )
+    side = sidecar_path(out, jsonl)
+    if side.is_dir():
+        raise UsageError(
+            f"-o {out}: its chunks go to {side}, which is a directory; "
+            "remove it or name another file"
+        )
 
 
 def _report(written: Written, costs: dict[str, object], sizes: str) -> None:

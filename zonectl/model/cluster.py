@@ -11,6 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# Databases whose sharded collections are MongoDB's own (config.system.sessions in every
+# cluster): not the operator's to manage, so export and status leave them out unless they
+# carry zone ranges or are named.
+MONGODB_OWN_PREFIXES = ("config.", "admin.")
+
+
+def is_mongodb_own(ns: str) -> bool:
+    return ns.startswith(MONGODB_OWN_PREFIXES)
+
 
 @dataclass(frozen=True)
 class LiveShard:

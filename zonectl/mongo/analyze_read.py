@@ -21,7 +21,7 @@ from zonectl.analyze.inputs import (
     Workload,
 )
 from zonectl.errors import ClusterError, redact
-from zonectl.model.cluster import ClusterState
+from zonectl.model.cluster import ClusterState, is_mongodb_own
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
 from zonectl.mongo.analyze_bulk import Reply, read_changes, read_chunk_infos, read_key_replies
@@ -44,13 +44,16 @@ def read_analyze_input(
     boundaries: Mapping[str, Any],
     candidates: Sequence[Mapping[str, Any]] = (),
 ) -> AnalyzeInput:
-    """Everything the rules need for `namespaces` (None: every sharded namespace and every
-    namespace the policy names, its patterns already expanded by `read_resolved`). A name
-    in `namespaces` may be a pattern (`logs.*`): it selects among those same namespaces.
+    """Everything the rules need for `namespaces` (None: every sharded namespace but MongoDB's
+    own, and every namespace the policy names, its patterns already expanded by
+    `read_resolved`). A name in `namespaces` may be a pattern (`logs.*`): it selects among
+    those same namespaces.
     `candidates`: keys to put beside each live key (`analyze --candidate`)."""
     docs = read_config_documents(conn, None)
     state = docs.cluster_state(conn)
-    known = set(state.collections) | set(desired.collections if desired else ())
+    # MongoDB's own sharded collections (config.system.sessions) only when named.
+    live = {ns for ns in state.collections if not is_mongodb_own(ns)}
+    known = live | set(desired.collections if desired else ())
     if namespaces:
         exact = {ns for ns in namespaces if not is_pattern(ns)}
         globs = [ns for ns in namespaces if is_pattern(ns)]

@@ -12,7 +12,7 @@ from typing import Any
 from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.errors import ClusterError, ZonectlError, redact
-from zonectl.model.cluster import ClusterState, LiveRange, ReshardProgress
+from zonectl.model.cluster import ClusterState, LiveRange, ReshardProgress, is_mongodb_own
 from zonectl.model.keys import sort_key
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example
 from zonectl.mongo.chunk_scan_many import read_many_compliance
@@ -54,6 +54,8 @@ def read_status(
     state, colls, balancer_status = _read_config(conn, notes)
     by_ns = {str(d["_id"]): d for d in colls}
     names = sorted(set(by_ns) | {r.namespace for r in state.ranges})
+    if namespaces is None:  # MongoDB's own (config.system.sessions) only when named or zoned
+        names = [n for n in names if not is_mongodb_own(n) or state.ranges_of(n)]
     if namespaces is not None:
         for missing in sorted(set(namespaces) - set(names)):
             notes.append(f"{missing}: neither sharded nor given zone ranges")

@@ -79,6 +79,8 @@ class LiveCapture:
         )
         tags = self._find("tags", optional=True)
         settings = self._find("settings", optional=True)
+        # Query sampling (7.0+): config.queryAnalyzers, one document per configured collection.
+        analyzers = self._find("queryAnalyzers", optional=True) if self.major >= 7 else []
         for s in settings:
             if s.get("_id") == "chunksize" and s.get("value"):
                 self.chunksize_mb = int(s["value"])
@@ -113,6 +115,7 @@ class LiveCapture:
             notes=self.notes,
             captured_at=now,
             history=history.newest(log.entries),
+            analyzers=analyzers,
         )
 
     def _read_sizes(self) -> str:

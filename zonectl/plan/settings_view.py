@@ -10,7 +10,7 @@ from typing import Any
 
 from zonectl.balancer_settings.row import Setting
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
-from zonectl.model.cluster import ClusterState
+from zonectl.model.cluster import ClusterState, is_mongodb_own
 from zonectl.model.desired import DesiredState, SettingValue
 from zonectl.plan.settings import has_gate, progress, stopping
 
@@ -44,6 +44,8 @@ def setting_lines(actual: ClusterState, desired: DesiredState | None) -> tuple[S
     for ns in sorted(actual.collections):
         live = actual.collections[ns]
         cp = desired.collections.get(ns) if desired is not None else None
+        if cp is None and is_mongodb_own(ns):
+            continue  # config.system.sessions' own chunk size is MongoDB's, not unmanaged
         wanted = cp.settings if cp is not None else {}
         for r in COLLECTION:
             if r.once and live.settings.get(r.field):

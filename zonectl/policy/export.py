@@ -20,12 +20,10 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
-from zonectl.model.cluster import ClusterState, LiveRange
+from zonectl.model.cluster import ClusterState, LiveRange, is_mongodb_own
 from zonectl.model.keys import bson_equal, format_value, global_max, global_min, sort_key
 from zonectl.policy.check_misc import exact_pattern, is_pattern
 
-# MongoDB's own sharded collections: not the operator's to manage.
-_INTERNAL_DBS = ("config.", "admin.")
 _COMMENT_COLUMN = 36
 
 
@@ -128,7 +126,7 @@ def build_policy(
     skipped = sorted(
         ns
         for ns in state.collections
-        if ns.startswith(_INTERNAL_DBS) and not state.ranges_of(ns) and namespaces is None
+        if is_mongodb_own(ns) and not state.ranges_of(ns) and namespaces is None
     )
     doc = CommentedMap()
     doc["apiVersion"] = "zonectl/v1"
@@ -173,7 +171,7 @@ def _namespaces(state: ClusterState, only: Collection[str] | None) -> list[str]:
     names = set(state.collections) | {r.namespace for r in state.ranges}
     if only is not None:
         return sorted(names & set(only))
-    return sorted(ns for ns in names if not ns.startswith(_INTERNAL_DBS) or state.ranges_of(ns))
+    return sorted(ns for ns in names if not is_mongodb_own(ns) or state.ranges_of(ns))
 
 
 def _balancer(state: ClusterState) -> CommentedMap:

@@ -153,6 +153,7 @@ def capture_dump(dump: Path | None, archive: Path | None) -> tuple[Capture, Chun
         notes=notes,
         captured_at=None,
         history=history.newest(docs.get("changelog", [])),
+        analyzers=_analyzers(docs, major, notes),
     )
     full = {str(c["_id"]): c for c in colls}
 
@@ -241,6 +242,17 @@ def _infer(docs: Docs) -> str:
     if any("timestamp" in c for c in colls):
         return "6.0" if any("maxChunkSizeBytes" in c for c in colls) else "5.0"
     return "5.0"
+
+
+def _analyzers(docs: Docs, major: int, notes: list[str]) -> list[dict[str, Any]]:
+    """config.queryAnalyzers (7.0+); a dump without it (older mongo-tools) is said so."""
+    found = docs.get("queryAnalyzers")
+    if found is None and major >= 7:
+        notes.append(
+            "no config.queryAnalyzers in the dump: query sampling is not captured "
+            "(the twin samples nothing)"
+        )
+    return list(found or [])
 
 
 def _costs(docs: Docs, notes: list[str]) -> dict[str, Any]:

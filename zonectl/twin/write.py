@@ -1,12 +1,13 @@
-"""Write a twin: the YAML the sandbox serves (`zonectl sandbox --cluster`) and its chunk
-sidecar, from what a live cluster or a config dump gave (`Capture`) and a per-collection
-chunk reader. The sidecar and the YAML each go to a temporary file renamed over the target
-once complete, so a failure never leaves a half-written twin."""
+"""Write a twin: the cluster file the sandbox serves (`zonectl sandbox --cluster`) and its
+chunk sidecar, from what a live cluster or a config dump gave (`Capture`) and a per-collection
+chunk reader. The cluster file's YAML is written by the caller's `render` (the module that
+reads that format, sandbox/seed/cluster_yaml.py). The sidecar and the YAML each go to a
+temporary file renamed over the target once complete, so a failure never leaves a
+half-written twin."""
 
 from __future__ import annotations
 
 import datetime as dt
-import io
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -15,7 +16,6 @@ from typing import Any
 
 from bson import json_util
 from bson.json_util import JSONMode, JSONOptions
-from ruamel.yaml import YAML
 
 from zonectl.atomic import write_atomically
 from zonectl.twin import chunkfile
@@ -65,6 +65,8 @@ class Capture:
     notes: list[str] = field(default_factory=list)
     captured_at: dt.datetime | None = None
     history: list[dict[str, Any]] = field(default_factory=list)  # history.sanitize'd
+    # config.queryAnalyzers (7.0+): each collection's query sampling configuration.
+    analyzers: list[dict[str, Any]] = field(default_factory=list)
 
 
 # Writes one collection's chunks (key order) with `writer.chunk(...)`.
@@ -94,6 +96,7 @@ def write_twin(
     read_chunks: ChunkReader,
     out: Path,
     *,
+    render: Callable[[Mapping[str, Any]], str],
     jsonl: bool = False,
     anonymize: bool = False,
 ) -> Written:
@@ -121,7 +124,7 @@ def write_twin(
             )
     doc = _yaml_doc(capture, counts, side, anon)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(out, _dump(doc))
+    write_atomically(out, render(doc))
     return Written(out, side, len(counts), sum(counts.values()))
 
 
@@ -161,6 +164,29 @@ def _anonymize_chunks(capture: Capture, plain_side: Path, side: Path) -> Anonymi
     return anon
 
 
+ANALYZER_FIELDS = ("mode", "samplesPerSecond", "startTime", "stopTime")
+
+
+def query_analyzers(capture: Capture, anonymized: bool) -> dict[str, dict[str, Any]]:
+    """namespace -> its config.queryAnalyzers document as the cluster file holds it (the
+    `_id`, the collection's UUID, is the twin's own). Documents of collections the twin does
+    not hold (unsharded ones) are named in the notes (counted when anonymized)."""
+    sharded = {str(c["_id"]) for c in capture.collections}
+    out = {}
+    for d in capture.analyzers:
+        ns = str(d.get("ns"))
+        if ns in sharded:
+            out[ns] = {f: plain(d[f]) for f in ANALYZER_FIELDS if d.get(f) is not None}
+    others = sorted({str(d.get("ns")) for d in capture.analyzers} - sharded)
+    if others:
+        which = f"{len(others)} unsharded collections" if anonymized else ", ".join(others)
+        capture.notes.append(
+            f"not captured: query sampling (config.queryAnalyzers) of {which}: "
+            "a twin holds sharded collections only"
+        )
+    return out
+
+
 def _yaml_doc(
     capture: Capture, counts: Mapping[str, int], side: Path, anon: Anonymizer | None
 ) -> dict[str, Any]:
@@ -182,6 +208,7 @@ def _yaml_doc(
         for d in capture.databases
         if d.get("primary") is not None
     ]
+    analyzers = query_analyzers(capture, anon is not None)
     doc["collections"] = [
         {
             "ns": ns_of(str(c["_id"])),
@@ -189,6 +216,7 @@ def _yaml_doc(
             "unique": bool(c.get("unique", False)),
             "noBalance": bool(c.get("noBalance", False)),
             "chunks": max(1, counts.get(str(c["_id"]), 1)),
+            **({"queryAnalyzer": analyzers[str(c["_id"])]} if str(c["_id"]) in analyzers else {}),
         }
         for c in capture.collections
     ]
@@ -223,17 +251,3 @@ def _yaml_doc(
         twin["costs"] = rename(capture.costs, shard) if anon else capture.costs
     doc["twin"] = twin
     return doc
-
-
-def _dump(doc: Mapping[str, Any]) -> str:
-    yaml = YAML(typ="safe", pure=True)
-    yaml.default_flow_style = None
-    yaml.width = 120
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
-    buf = io.StringIO()
-    buf.write("# A twin written by `zonectl twin` (docs/twin.md); serve it with\n")
-    buf.write(
-        "# `zonectl sandbox --cluster THIS_FILE`. The chunks are in the file twin.chunks names.\n"
-    )
-    yaml.dump(dict(doc), buf)
-    return buf.getvalue()

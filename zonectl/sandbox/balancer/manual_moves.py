@@ -37,6 +37,16 @@ def check_move_allowed(cluster: Cluster, ns: str, i: int, to: str) -> None:
         raise CommandError.of("IllegalOperation", f"{to} is not in the correct zone {zone}")
 
 
+def refresh_for_move(balancer: Balancer) -> None:
+    """6.0+: `Balancer::moveRange`, the config server's half of moveChunk and moveRange,
+    reads the chunk size through getMaxChunkSizeBytes (mongo:src/mongo/db/s/balancer/
+    balancer.cpp), which runs refreshAndCheck and raises its error: a config.settings
+    document that does not parse fails every manual move before the donor is asked. 5.0's
+    moveSingleChunk is handed the size instead (the cached settings are used)."""
+    if balancer.cluster.version.has_move_range:
+        balancer.reload_settings()
+
+
 def move_chunk(
     balancer: Balancer,
     ns: str,

@@ -12,7 +12,10 @@ import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
+
+from bson import Decimal128
 
 from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import format_value
@@ -70,14 +73,21 @@ def _wrap(context: str, err: CommandError) -> CommandError:
 
 
 def _bool_field(doc: Mapping[str, Any], name: str, default: bool | None) -> bool:
-    """bsonExtractBooleanField(WithDefault): booleans and numbers are accepted."""
+    """bsonExtractBooleanField(WithDefault): booleans and numbers are accepted. The message
+    with a default is bsonExtractBooleanFieldWithDefault's (mongo:src/mongo/bson/util/
+    bson_extract.cpp): `_waitForDelete: "yes"` fails the refresh with TypeMismatch."""
     if name not in doc:
         if default is None:
             raise CommandError.of("NoSuchKey", f'Missing expected field "{name}"')
         return default
     value = doc[name]
-    if isinstance(value, bool | int | float):
-        return bool(value)
+    if isinstance(value, bool | int | float | Decimal128):
+        return bool(value.to_decimal()) if isinstance(value, Decimal128) else bool(value)
+    if default is not None:
+        raise CommandError.of(
+            "TypeMismatch",
+            f'Expected boolean or number type for field "{name}", found {type_name(value)}',
+        )
     raise CommandError.of(
         "TypeMismatch",
         f'"{name}" had the wrong type. Expected boolean or number, found {type_name(value)}',
@@ -175,18 +185,35 @@ def _parse_balancer(
 def _parse_chunk_size(doc: Mapping[str, Any] | None, version: VersionProfile) -> int:
     if doc is None:
         return version.default_chunk_size_mb * MB
-    value = doc.get("value")
-    if value is None:
-        raise CommandError.of("NoSuchKey", 'Missing expected field "value"')
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise CommandError.of(
-            "TypeMismatch",
-            f'"value" had the wrong type. Expected number, found {type_name(value)}',
-        )
-    megabytes = int(value)
+    megabytes = _integer_field(doc, "value")
     if not 1 <= megabytes <= 1024:
         raise CommandError.of("BadValue", f"{megabytes} is not a valid value for chunksize")
     return megabytes * MB
+
+
+def _integer_field(doc: Mapping[str, Any], name: str) -> int:
+    """bsonExtractIntegerField (mongo:src/mongo/bson/util/bson_extract.cpp): a number whose
+    value is exactly an int64. The config.settings validator only asks for a number in
+    [1, 1024], so `value: 3.5` is written and then fails every refresh with BadValue
+    (jstests/sharding/config_settings_schema.js: "the balancer will fail until a correct
+    value is set")."""
+    if name not in doc:
+        raise CommandError.of("NoSuchKey", f'Missing expected field "{name}"')
+    value = doc[name]
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal128):
+        raise CommandError.of(
+            "TypeMismatch",
+            f'Expected field "{name}" to have numeric type, but found {type_name(value)}',
+        )
+    number = value.to_decimal() if isinstance(value, Decimal128) else Decimal(value)
+    exact = number.is_finite() and abs(number) < 2**63 and number == number.to_integral_value()
+    if not exact:
+        raise CommandError.of(
+            "BadValue",
+            f'Expected field "{name}" to have a value exactly representable as a 64-bit '
+            f"integer, but found {name}: {format_value(value)}",
+        )
+    return int(number)
 
 
 def parse_settings(

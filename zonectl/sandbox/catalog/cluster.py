@@ -28,7 +28,8 @@ from typing import Any
 from bson import Binary, ObjectId, Timestamp
 
 from zonectl.model.keys import compare, range_contains, sort_key
-from zonectl.sandbox.catalog.chunks import ChunkStore, DocForm
+from zonectl.sandbox.catalog.chunk_doc import DocForm
+from zonectl.sandbox.catalog.chunks import ChunkStore
 from zonectl.sandbox.catalog.namespaces import Catalog
 from zonectl.sandbox.catalog.store import Collection, Document
 from zonectl.sandbox.clock import Clock
@@ -223,7 +224,9 @@ class Cluster:
     ) -> ChunkStore:
         """Write the config.collections entry and the initial chunks (shardCollection);
         `keys`: the bounds' keystrings, when already encoded."""
-        self.ensure_database(ns.split(".", 1)[0], primary=shards[0] if shards else None)
+        db = ns.split(".", 1)[0]
+        if db != "config":  # config.databases has no config entry (config-dump.md §3.2)
+            self.ensure_database(db, primary=shards[0] if shards else None)
         ts = self.now_ts()
         epoch = ObjectId()
         doc: Document = {

@@ -70,6 +70,7 @@ COMMAND_PRIVILEGES: dict[str, Need] = {
     "findAndModify": [[("{ns}", "find"), ("{ns}", "update")]],
     "createIndexes": [[("{ns}", "createIndex")]],
     "create": [[("{ns}", "createCollection")]],
+    "collMod": [[("{ns}", "collMod")]],
     "drop": [[("{ns}", "dropCollection")]],
     "dropDatabase": [[("{ns}", "dropDatabase")]],
     "listDatabases": [],  # filtered to what the user may see (authorizedDatabases)

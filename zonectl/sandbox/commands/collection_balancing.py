@@ -20,6 +20,7 @@ from zonectl.sandbox.balancer import view
 from zonectl.sandbox.balancer.merges import INT_MAX, merge_all_on_shard
 from zonectl.sandbox.balancer.policy import compliance
 from zonectl.sandbox.catalog import fcv
+from zonectl.sandbox.catalog.sessions import MAX_CHUNK_SIZE_BYTES, SESSIONS
 from zonectl.sandbox.commands import move_rules
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
@@ -61,7 +62,13 @@ def balancer_collection_status(request: Request) -> dict[str, Any]:
     version = sandbox.version
     doc = _collection_doc(sandbox, ns)
     balancer = sandbox.balancer
-    settings = balancer.current_settings()
+    # 6.0+: the chunk size comes from getMaxChunkSizeBytes (mongo:src/mongo/db/s/balancer/
+    # balancer.cpp), which runs refreshAndCheck and fails the command with its error: while
+    # config.settings holds `chunksize: 3.5` or `_waitForDelete: "yes"`, this command fails
+    # (BadValue, TypeMismatch) until a valid value is set. 5.0 reads the cached settings.
+    settings = (
+        balancer.reload_settings() if version.version_array[0] >= 6 else balancer.current_settings()
+    )
     reply: dict[str, Any] = {}
     if version.has_configure_collection_balancing:
         nbytes = view.max_chunk_size_bytes(sandbox.cluster, ns, settings)
@@ -132,7 +139,11 @@ def configure_collection_balancing(request: Request) -> dict[str, Any]:
         size = int(size)  # safeInt
         if size != 0 and not 1 <= size <= 1024:
             raise CommandError.of("InvalidOptions", f"Chunk size '{size}' out of range [1MB, 1GB]")
-        updates["maxChunkSizeBytes"] = Int64(size * MB) if size else None  # 0: back to global
+        # 0: back to the default, which is the global one (unset) except for the sessions
+        # collection's 200000 bytes (ShardingCatalogManager::configureCollectionBalancing;
+        # ConfigureCollectionBalancingTest.SettingChunkSizeMBToZeroLogicalSessions).
+        default = Int64(MAX_CHUNK_SIZE_BYTES) if ns == SESSIONS else None
+        updates["maxChunkSizeBytes"] = Int64(size * MB) if size else default
     for name, (field, inverted) in flags.items():
         if name not in body:
             continue

@@ -14,7 +14,7 @@ from typing import Any
 from zonectl.model.bsontypes import type_name
 from zonectl.model.keys import compare, format_value
 from zonectl.sandbox.balancer import view
-from zonectl.sandbox.balancer.manual_moves import check_move_allowed, move_chunk
+from zonectl.sandbox.balancer.manual_moves import check_move_allowed, move_chunk, refresh_for_move
 from zonectl.sandbox.catalog.chunks import ChunkStore
 from zonectl.sandbox.commands import move_rules
 from zonectl.sandbox.commands.registry import Request, command
@@ -142,6 +142,7 @@ def move_chunk_cmd(request: Request) -> dict[str, Any]:
             f"Could not move chunk in {ns} to {to} because that shard does not exist",
         )
     i = _resolve_typed(request, store, key) if typed else _locate_errmsg_style(request, store, key)
+    refresh_for_move(sandbox.balancer)
     if sandbox.version.manual_moves_check_zones:
         check_move_allowed(sandbox.cluster, ns, i, to)
     force = bool(request.body.get("forceJumbo", False))
@@ -185,6 +186,7 @@ def move_range_cmd(request: Request) -> dict[str, Any]:
     key = move_rules.key_pattern(sandbox.cluster, ns)
     if not _shard_exists(sandbox, to):
         raise CommandError.of("ShardNotFound", f"Shard {to} not found")
+    refresh_for_move(sandbox.balancer)  # before the bounds are checked or a chunk split
     lo, hi = _range_bound(request, "min", key), _range_bound(request, "max", key)
     if lo is not None and hi is not None and compare(lo, hi) >= 0:
         raise CommandError.of(

@@ -24,6 +24,7 @@ from zonectl.forecast.units import parse_rate
 from zonectl.model.keys import sort_key
 from zonectl.sandbox.catalog import fcv
 from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
+from zonectl.sandbox.catalog.sessions import create_sessions
 from zonectl.sandbox.catalog.unsharded import create_with_options, set_meta
 from zonectl.sandbox.seed import twin_load
 from zonectl.sandbox.seed.doc_keys import record_documents
@@ -104,6 +105,7 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
     else:
         for coll in spec.collections:
             _seed_collection(sandbox, coll, names, source)
+    create_sessions(cluster)  # every real cluster has it
     for entry in spec.unsharded:
         _seed_unsharded(sandbox, entry)
     if spec.balancer is not None:

@@ -2,54 +2,73 @@
 
 Format: a header line, then BSON records: one `meta`, one per plain collection, and per
 sharded collection a `store` record followed by one record per chunk (its served document,
-size and count). Written to a temporary file in the same directory, fsynced, then renamed
-over the target, so a crash never leaves a half-written state file.
+size and count). Records are encoded with the codec the wire uses (sandbox/codec.py), so
+every value a client stored comes back as it was: a UUID, a time-zone-aware date, a date
+outside Python's range. Written to a temporary file in the same
+directory, fsynced, then renamed over the target: a failed save keeps the previous file.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import bson
+from bson.binary import UuidRepresentation
 from bson.codec_options import CodecOptions
 from bson.raw_bson import RawBSONDocument
 
+from zonectl.atomic import replacing
 from zonectl.errors import ZonectlError
-from zonectl.sandbox.catalog.chunks import ChunkStore, DocForm
+from zonectl.sandbox.catalog.chunk_doc import DocForm
+from zonectl.sandbox.catalog.chunks import ChunkStore
 from zonectl.sandbox.catalog.store import MemoryCollection
+from zonectl.sandbox.codec import CODEC
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox
 
 HEADER = b"ZONECTL-SANDBOX-STATE 1\n"
 _RAW = CodecOptions(document_class=RawBSONDocument)
+# Plain collections read back as the wire decodes (time-zone-aware dates, a date beyond
+# datetime's range as DatetimeMS), but a UUID as the subtype-4 Binary the sandbox's own
+# documents hold (config.collections' uuid, which collection_uuid and the chunk views expect).
+# A client's UUID (uuid.UUID after the wire's decode) comes back as that same Binary: it
+# compares (model.keys) and encodes the same.
+_PLAIN = CODEC.with_options(uuid_representation=UuidRepresentation.UNSPECIFIED)
 
 
 class StateFileError(ZonectlError):
     """A state file that cannot be read back."""
 
 
+class StateSaveError(ZonectlError):
+    """The state could not be written; the file that was there is left as it was."""
+
+
 def save(sandbox: Sandbox, path: str | Path) -> None:
-    """Atomically write the sandbox state to `path` (holds the sandbox lock while copying)."""
+    """Atomically write the sandbox state to `path` (holds the sandbox lock while copying).
+    Raises StateSaveError (one line, naming the file) when the file cannot be written."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as out, sandbox.lock:
-            out.write(HEADER)
-            for record in _records(sandbox):
-                out.write(bson.encode(record))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        _write(sandbox, path)
+    except OSError as exc:
+        kept = "its previous content is kept" if path.exists() else "nothing was written"
+        raise StateSaveError(
+            f"{path}: could not save the sandbox state ({exc.strerror or exc}); {kept}",
+            hint="free space or choose another state file (--state / state=)",
+        ) from None
+
+
+def _write(sandbox: Sandbox, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Owner-only, as it always was: the file holds every document clients stored.
+    with replacing(path, mode=0o600) as out, sandbox.lock:
+        out.write(HEADER)
+        for record in _records(sandbox):
+            out.write(bson.encode(record, codec_options=CODEC))
 
 
 def _records(sandbox: Sandbox) -> Iterator[dict[str, Any]]:
@@ -102,7 +121,7 @@ def load(sandbox: Sandbox, path: str | Path) -> None:
                     cluster.restore_ts(int(ts[0]), int(ts[1]))
                 _restore_clock(sandbox, record.get("clock"))
             elif kind == "coll":
-                plain = bson.decode(record.raw)
+                plain = bson.decode(record.raw, _PLAIN)
                 coll = MemoryCollection(record["ns"], plain["docs"], plain.get("meta"))
                 sandbox.catalog.mount(record["ns"], coll)
             elif kind == "store":

@@ -100,9 +100,23 @@ class QueryShapeSpec(_Model):
 
 
 class QueryAnalyzerSpec(_Model):
-    """config.queryAnalyzers as if configureQueryAnalyzer had run (7.0+): mode full."""
+    """The collection's config.queryAnalyzers document as configureQueryAnalyzer leaves it
+    (7.0+; QueryAnalyzerDocument, mongo:src/mongo/s/analyze_shard_key_documents.idl):
+    `_id` the collection's UUID and `ns` come from the collection; mode "full" samples at
+    samplesPerSecond; mode "off" keeps the document with its stopTime (and the rate it had).
+    startTime/stopTime are Extended JSON dates ({$date: ...}); startTime defaults to when the
+    seeded sandbox's workload starts. A twin carries the captured document here."""
 
-    samplesPerSecond: float = Field(gt=0, le=50)  # configure_query_analyzer_cmd.cpp
+    mode: Literal["full", "off"] = "full"
+    samplesPerSecond: float | None = Field(default=None, gt=0, le=50)  # kMaxSamplesPerSecond
+    startTime: Any = None
+    stopTime: Any = None
+
+    @model_validator(mode="after")
+    def _rate_when_full(self) -> QueryAnalyzerSpec:
+        if self.mode == "full" and self.samplesPerSecond is None:
+            raise ValueError("mode 'full' needs samplesPerSecond (above 0, at most 50)")
+        return self
 
 
 class CollectionSpec(_Model):

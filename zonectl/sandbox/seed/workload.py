@@ -9,14 +9,18 @@ when seeded (a state file already holds its analyzers and samples).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import json
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from bson import json_util
 
 from zonectl.sandbox.commands.query_analyzer import collection_uuid
 from zonectl.sandbox.sampling.sampler import QUERY_ANALYZERS
 from zonectl.sandbox.sampling.workload import Shape, Traffic
-from zonectl.sandbox.seed.schema import ClusterFile, SeedError
+from zonectl.sandbox.seed.schema import ClusterFile, QueryAnalyzerSpec, SeedError
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox
@@ -38,13 +42,7 @@ def attach(sandbox: Sandbox, spec: ClusterFile, *, seeded: bool, source: str) ->
         for coll in spec.collections:
             if coll.queryAnalyzer is not None:
                 sandbox.cluster.coll(QUERY_ANALYZERS).put(
-                    {
-                        "_id": collection_uuid(sandbox, coll.ns),
-                        "ns": coll.ns,
-                        "mode": "full",
-                        "samplesPerSecond": coll.queryAnalyzer.samplesPerSecond,
-                        "startTime": since,
-                    }
+                    _analyzer(sandbox, coll.ns, coll.queryAnalyzer, since, source)
                 )
     sandbox.sampler.start_at(since)
     if shapes:
@@ -53,6 +51,32 @@ def attach(sandbox: Sandbox, spec: ClusterFile, *, seeded: bool, source: str) ->
         sandbox.sampler.traffic = traffic
     if since < now:
         sandbox.sampler.advance(now)  # the warm-up runs now, before anyone connects
+
+
+def _analyzer(
+    sandbox: Sandbox, ns: str, spec: QueryAnalyzerSpec, since: dt.datetime, source: str
+) -> dict[str, Any]:
+    """The config.queryAnalyzers document, fields in QueryAnalyzerDocument's order."""
+    doc: dict[str, Any] = {"_id": collection_uuid(sandbox, ns), "ns": ns, "mode": spec.mode}
+    if spec.samplesPerSecond is not None:
+        doc["samplesPerSecond"] = spec.samplesPerSecond
+    doc["startTime"] = _date(spec.startTime, f"{ns} queryAnalyzer.startTime", source) or since
+    stop = _date(spec.stopTime, f"{ns} queryAnalyzer.stopTime", source)
+    if stop is not None:
+        doc["stopTime"] = stop
+    return doc
+
+
+def _date(value: Any, field: str, source: str) -> dt.datetime | None:
+    if value is None:
+        return None
+    decoded = json_util.loads(json.dumps(value, default=str))  # {$date: ...}
+    if isinstance(decoded, str):
+        with contextlib.suppress(ValueError):  # a YAML timestamp, or an ISO string
+            decoded = dt.datetime.fromisoformat(decoded)
+    if not isinstance(decoded, dt.datetime):
+        raise SeedError(f"{source}: {field}: expected a date ({{$date: ...}}): {value!r}")
+    return decoded if decoded.tzinfo else decoded.replace(tzinfo=dt.UTC)
 
 
 def _seconds(text: str, source: str) -> float:
