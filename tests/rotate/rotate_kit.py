@@ -4,6 +4,7 @@ records every command the sandbox dispatches, to prove what was (not) sent."""
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +88,17 @@ class Firehose:
     def tags(self, ns: str) -> list[tuple[Any, Any, str]]:
         docs = self.client.config.tags.find({"ns": ns}).sort("min", 1)
         return [(d["min"], d["max"], d["tag"]) for d in docs]
+
+    def hot_min(self) -> dt.datetime:
+        """The lower bound of app.events' hot range: where the window's boundary stands."""
+        (lo,) = [lo for lo, _, zone in self.tags("app.events") if zone == "hot"]
+        value = lo["ts"]
+        assert isinstance(value, dt.datetime)
+        return value
+
+
+def midnight(instant: dt.datetime) -> dt.datetime:
+    return instant.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def tap(sandbox: Sandbox, sent: list[tuple[str, str]]) -> None:

@@ -8,20 +8,9 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from rotate_kit import POLICY, Firehose, zonectl
+from rotate_kit import POLICY, Firehose, midnight, zonectl
 
 FUTURE = dt.datetime(2030, 1, 2, tzinfo=dt.UTC)
-
-
-def _hot_min(fh: Firehose) -> dt.datetime:
-    (lo,) = [lo for lo, _, zone in fh.tags("app.events") if zone == "hot"]
-    value = lo["ts"]
-    assert isinstance(value, dt.datetime)
-    return value
-
-
-def _midnight(instant: dt.datetime) -> dt.datetime:
-    return instant.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def _iso(instant: dt.datetime) -> str:
@@ -36,21 +25,21 @@ def test_after_a_future_at_a_plain_run_refuses_to_move_the_window_back(
     assert (
         "--at 2030-01-02T00:05:00Z is " in ahead.err and "ahead of the cluster's clock" in ahead.err
     )
-    assert _hot_min(firehose) == FUTURE
+    assert firehose.hot_min() == FUTURE
     firehose.sent.clear()
     before = dt.datetime.now(dt.UTC)
     r = firehose.rotate("--yes")
     assert r.code == 5, r.err
     assert "refusing to move 2 firehose window(s) backwards; nothing was sent" in r.err
     assert 'app.events: live boundary ISODate("2030-01-02T00:00:00.000Z") is later than' in r.err
-    assert f'ISODate("{_midnight(before):%Y-%m-%d}T00:00:00.000Z")' in r.err
+    assert f'ISODate("{midnight(before):%Y-%m-%d}T00:00:00.000Z")' in r.err
     assert "(this host's clock)" in r.err
     assert (
         "this host's clock " in r.err and "the cluster's " in r.err and "hello.localTime" in r.err
     )
     assert "--allow-backwards" in r.err
     assert firehose.writes() == []  # not even the lease
-    assert _hot_min(firehose) == FUTURE
+    assert firehose.hot_min() == FUTURE
     # plan (and apply) show the same move back as a warning.
     plan = zonectl("plan", str(POLICY), "--uri", firehose.uri)
     assert plan.code == 0, plan.err
@@ -62,7 +51,7 @@ def test_after_a_future_at_a_plain_run_refuses_to_move_the_window_back(
     back = firehose.rotate("--yes", "--allow-backwards")
     assert back.code == 0, back.err
     assert "--allow-backwards: moving 2 firehose window(s) back" in back.err
-    assert _hot_min(firehose) in {_midnight(before), _midnight(dt.datetime.now(dt.UTC))}
+    assert firehose.hot_min() in {midnight(before), midnight(dt.datetime.now(dt.UTC))}
 
 
 def test_an_older_at_is_refused_as_backwards_too(firehose: Firehose) -> None:
@@ -94,7 +83,7 @@ def test_a_host_clock_behind_the_cluster_is_refused_and_cannot_move_windows_back
     assert r.code == 5
     assert "refusing to move 2 firehose window(s) backwards" in r.err
     assert firehose.writes() == []
-    assert _hot_min(firehose) == _midnight(cluster_now)
+    assert firehose.hot_min() == midnight(cluster_now)
 
 
 def test_a_cluster_clock_behind_this_host_is_named_and_refused(firehose: Firehose) -> None:

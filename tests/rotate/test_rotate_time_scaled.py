@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from rotate_kit import CLUSTER, Firehose, tap
+from rotate_kit import CLUSTER, Firehose, midnight, tap
 
 from zonectl.sandbox.clock import Clock
 from zonectl.sandbox.seed import build as seed
@@ -36,17 +36,6 @@ def scaled(sandbox_server: Callable[..., Any]) -> Firehose:
     return fh
 
 
-def _hot_min(fh: Firehose) -> dt.datetime:
-    (lo,) = [lo for lo, _, zone in fh.tags("app.events") if zone == "hot"]
-    value = lo["ts"]
-    assert isinstance(value, dt.datetime)
-    return value
-
-
-def _midnight(instant: dt.datetime) -> dt.datetime:
-    return instant.replace(hour=0, minute=0, second=0, microsecond=0)
-
-
 def test_the_sandbox_reports_a_running_clock_in_build_info_and_a_frozen_one_not(
     scaled: Firehose, sandbox_server: Callable[..., Any]
 ) -> None:
@@ -68,20 +57,20 @@ def test_rotate_runs_on_the_time_scaled_clock_instead_of_refusing_the_skew(
     assert r.code == 0, r.err
     assert "clocks differ" not in r.err
     assert "rotated 2 window(s)" in r.err
-    assert _hot_min(scaled) in {_midnight(before), _midnight(after)}  # the sandbox's day
+    assert scaled.hot_min() in {midnight(before), midnight(after)}  # the sandbox's day
 
 
 def test_rotate_names_the_sandbox_clock_as_such(scaled: Firehose) -> None:
     ahead = scaled.rotate("--at", "2030-01-02T00:05:00Z", "--yes")
     assert ahead.code == 0, ahead.err
-    assert _hot_min(scaled) == FUTURE
+    assert scaled.hot_min() == FUTURE
     r = scaled.rotate("--yes")
     assert r.code == 5, r.err
     assert "refusing to move 2 firehose window(s) backwards; nothing was sent" in r.err
     assert "(the sandbox's clock)" in r.err
     assert "the cluster's; this host's is not used" in r.err
     assert "this host's clock" not in r.err
-    assert _hot_min(scaled) == FUTURE
+    assert scaled.hot_min() == FUTURE
 
 
 def test_an_in_process_sandbox_clock_is_named_as_the_sandbox_s_too(tmp_path: Any) -> None:

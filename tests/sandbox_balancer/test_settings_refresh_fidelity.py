@@ -21,8 +21,9 @@ import pytest
 from bson import MinKey
 from pymongo import MongoClient
 from pymongo.errors import OperationFailure, WriteError
+from sandbox_at import served_at
 
-from zonectl.sandbox.uri import SandboxHandle, start
+from zonectl.sandbox.uri import SandboxHandle
 
 NOW = "2026-03-02T10:00:00Z"
 CHUNKSIZE_ERROR = (
@@ -37,12 +38,8 @@ WAIT_ERROR = (
 
 @pytest.fixture
 def served(request: pytest.FixtureRequest) -> Iterator[tuple[SandboxHandle, MongoClient[Any]]]:
-    with start(f"sandbox:?version={request.param}&now={NOW}") as handle:
-        client: MongoClient[Any] = MongoClient(handle.uri, serverSelectionTimeoutMS=5000)
-        try:
-            yield handle, client
-        finally:
-            client.close()
+    with served_at(request.param, NOW) as both:
+        yield both
 
 
 def _fails(call: Any, code: int, message: str) -> None:

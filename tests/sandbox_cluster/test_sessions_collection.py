@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from bson import Binary, Int64
 from pymongo import MongoClient
+from sandbox_at import served_at
 from typer.testing import CliRunner
 
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
-from zonectl.sandbox.uri import SandboxHandle, start
+from zonectl.sandbox.uri import SandboxHandle
 
 NOW = "2026-03-02T10:00:00Z"
 SESSIONS = "config.system.sessions"
@@ -27,12 +28,8 @@ if not app.registered_commands:
 
 @pytest.fixture
 def served(request: pytest.FixtureRequest) -> Iterator[tuple[SandboxHandle, MongoClient[Any]]]:
-    with start(f"sandbox:?version={request.param}&now={NOW}") as handle:
-        client: MongoClient[Any] = MongoClient(handle.uri, serverSelectionTimeoutMS=5000)
-        try:
-            yield handle, client
-        finally:
-            client.close()
+    with served_at(request.param, NOW) as both:
+        yield both
 
 
 def _uuid_bound(prefix: int) -> dict[str, Any]:

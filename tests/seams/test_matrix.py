@@ -60,7 +60,6 @@ _VERSION = re.compile(r"""^version:\s*["']?(\d+\.\d+)""", re.MULTILINE)
 _FIREHOSE = re.compile(r"^\s*firehose:", re.MULTILINE)
 
 
-
 @dataclass(frozen=True)
 class Policy:
     name: str
