@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks, simulate_balancer
+from zonectl.forecast.balancer_window import BalancerWindow
 from zonectl.forecast.burndown import BurnDown, make_burndown
 from zonectl.forecast.eager import PendingMove, simulate_eager
 from zonectl.forecast.finish_range import FinishRange, balancer_finish_range
 from zonectl.forecast.learn import Learned
 from zonectl.forecast.reshard import ReshardRoute
 from zonectl.forecast.timing import CostModel
-from zonectl.forecast.window import BalancerWindow
 
 # Where the cost of a migration came from.
 LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"

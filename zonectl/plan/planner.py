@@ -51,6 +51,7 @@ from zonectl.plan.ops import (
     SetBalancerWindow,
     SetCollectionBalancing,
 )
+from zonectl.plan.plan import Plan, make_fingerprint
 from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
 from zonectl.plan.sampling import sampling_ops
 from zonectl.plan.settings import cluster_setting_ops, collection_setting_ops
@@ -63,7 +64,6 @@ from zonectl.plan.unsharded import (
     refuse_kind,
     stuck_notes,
 )
-from zonectl.plan.value import Plan, make_fingerprint
 
 
 def make_plan(

@@ -20,9 +20,9 @@ from zonectl.diagnostics import Position
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.plan.ops import Op
+from zonectl.plan.plan import Unmanaged
 from zonectl.plan.ranges import Problems
 from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
-from zonectl.plan.value import Unmanaged
 
 
 def has_gate(setting: Setting, actual: ClusterState) -> bool:
