@@ -114,9 +114,7 @@ def test_a_directory_of_the_zone_database_is_an_unknown_zone_not_an_internal_err
     policy, _ = _files(tmp_path, f"  timezone: Europe\n  {WINDOW}\n")
     result = run("validate", policy)
     assert result.exit_code == 3, result.stderr
-    assert 'error ZP503 balancer timezone "Europe" is not a known IANA time zone' in (
-        result.stderr
-    )
+    assert 'error ZP503 balancer timezone "Europe" is not a known IANA time zone' in result.stderr
     policy, uri = _files(tmp_path, f"  {WINDOW}\n")
     result = run("plan", policy, "--uri", uri, "--at", AT, "--balancer-tz", "Europe")
     assert result.exit_code == 2, result.stderr
