@@ -134,7 +134,7 @@ def test_a_repeated_entry_is_a_warning_because_mongodb_accepts_it(
 def test_an_overnight_entry_wraps_inside_its_own_day() -> None:
     """`{Monday 22:00-06:00}` covers Monday 00:00-06:00 and 22:00-24:00, not Tuesday
     morning (§1.4, the BalancingWindowDOWOvernightWindow unit test)."""
-    from zonectl.forecast.day_windows import DayWindows
+    from zonectl.forecast.balancer_day_windows import DayWindows
 
     w = DayWindows.parse([{"day": "Monday", "start": "22:00", "stop": "06:00"}], dt.UTC)
     sunday_late = dt.datetime(2026, 11, 29, 23, 0, tzinfo=dt.UTC)

@@ -104,3 +104,30 @@ def test_the_schema_describes_the_zone() -> None:
     schema = json.loads(result.stdout)
     balancer = schema["$defs"]["BalancerModel"]["properties"]
     assert "activeWindow" in balancer["timezone"]["description"]
+
+
+def test_a_directory_of_the_zone_database_is_an_unknown_zone_not_an_internal_error(
+    tmp_path: Path,
+) -> None:
+    # `Europe` is a directory of the tz database: opening it raised IsADirectoryError, which
+    # reached the user as an internal error (exit 1) from validate, plan and --balancer-tz.
+    policy, _ = _files(tmp_path, f"  timezone: Europe\n  {WINDOW}\n")
+    result = run("validate", policy)
+    assert result.exit_code == 3, result.stderr
+    assert 'error ZP503 balancer timezone "Europe" is not a known IANA time zone' in result.stderr
+    policy, uri = _files(tmp_path, f"  {WINDOW}\n")
+    result = run("plan", policy, "--uri", uri, "--at", AT, "--balancer-tz", "Europe")
+    assert result.exit_code == 2, result.stderr
+    assert "--balancer-tz: unknown time zone 'Europe'" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_every_command_reads_the_policys_zone_by_the_same_rule(tmp_path: Path) -> None:
+    # `utc` passed validate and the forecast (UTC in any case), while the metrics refused
+    # it with exit 2 and blamed ZONECTL_CONFIG_TIMEZONE, which nobody had set.
+    policy, uri = _files(tmp_path, f"  timezone: utc\n  {WINDOW}\n")
+    assert run("validate", policy).exit_code == 0
+    assert _balancer_route("plan", policy, "--uri", uri)["at"] == "2026-03-03T01:00:23+00:00"
+    result = run("status", policy, "--uri", uri, "--format", "openmetrics")
+    assert result.exit_code == 0, result.stderr
+    assert "zonectl_balancer_in_window" in result.stdout

@@ -9,11 +9,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from zonectl.forecast.balancer import NamespaceChunks, simulate_balancer
+from zonectl.forecast.balancer_window import ActiveWindow, parse_hhmm
 from zonectl.forecast.eager import PendingMove, lower_bound_seconds, simulate_eager
 from zonectl.forecast.report import Assumptions, make_forecast
 from zonectl.forecast.timing import CostModel, copy_seconds
 from zonectl.forecast.units import format_duration, parse_rate
-from zonectl.forecast.window import ActiveWindow, load_zone, parse_hhmm
+from zonectl.time_zones import load_time_zone
 
 BYTES = CostModel(rate=1024 * 1024, fixed_s=0.0).seconds  # the arithmetic alone
 MIB = 1024 * 1024
@@ -56,7 +57,7 @@ def test_a_migration_takes_a_fixed_part_plus_its_bytes_over_the_rate() -> None:
 
 def test_an_unknown_time_zone_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown time zone"):
-        load_zone("Mars/Olympus")
+        load_time_zone("Mars/Olympus")
     with pytest.raises(ValueError):
         parse_hhmm("25:00")
 

@@ -14,8 +14,8 @@ from zonectl.plan.kinds import OP_CLASSES
 from zonectl.plan.ops import (
     Op,
 )
+from zonectl.plan.plan import Plan, Unmanaged
 from zonectl.plan.serialize import dump_plan, load_plan
-from zonectl.plan.value import Plan, Unmanaged
 from zonectl.render import markdown, text
 from zonectl.render.summary import summary_line
 

@@ -48,3 +48,10 @@ def test_validate_schedule_rejects_unknown_time_zones(tz: str) -> None:
     message = validate_schedule("0 0 * * *", tz)
     assert message is not None
     assert "unknown time zone" in message
+
+
+@pytest.mark.parametrize("tz", ["UTC", "utc", "Etc/UTC", "Europe/Berlin"])
+def test_validate_schedule_takes_a_zone_as_the_balancer_timezone_does(tz: str) -> None:
+    # One loader (zonectl.time_zones) for every time zone a policy names: `utc` is UTC in a
+    # firehose window as it is in `balancer.timezone`.
+    assert validate_schedule("0 0 * * *", tz) is None

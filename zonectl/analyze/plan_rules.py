@@ -15,7 +15,7 @@ from zonectl.model.desired import DesiredState
 from zonectl.model.keys import format_value, range_contains, ranges_overlap, sort_key
 from zonectl.plan.impact import zone_shards_after
 from zonectl.plan.op_base import RangeChange
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 MOST = 0.5  # a change migrating more than half of a collection's chunks
 

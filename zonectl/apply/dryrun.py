@@ -10,7 +10,7 @@ from zonectl.apply.preview import Preview
 from zonectl.apply.run import ApplyOptions
 from zonectl.plan.op_base import Phase
 from zonectl.plan.ops import Op, SetBalancerEnabled, SetCollectionBalancing
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 Command = tuple[str, dict[str, Any]]
 

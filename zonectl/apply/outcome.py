@@ -10,7 +10,7 @@ from typing import Protocol
 from zonectl.apply.migrate import MigrationProgress, MigrationResult
 from zonectl.apply.move_lookup import Resets
 from zonectl.plan.ops import Op
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from zonectl.apply.ports import Ports
 from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import sort_key
 from zonectl.plan.ops import SplitChunk
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 
 @dataclass(frozen=True)

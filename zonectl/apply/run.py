@@ -40,7 +40,7 @@ from zonectl.errors import ClusterError, ZonectlError
 from zonectl.model.keys import sort_key
 from zonectl.plan.op_base import Phase
 from zonectl.plan.ops import MoveCollection, Op
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 
 def run_apply(

@@ -162,7 +162,7 @@ CLUSTER: tuple[Setting, ...] = (
         "ignore it. A window wraps inside its own day: overnight is two entries (§1.4).",
         forecast=(
             "on 8.3+ at FCV 8.3 the balancer route runs rounds only inside the day-of-"
-            "week windows, and ignores activeWindow (forecast/day_windows.py)"
+            "week windows, and ignores activeWindow (forecast/balancer_day_windows.py)"
         ),
         status=STATUS
         + "; in force, the balancer line (and json `balancer.activeWindowDOW`) shows the "

@@ -41,9 +41,9 @@ from zonectl.mongo.echo import command_line
 from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.resolve import read_resolved
 from zonectl.mongo.unsharded_read import read_move_impacts
+from zonectl.plan.plan import Plan, make_fingerprint
 from zonectl.plan.serialize import load_plan
 from zonectl.plan.unsharded import UNREACHABLE
-from zonectl.plan.value import Plan, make_fingerprint
 from zonectl.render import render_text
 from zonectl.render.summary import plural
 from zonectl.settings import Settings

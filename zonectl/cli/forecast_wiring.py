@@ -16,7 +16,8 @@ import typer
 
 from zonectl.errors import UsageError
 from zonectl.forecast.balancer import NamespaceChunks
-from zonectl.forecast.day_windows import DayWindows
+from zonectl.forecast.balancer_day_windows import DayWindows
+from zonectl.forecast.balancer_window import ActiveWindow, BalancerWindow, parse_hhmm
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range
 from zonectl.forecast.learn import choose_model
@@ -25,12 +26,12 @@ from zonectl.forecast.reshard import ReshardRates, routes_for
 from zonectl.forecast.settings import chunk_size_notes
 from zonectl.forecast.size_spread import spread_estimates
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
-from zonectl.forecast.window import ActiveWindow, BalancerWindow, load_zone, parse_hhmm
 from zonectl.model.cluster import feature_release
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.forecast_read import RangeKey, read_namespace_chunks
+from zonectl.time_zones import load_time_zone
 
 
 def copy_rate_option() -> Any:
@@ -76,13 +77,15 @@ def with_policy_timezone(
         return flags
     if environ_zone is not None:
         try:
-            return replace(flags, tz=load_zone(environ_zone), tz_name=environ_zone, tz_given=True)
+            return replace(
+                flags, tz=load_time_zone(environ_zone), tz_name=environ_zone, tz_given=True
+            )
         except ValueError as exc:
             raise UsageError(f"ZONECTL_CONFIG_TIMEZONE: {exc}") from None
     stated = policy_timezone(desired)
     if stated is None:
         return flags
-    return replace(flags, tz=load_zone(stated), tz_name=stated)
+    return replace(flags, tz=load_time_zone(stated), tz_name=stated)
 
 
 def policy_timezone(desired: DesiredState | None) -> str | None:
@@ -100,7 +103,7 @@ def parse_forecast_flags(
     if parallel is not None and parallel < 1:
         raise UsageError(f"--parallel {parallel}: must be at least 1 (moves at once)")
     try:
-        tz = load_zone(balancer_tz or "UTC")
+        tz = load_time_zone(balancer_tz or "UTC")
     except ValueError as exc:
         raise UsageError(f"--balancer-tz: {exc}") from None
     return ForecastFlags(

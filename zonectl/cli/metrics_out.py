@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import typer
 
@@ -36,6 +35,7 @@ from zonectl.render.metrics import (
 )
 from zonectl.render.status import StatusReport
 from zonectl.settings import Settings
+from zonectl.time_zones import load_time_zone
 
 METRICS_FILE_HELP = (
     "Also write Prometheus metrics to PATH in node-exporter's textfile format, atomically "
@@ -80,20 +80,18 @@ def read_cluster_metrics(
     return _with_policy(conn, metrics, settings, desired, now)
 
 
-def _config_zone(settings: Settings, desired: DesiredState | None) -> ZoneInfo:
+def _config_zone(settings: Settings, desired: DesiredState | None) -> dt.tzinfo:
     """$ZONECTL_CONFIG_TIMEZONE (or --balancer-tz, which status puts there), else the
     policy's `balancer.timezone`, else UTC: the order the forecast uses too."""
-    from zonectl.windows.schedule import load_zone
-
     name = settings.config_timezone or policy_timezone(desired) or "UTC"
-    zone = load_zone(name)
-    if zone is None:
+    try:
+        return load_time_zone(name)
+    except ValueError:
         raise UsageError(
             f"ZONECTL_CONFIG_TIMEZONE: unknown time zone {name!r}; "
             "give an IANA name such as Europe/Berlin (the balancer window is in the config "
             "server's local time)"
-        )
-    return zone
+        ) from None
 
 
 def _with_policy(

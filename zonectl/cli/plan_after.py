@@ -12,7 +12,7 @@ from zonectl.model.cluster import ClusterState, day_windows_in_force
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
 from zonectl.plan.impact import zone_shards_after
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 
 @dataclass(frozen=True)

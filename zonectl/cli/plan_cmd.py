@@ -54,7 +54,7 @@ from zonectl.mongo.footprint import Footprint
 from zonectl.mongo.forecast_read import range_key
 from zonectl.mongo.reshard_read import read_reshard_impacts
 from zonectl.mongo.unsharded_read import read_move_impacts
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 from zonectl.render import render_json, render_markdown, render_text
 from zonectl.render.forecast import (
     forecast_dict,

@@ -16,9 +16,9 @@ from zonectl.model.desired import DesiredState
 from zonectl.mongo import Connection
 from zonectl.mongo.namespaces_read import read_namespaces
 from zonectl.mongo.resolve import Resolved, read_resolved
+from zonectl.plan.plan import Plan
 from zonectl.plan.planner import make_plan
 from zonectl.plan.restrict import backward_windows
-from zonectl.plan.value import Plan
 
 
 @dataclass(frozen=True)

@@ -37,29 +37,53 @@ def build_cronjobs(clusters: Sequence[Cluster], options: CronJobOptions) -> list
 
 
 def build_cronjob(cluster: Cluster, options: CronJobOptions) -> dict[str, Any]:
-    labels = {
+    """The CronJob that runs `zonectl rotate` for `cluster` on `options.schedule`: a
+    locked-down container, the pod that mounts its policies, inventory and URI secret,
+    and the schedule around it."""
+    env, mounts, volumes = _uri_wiring(cluster, options)
+    container = _container(cluster, options, env, mounts)
+    pod = _pod_spec(options, container, volumes)
+    return _cronjob(cluster, options, pod)
+
+
+def _labels(cluster: Cluster) -> dict[str, str]:
+    return {
         "app.kubernetes.io/name": "zonectl",
         "app.kubernetes.io/component": "rotate",
         "zonectl.io/cluster": cluster.name,
     }
-    env, mounts, volumes = _uri_wiring(cluster, options)
+
+
+def _rotate_args(cluster: Cluster, options: CronJobOptions) -> list[str]:
+    """`zonectl rotate` for this cluster only, writing its metrics for node-exporter."""
+    return [
+        "rotate",
+        POLICIES_DIR,
+        "--inventory",
+        f"{INVENTORY_DIR}/clusters.yaml",
+        "--cluster",
+        cluster.name,
+        "--yes",
+        "--metrics-file",
+        f"{TEXTFILE_DIR}/zonectl-rotate-{cluster.name}.prom",
+        *options.extra_args,
+    ]
+
+
+def _container(
+    cluster: Cluster,
+    options: CronJobOptions,
+    env: list[dict[str, Any]],
+    mounts: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The zonectl container: no privilege, a read-only root, writable /tmp and textfile
+    directory only, the URI's environment variable when it comes as one."""
     container = {
         "name": "zonectl",
         "image": options.image,
         "imagePullPolicy": "IfNotPresent",
         "command": ["zonectl"],
-        "args": [
-            "rotate",
-            POLICIES_DIR,
-            "--inventory",
-            f"{INVENTORY_DIR}/clusters.yaml",
-            "--cluster",
-            cluster.name,
-            "--yes",
-            "--metrics-file",
-            f"{TEXTFILE_DIR}/zonectl-rotate-{cluster.name}.prom",
-            *options.extra_args,
-        ],
+        "args": _rotate_args(cluster, options),
         "env": env,
         "volumeMounts": [
             {"name": "policies", "mountPath": POLICIES_DIR, "readOnly": True},
@@ -80,7 +104,15 @@ def build_cronjob(cluster: Cluster, options: CronJobOptions) -> dict[str, Any]:
     }
     if not env:
         del container["env"]
-    pod = {
+    return container
+
+
+def _pod_spec(
+    options: CronJobOptions, container: dict[str, Any], volumes: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """One run's pod: non-root, no service account token, never restarted; the policies and
+    inventory ConfigMaps, the URI secret when it is a file, scratch and textfile volumes."""
+    return {
         "restartPolicy": "Never",
         "automountServiceAccountToken": False,
         "securityContext": {
@@ -98,6 +130,11 @@ def build_cronjob(cluster: Cluster, options: CronJobOptions) -> dict[str, Any]:
             {"name": "textfile", "hostPath": {"path": TEXTFILE_DIR, "type": "DirectoryOrCreate"}},
         ],
     }
+
+
+def _cronjob(cluster: Cluster, options: CronJobOptions, pod: dict[str, Any]) -> dict[str, Any]:
+    """The CronJob around the pod: one run at a time, no retry (the next tick is one)."""
+    labels = _labels(cluster)
     return {
         "apiVersion": "batch/v1",
         "kind": "CronJob",

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from zonectl.forecast.balancer_window import BalancerWindow
 from zonectl.forecast.timing import copy_seconds
-from zonectl.forecast.window import BalancerWindow
 
 SHORT_INTERVAL_S = 1.0  # kShortBalanceRoundInterval
 DEFAULT_INTERVAL_S = 10.0  # kBalanceRoundDefaultInterval

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zonectl.forecast.report import CollectionMoveForecast, Forecast
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 # The manual (reference/command/moveCollection): "moveCollection has a 5 minute minimum
 # duration"; it is built on resharding, whose clone copies every document to the recipient.

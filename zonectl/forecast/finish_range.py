@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks
-from zonectl.forecast.window import BalancerWindow
+from zonectl.forecast.balancer_window import BalancerWindow
 
 # The widest band: with fewer than two measured chunks nothing states the spread, and a
 # factor 1 - band must leave the low end some bytes.

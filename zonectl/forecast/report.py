@@ -7,20 +7,22 @@ cold) and when it drains. Pure: `now` and every assumption are passed in."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks, simulate_balancer
+from zonectl.forecast.balancer_window import BalancerWindow
 from zonectl.forecast.burndown import BurnDown, make_burndown
-from zonectl.forecast.eager import PendingMove, simulate_eager
+from zonectl.forecast.eager import EagerOutcome, PendingMove, simulate_eager
 from zonectl.forecast.finish_range import FinishRange, balancer_finish_range
 from zonectl.forecast.learn import Learned
 from zonectl.forecast.reshard import ReshardRoute
 from zonectl.forecast.timing import CostModel
-from zonectl.forecast.window import BalancerWindow
 
 # Where the cost of a migration came from.
 LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
+# The balancer's rounds over some namespaces, under fixed assumptions.
+Simulate = Callable[[Sequence[NamespaceChunks]], BalancerOutcome]
 
 
 @dataclass(frozen=True)
@@ -132,10 +134,48 @@ def make_forecast(
     no_balance: frozenset[str] = frozenset(),
     defragmenting: frozenset[str] = frozenset(),
 ) -> Forecast:
-    """`defragmenting`: collections with `defragmentCollection: true`, which the balancer
+    """The out-of-zone moves of `colls`, timed by apply --migrate's one queue and by the
+    balancer (each namespace alone, then all it may move at once), with each donor's backlog.
+
+    `defragmenting`: collections with `defragmentCollection: true`, which the balancer
     leaves out of its rebalancing rounds until the defragmentation ends
     (`canBalanceCollection`, balancer_chunk_selection_policy.cpp, 7.0+)."""
     a = assumptions
+    simulate = _balancer_simulation(shard_zones, a, now)
+    queued, loads = _queue(colls, shard_zones)
+    # Every namespace's moves in one queue, as apply --migrate runs them.
+    every = [m for _, moves in queued for m in moves]
+    eager = simulate_eager(every, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
+    backlog = _backlog(every, eager)
+    per_ns: list[NamespaceForecast] = []
+    for c, moves in queued:
+        balancer_s, why_not = _balancer_alone(c, a, simulate, now, no_balance, defragmenting)
+        per_ns.append(_namespace_forecast(c, moves, eager, balancer_s, why_not))
+    movable = [c for c in colls if c.ns not in no_balance | defragmenting]
+    balancer = _balancer_together(per_ns, movable, a, simulate, now)
+    total = sum(n.bytes for n in per_ns)
+    curves = [make_burndown("migrate", total, eager.commits)] if per_ns else []
+    if balancer.commits is not None:
+        curves.append(make_burndown("balancer", total, balancer.commits))
+    return Forecast(
+        now=now,
+        assumptions=a,
+        namespaces=tuple(per_ns),
+        backlog=tuple(
+            Backlog(shard, int(v[0]), int(v[1]), balancer.drained.get(shard), v[2])
+            for shard, v in sorted(backlog.items(), key=lambda kv: (-kv[1][1], kv[0]))
+        ),
+        eager_s=eager.seconds,
+        balancer_s=balancer.seconds,
+        balancer_range=balancer.finish_range,
+        burndown=tuple(curves),
+    )
+
+
+def _balancer_simulation(
+    shard_zones: Mapping[str, frozenset[str]], a: Assumptions, now: dt.datetime
+) -> Simulate:
+    """The balancer's rounds over some of the namespaces, under the assumptions."""
 
     def simulate(some: Sequence[NamespaceChunks]) -> BalancerOutcome:
         return simulate_balancer(
@@ -148,68 +188,100 @@ def make_forecast(
             cost=a.cost.seconds,
         )
 
-    per_ns: list[NamespaceForecast] = []
-    backlog: dict[str, list[float]] = {}  # shard -> [chunks, bytes, eager drained s]
+    return simulate
+
+
+def _queue(
+    colls: Sequence[NamespaceChunks], shard_zones: Mapping[str, frozenset[str]]
+) -> tuple[list[tuple[NamespaceChunks, list[PendingMove]]], dict[str, dict[str, int]]]:
+    """The namespaces with chunks to move, with their moves; every namespace's bytes per
+    shard (namespace -> shard -> bytes), where the eager queue starts from."""
     queued: list[tuple[NamespaceChunks, list[PendingMove]]] = []
     loads: dict[str, dict[str, int]] = {}
     for c in colls:
         moves, loads[c.ns] = pending_moves(c, shard_zones)
         if moves:
             queued.append((c, moves))
-    # Every namespace's moves in one queue, as apply --migrate runs them.
-    every = [m for _, moves in queued for m in moves]
-    eager = simulate_eager(every, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
+    return queued, loads
+
+
+def _backlog(every: Sequence[PendingMove], eager: EagerOutcome) -> dict[str, list[float]]:
+    """shard -> [chunks, bytes, eager drained s]: what each donor holds that belongs
+    elsewhere, and when apply --migrate's queue has taken its last chunk."""
+    backlog: dict[str, list[float]] = {}
     for m in every:
         entry = backlog.setdefault(m.donor, [0, 0, 0.0])
         entry[0] += 1
         entry[1] += m.bytes
     for donor, seconds in eager.drained.items():
         backlog[donor][2] = seconds
-    for c, moves in queued:
-        why = ""
-        balancer_s: float | None = None
-        if not a.balancer_enabled:
-            why = "the balancer is off"
-        elif c.ns in no_balance:
-            why = "balancing of this collection is off (noBalance)"
-        elif c.ns in defragmenting:
-            why = "it is being defragmented: the balancer moves none of it until that ends"
-        else:
-            alone = simulate([c])
-            if alone.finished is None:
-                why = "a zone has no shard that can take its chunks"
-            else:
-                balancer_s = (alone.finished - now).total_seconds()
-        done_s = eager.finished.get(c.ns, eager.seconds)  # its last commit in the queue
-        nbytes = sum(m.bytes for m in moves)
-        per_ns.append(NamespaceForecast(c.ns, len(moves), nbytes, done_s, balancer_s, why))
-    eager_total, eager_commits = eager.seconds, eager.commits
-    balancer_total: float | None = None
+    return backlog
+
+
+def _balancer_alone(
+    c: NamespaceChunks,
+    a: Assumptions,
+    simulate: Simulate,
+    now: dt.datetime,
+    no_balance: frozenset[str],
+    defragmenting: frozenset[str],
+) -> tuple[float | None, str]:
+    """When the balancer alone would have moved this namespace's chunks (seconds from
+    `now`), or None and why it will not."""
+    if not a.balancer_enabled:
+        return None, "the balancer is off"
+    if c.ns in no_balance:
+        return None, "balancing of this collection is off (noBalance)"
+    if c.ns in defragmenting:
+        return None, "it is being defragmented: the balancer moves none of it until that ends"
+    alone = simulate([c])
+    if alone.finished is None:
+        return None, "a zone has no shard that can take its chunks"
+    return (alone.finished - now).total_seconds(), ""
+
+
+def _namespace_forecast(
+    c: NamespaceChunks,
+    moves: Sequence[PendingMove],
+    eager: EagerOutcome,
+    balancer_s: float | None,
+    why_not: str,
+) -> NamespaceForecast:
+    """The namespace's row: what it moves, when apply --migrate's queue commits its last
+    chunk, when (or why not) the balancer would."""
+    done_s = eager.finished.get(c.ns, eager.seconds)  # its last commit in the queue
+    nbytes = sum(m.bytes for m in moves)
+    return NamespaceForecast(c.ns, len(moves), nbytes, done_s, balancer_s, why_not)
+
+
+@dataclass(frozen=True)
+class _BalancerTotal:
+    seconds: float | None = None  # None: not every namespace is the balancer's to move
     finish_range: FinishRange | None = None
-    drained: dict[str, dt.datetime] = {}
-    total = sum(n.bytes for n in per_ns)
-    curves = [make_burndown("migrate", total, eager_commits)] if per_ns else []
-    movable = [c for c in colls if c.ns not in no_balance | defragmenting]
-    if per_ns and a.balancer_enabled and all(n.balancer_s is not None for n in per_ns):
-        together = simulate(movable)
-        if together.finished is not None:
-            balancer_total = (together.finished - now).total_seconds()
-            finish_range = balancer_finish_range(movable, simulate, a.window, now, balancer_total)
-            drained = together.drained
-            commits = [((t - now).total_seconds(), size) for t, size in together.commits]
-            curves.append(make_burndown("balancer", total, commits))
-    elif not per_ns:
-        balancer_total = 0.0
-    return Forecast(
-        now=now,
-        assumptions=a,
-        namespaces=tuple(per_ns),
-        backlog=tuple(
-            Backlog(shard, int(v[0]), int(v[1]), drained.get(shard), v[2])
-            for shard, v in sorted(backlog.items(), key=lambda kv: (-kv[1][1], kv[0]))
-        ),
-        eager_s=eager_total,
-        balancer_s=balancer_total,
-        balancer_range=finish_range,
-        burndown=tuple(curves),
+    drained: Mapping[str, dt.datetime] = field(default_factory=dict)  # donor -> last commit
+    commits: list[tuple[float, int]] | None = None  # its burn-down, when it finishes
+
+
+def _balancer_together(
+    per_ns: Sequence[NamespaceForecast],
+    movable: Sequence[NamespaceChunks],
+    a: Assumptions,
+    simulate: Simulate,
+    now: dt.datetime,
+) -> _BalancerTotal:
+    """The balancer over every namespace it may move, at once: when it ends, the range the
+    estimated sizes leave, each donor's last commit. Nothing to move: done now."""
+    if not per_ns:
+        return _BalancerTotal(seconds=0.0)
+    if not a.balancer_enabled or any(n.balancer_s is None for n in per_ns):
+        return _BalancerTotal()
+    together = simulate(movable)
+    if together.finished is None:
+        return _BalancerTotal()
+    seconds = (together.finished - now).total_seconds()
+    return _BalancerTotal(
+        seconds,
+        balancer_finish_range(movable, simulate, a.window, now, seconds),
+        together.drained,
+        [((t - now).total_seconds(), size) for t, size in together.commits],
     )

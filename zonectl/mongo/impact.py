@@ -17,7 +17,7 @@ from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.plan.impact import SizeOf, make_impacts, zone_shards_after
 from zonectl.plan.ops import Impact
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 _FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "estimatedDataSizeBytes": 1}
 

@@ -15,7 +15,7 @@ from zonectl.model.cluster import LiveResharding, ReshardProgress
 from zonectl.mongo.chunks_read import MongoChunks
 from zonectl.mongo.connect import Connection
 from zonectl.plan.ops import Impact
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 
 def read_reshardings(conn: Connection) -> list[LiveResharding]:

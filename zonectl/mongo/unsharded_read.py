@@ -24,7 +24,7 @@ from zonectl.mongo.cluster_catalog import read_cluster_catalog
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.state import WHOLE
 from zonectl.plan.ops import Impact
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 INTERNAL = frozenset({"admin", "config", "local"})
 THREADS = 8

@@ -14,7 +14,7 @@ from typing import Any
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import compare, ranges_overlap
 from zonectl.plan.op_base import Impact, RangeChange
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 MIB = 1024 * 1024
 

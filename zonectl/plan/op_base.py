@@ -13,7 +13,7 @@ from zonectl.model.keys import format_value
 
 Reply = Literal["command", "write", "matched"]
 Sign = Literal["+", "-", "~"]
-# The summary bucket an op is counted in (plan/value.py Summary).
+# The summary bucket an op is counted in (plan/plan.py Summary).
 Counts = Literal[
     "range_added", "range_removed", "membership", "setting", "collection_moved", "key_change", ""
 ]

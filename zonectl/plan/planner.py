@@ -34,26 +34,23 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from zonectl.errors import PlanError
-from zonectl.model.cluster import ClusterState, LiveRange
-from zonectl.model.desired import DesiredState
-from zonectl.model.keys import sort_key
+from zonectl.model.cluster import ClusterState
+from zonectl.model.desired import CollectionPolicy, DesiredState
 from zonectl.plan import key_change
 from zonectl.plan.ops import (
     AddShardToZone,
-    AssignZoneRange,
     Op,
     RemoveShardFromZone,
-    RemoveZoneRange,
-    SetBalancerEnabled,
-    SetBalancerWindow,
     SetCollectionBalancing,
 )
-from zonectl.plan.ranges import Problems, WantedRange, check_ranges, same_key, wanted_ranges
+from zonectl.plan.plan import Plan, make_fingerprint
+from zonectl.plan.ranges import Problems, WantedRange, diff_ranges, namespace_ranges
 from zonectl.plan.sampling import sampling_ops
-from zonectl.plan.settings import cluster_setting_ops, collection_setting_ops
+from zonectl.plan.settings import balancer_ops, collection_setting_ops
 from zonectl.plan.unmanaged import owns_ranges, unmanaged_items
 from zonectl.plan.unsharded import (
     book_move,
@@ -63,7 +60,6 @@ from zonectl.plan.unsharded import (
     refuse_kind,
     stuck_notes,
 )
-from zonectl.plan.value import Plan, make_fingerprint
 
 
 def make_plan(
@@ -85,90 +81,15 @@ def make_plan(
     pattern expansion and are carried into the plan for display.
     """
     problems = Problems(fallback=desired.sources[0] if desired.sources else "policy")
-    live_holders = _holders(actual)
-    after = _memberships_after(desired, actual, live_holders, problems)
-
-    range_ops: list[Op] = []
-    key_ops: list[Op] = []
-    balancing_ops: list[Op] = []
-    move_ops: list[Op] = []
-    plan_notes = list(notes)
-    stuck: dict[tuple[str, str], list[str]] = {}
-    load = initial_load(actual)
-    zones_in_use: dict[str, str] = {}  # zone -> where a range of it is (for messages)
+    live = _holders(actual)
+    zones = _Zones(live, _memberships_after(desired, actual, live, problems))
+    draft = _Draft(notes=list(notes), load=initial_load(actual))
     for ns in sorted(desired.collections):
-        cp = desired.collections[ns]
-        if refuse_kind(cp, actual, problems):
-            continue
-        if is_unsharded_pin(cp, actual):
-            zone_shards = frozenset(after.get(cp.pin or "", set()))
-            for op in pin_unsharded(cp, actual, zone_shards, load, problems, plan_notes, stuck):
-                book_move(op, load, None)
-                move_ops.append(op)
-        change = key_change.classify(cp, actual, problems)
-        key = change.key if change is not None else None
-        wanted = (
-            _namespace_ranges(desired, actual, ns, boundaries, problems, key)
-            if cp.manages_ranges
-            else []
-        )
-        for r in wanted:
-            zones_in_use.setdefault(r.zone, problems.where(r.position))
-        live_ranges = actual.ranges_of(ns)
-        running = actual.resharding_of(ns)
-        if running is not None and (change is None or change.kind == "running"):
-            plan_notes.append(key_change.in_progress(running))  # never a second one
-        elif change is not None and change.kind == "reshard":
-            key_ops.append(key_change.reshard_op(change, cp, actual, wanted))
-        else:
-            if change is not None:  # a refine: the live ranges as it will rewrite them
-                key_ops.append(key_change.refine_op(change, cp, actual))
-                live_ranges = key_change.refined_ranges(live_ranges, change.key)
-            diff = _diff_ranges(ns, wanted, live_ranges) if cp.manages_ranges else []
-            rezoned = any(after.get(r.zone) != live_holders.get(r.zone) for r in wanted)
-            changed = (diff or rezoned) and change is None
-            if changed and key_change.takes_route(cp, actual, problems):
-                key_ops.append(key_change.route_op(cp, actual, wanted))  # the reshard route
-            else:
-                range_ops.extend(diff)
-        balancing_ops.extend(_balancing(desired, actual, ns, problems))
-        balancing_ops.extend(sampling_ops(desired, actual, ns, problems))
-        balancing_ops.extend(collection_setting_ops(desired, actual, ns, problems, plan_notes))
-    plan_notes += stuck_notes(stuck, actual.features_text)
-    for lr in actual.ranges:
-        if not owns_ranges(desired, lr.namespace):
-            entry = desired.collections.get(lr.namespace)
-            where = f"unmanaged namespace {lr.namespace}"
-            if entry is not None:
-                where = f"{problems.where(entry.position)}: live ranges of {lr.namespace}"
-            zones_in_use.setdefault(lr.zone, where)
-    for zone, where in sorted(zones_in_use.items()):
-        if not after.get(zone):
-            problems.errors.append(
-                f"{where}: zone {zone} would have ranges but no shard; "
-                f"list a shard for it under `shards`"
-            )
-    if problems.errors:
-        raise PlanError(
-            f"the policy cannot be planned against this cluster "
-            f"({len(problems.errors)} problem(s)):",
-            details=problems.errors,
-        )
-
-    adds = [
-        AddShardToZone(shard, zone)
-        for zone in sorted(after)
-        for shard in sorted(after[zone] - live_holders.get(zone, set()))
-    ]
-    removes = [
-        RemoveShardFromZone(shard, zone)
-        for zone in sorted(after)
-        for shard in sorted(live_holders.get(zone, set()) - after[zone])
-    ]
-    settings = _balancer_ops(desired, actual, problems)
-    ops: list[Op] = [
-        *adds, *key_ops, *range_ops, *move_ops, *removes, *balancing_ops, *settings
-    ]  # fmt: skip
+        _plan_namespace(desired, actual, ns, boundaries, zones, draft, problems)
+    draft.notes += stuck_notes(draft.stuck, actual.features_text)
+    _check_zones_keep_a_shard(desired, actual, zones, draft.zones_in_use, problems)
+    _refuse_unplannable(problems)
+    ops = _ordered_ops(desired, actual, zones, draft, problems)
     if namespaces is not None:
         ops = _restrict(ops, frozenset(namespaces), desired, problems)
     return Plan(
@@ -181,9 +102,168 @@ def make_plan(
         unmanaged=unmanaged_items(desired, actual),
         warnings=tuple(problems.warnings),
         namespaces=tuple(sorted(namespaces)) if namespaces is not None else (),
-        notes=tuple(plan_notes),
+        notes=tuple(draft.notes),
         origins=dict(origins or {}),
     )
+
+
+@dataclass(frozen=True)
+class _Zones:
+    """zone -> the shards carrying it: `live` now, `after` once the plan has run."""
+
+    live: dict[str, set[str]]
+    after: dict[str, set[str]]
+
+
+@dataclass
+class _Draft:
+    """What the walk over the policy's namespaces collects, kept apart by the place each
+    group takes in the plan's order (module docstring), plus what later steps check."""
+
+    notes: list[str]
+    load: dict[str, int]  # shard -> bytes, grown by each planned move
+    key_ops: list[Op] = field(default_factory=list)
+    range_ops: list[Op] = field(default_factory=list)
+    move_ops: list[Op] = field(default_factory=list)
+    balancing_ops: list[Op] = field(default_factory=list)
+    stuck: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    zones_in_use: dict[str, str] = field(default_factory=dict)  # zone -> where a range of it is
+
+
+def _plan_namespace(
+    desired: DesiredState,
+    actual: ClusterState,
+    ns: str,
+    boundaries: Mapping[str, Any],
+    zones: _Zones,
+    draft: _Draft,
+    problems: Problems,
+) -> None:
+    """One namespace's ops into `draft`: the move that pins an unsharded collection, its
+    key change and ranges, then its balancing, query sampling and settings."""
+    cp = desired.collections[ns]
+    if refuse_kind(cp, actual, problems):
+        return
+    if is_unsharded_pin(cp, actual):
+        _pin_moves(cp, actual, zones, draft, problems)
+    change = key_change.classify(cp, actual, problems)
+    key = change.key if change is not None else None
+    wanted = (
+        namespace_ranges(desired, actual, ns, boundaries, problems, key)
+        if cp.manages_ranges
+        else []
+    )
+    for r in wanted:
+        draft.zones_in_use.setdefault(r.zone, problems.where(r.position))
+    _key_and_range_ops(cp, actual, ns, change, wanted, zones, draft, problems)
+    draft.balancing_ops.extend(_balancing(desired, actual, ns, problems))
+    draft.balancing_ops.extend(sampling_ops(desired, actual, ns, problems))
+    draft.balancing_ops.extend(collection_setting_ops(desired, actual, ns, problems, draft.notes))
+
+
+def _pin_moves(
+    cp: CollectionPolicy, actual: ClusterState, zones: _Zones, draft: _Draft, problems: Problems
+) -> None:
+    """The move that puts an unsharded collection on a shard of its pinned zone, booked on
+    that shard's load so the next pin picks another shard on a tie."""
+    zone_shards = frozenset(zones.after.get(cp.pin or "", set()))
+    moves = pin_unsharded(cp, actual, zone_shards, draft.load, problems, draft.notes, draft.stuck)
+    for op in moves:
+        book_move(op, draft.load, None)
+        draft.move_ops.append(op)
+
+
+def _key_and_range_ops(
+    cp: CollectionPolicy,
+    actual: ClusterState,
+    ns: str,
+    change: key_change.KeyChange | None,
+    wanted: list[WantedRange],
+    zones: _Zones,
+    draft: _Draft,
+    problems: Problems,
+) -> None:
+    """A running resharding is noted (never a second one); a reshard carries the wanted
+    ranges as its zones; else a refine first, then the range diff against the live ranges
+    as the refine leaves them, or the reshard route for a changed layout that takes it."""
+    live_ranges = actual.ranges_of(ns)
+    running = actual.resharding_of(ns)
+    if running is not None and (change is None or change.kind == "running"):
+        draft.notes.append(key_change.in_progress(running))
+        return
+    if change is not None and change.kind == "reshard":
+        draft.key_ops.append(key_change.reshard_op(change, cp, actual, wanted))
+        return
+    if change is not None:  # a refine: the live ranges as it will rewrite them
+        draft.key_ops.append(key_change.refine_op(change, cp, actual))
+        live_ranges = key_change.refined_ranges(live_ranges, change.key)
+    diff = diff_ranges(ns, wanted, live_ranges) if cp.manages_ranges else []
+    rezoned = any(zones.after.get(r.zone) != zones.live.get(r.zone) for r in wanted)
+    changed = (diff or rezoned) and change is None
+    if changed and key_change.takes_route(cp, actual, problems):
+        draft.key_ops.append(key_change.route_op(cp, actual, wanted))  # the reshard route
+    else:
+        draft.range_ops.extend(diff)
+
+
+def _check_zones_keep_a_shard(
+    desired: DesiredState,
+    actual: ClusterState,
+    zones: _Zones,
+    in_use: dict[str, str],
+    problems: Problems,
+) -> None:
+    """An error for each zone that would have ranges (planned, or live ones the policy
+    leaves alone) but no shard once the plan has run (ZoneStillInUse, §1.3)."""
+    for lr in actual.ranges:
+        if not owns_ranges(desired, lr.namespace):
+            entry = desired.collections.get(lr.namespace)
+            where = f"unmanaged namespace {lr.namespace}"
+            if entry is not None:
+                where = f"{problems.where(entry.position)}: live ranges of {lr.namespace}"
+            in_use.setdefault(lr.zone, where)
+    for zone, where in sorted(in_use.items()):
+        if not zones.after.get(zone):
+            problems.errors.append(
+                f"{where}: zone {zone} would have ranges but no shard; "
+                f"list a shard for it under `shards`"
+            )
+
+
+def _refuse_unplannable(problems: Problems) -> None:
+    """PlanError listing every problem found so far, if any."""
+    if problems.errors:
+        raise PlanError(
+            f"the policy cannot be planned against this cluster "
+            f"({len(problems.errors)} problem(s)):",
+            details=problems.errors,
+        )
+
+
+def _ordered_ops(
+    desired: DesiredState,
+    actual: ClusterState,
+    zones: _Zones,
+    draft: _Draft,
+    problems: Problems,
+) -> list[Op]:
+    """Every op in the order the module docstring states: memberships added, key changes,
+    range ops, moves, memberships removed, per-collection ops, then the balancer's."""
+    adds = [
+        AddShardToZone(shard, zone)
+        for zone in sorted(zones.after)
+        for shard in sorted(zones.after[zone] - zones.live.get(zone, set()))
+    ]
+    removes = [
+        RemoveShardFromZone(shard, zone)
+        for zone in sorted(zones.after)
+        for shard in sorted(zones.live.get(zone, set()) - zones.after[zone])
+    ]
+    settings = balancer_ops(desired, actual, problems)
+    return [
+        *adds, *draft.key_ops, *draft.range_ops, *draft.move_ops, *removes,
+        *draft.balancing_ops, *settings,
+    ]  # fmt: skip
 
 
 def _holders(actual: ClusterState) -> dict[str, set[str]]:
@@ -213,56 +293,6 @@ def _memberships_after(
     return after
 
 
-def _namespace_ranges(
-    desired: DesiredState,
-    actual: ClusterState,
-    ns: str,
-    boundaries: Mapping[str, Any],
-    problems: Problems,
-    new_key: Mapping[str, Any] | None = None,
-) -> list[WantedRange]:
-    """The policy's ranges in `new_key` (a planned key change) or else the live key."""
-    cp = desired.collections[ns]
-    live = actual.collections.get(ns)
-    known = new_key is None and live is not None and cp.key is not None
-    if known and live is not None and cp.key is not None and not same_key(cp.key, live.key):
-        return []  # a resharding to another key is running: classify() said so
-    key = new_key if new_key is not None else live.key if live is not None else cp.key
-    wanted = wanted_ranges(cp, key, boundaries.get(ns), problems)
-    if live is None and wanted:
-        problems.warn(
-            cp.position,
-            f"{ns} is not sharded: its ranges are planned and will apply when it is sharded",
-        )
-    return check_ranges(ns, key, wanted, problems)
-
-
-def _diff_ranges(ns: str, wanted: list[WantedRange], live: tuple[LiveRange, ...]) -> list[Op]:
-    """Removals (exact live bounds) then additions, each in BSON order of min.
-
-    Ranges match on (min, max, zone) compared in BSON order (numbers by value), so a live
-    range with identical bounds but another zone is removed and re-added."""
-
-    def ident(zone: str, lo: Mapping[str, Any], hi: Mapping[str, Any]) -> tuple[Any, ...]:
-        return (sort_key(lo), sort_key(hi), zone)
-
-    wanted_ids = {ident(r.zone, r.min, r.max) for r in wanted}
-    live_ids = {ident(r.zone, r.min, r.max) for r in live}
-    removals = [
-        RemoveZoneRange(ns, r.zone, r.min, r.max)
-        for r in live
-        if ident(r.zone, r.min, r.max) not in wanted_ids
-    ]
-    additions = [
-        AssignZoneRange(ns, r.zone, r.min, r.max)
-        for r in wanted
-        if ident(r.zone, r.min, r.max) not in live_ids
-    ]
-    removals.sort(key=lambda op: ident(op.zone, op.min, op.max))
-    additions.sort(key=lambda op: ident(op.zone, op.min, op.max))
-    return [*removals, *additions]
-
-
 def _balancing(
     desired: DesiredState, actual: ClusterState, ns: str, problems: Problems
 ) -> list[Op]:
@@ -277,28 +307,6 @@ def _balancing(
         return []
     by_command = actual.features >= (8, 1)  # configureCollectionBalancing enableBalancing
     return [SetCollectionBalancing(ns, cp.balancing, not live.no_balance, by_command)]
-
-
-def _balancer_ops(desired: DesiredState, actual: ClusterState, problems: Problems) -> list[Op]:
-    policy, live = desired.balancer, actual.balancer
-    if policy is None:
-        return []
-    switch = policy.enabled if policy.enabled not in (None, live.enabled) else None
-    before, after = cluster_setting_ops(desired, actual, switch, problems)
-    ops: list[Op] = []
-    live_window = (
-        (live.active_window["start"], live.active_window["stop"]) if live.active_window else None
-    )
-    if policy.manage_window:
-        want = policy.active_window
-        want_pair = (want.start, want.stop) if want is not None else None
-        if want_pair != live_window:
-            start, stop = want_pair if want_pair else (None, None)
-            ops.append(SetBalancerWindow(start, stop, live_window))
-    ops += before
-    if switch is not None:
-        ops.append(SetBalancerEnabled(switch, live.enabled))
-    return ops + after
 
 
 def _restrict(

@@ -12,7 +12,8 @@ from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
 from zonectl.diagnostics import Position
-from zonectl.model.desired import CollectionPolicy
+from zonectl.model.cluster import ClusterState, LiveRange
+from zonectl.model.desired import CollectionPolicy, DesiredState
 from zonectl.model.keys import (
     bson_equal,
     compare,
@@ -24,7 +25,7 @@ from zonectl.model.keys import (
     pad_bound,
     sort_key,
 )
-from zonectl.plan.ops import format_range
+from zonectl.plan.ops import AssignZoneRange, Op, RemoveZoneRange, format_range
 
 KeyPattern = Mapping[str, Any]
 
@@ -164,3 +165,53 @@ def check_ranges(
                 f"{format_range(a.min, a.max)} of zone {a.zone}",
             )
     return ordered
+
+
+def namespace_ranges(
+    desired: DesiredState,
+    actual: ClusterState,
+    ns: str,
+    boundaries: Mapping[str, Any],
+    problems: Problems,
+    new_key: Mapping[str, Any] | None = None,
+) -> list[WantedRange]:
+    """The policy's ranges in `new_key` (a planned key change) or else the live key."""
+    cp = desired.collections[ns]
+    live = actual.collections.get(ns)
+    known = new_key is None and live is not None and cp.key is not None
+    if known and live is not None and cp.key is not None and not same_key(cp.key, live.key):
+        return []  # a resharding to another key is running: classify() said so
+    key = new_key if new_key is not None else live.key if live is not None else cp.key
+    wanted = wanted_ranges(cp, key, boundaries.get(ns), problems)
+    if live is None and wanted:
+        problems.warn(
+            cp.position,
+            f"{ns} is not sharded: its ranges are planned and will apply when it is sharded",
+        )
+    return check_ranges(ns, key, wanted, problems)
+
+
+def diff_ranges(ns: str, wanted: list[WantedRange], live: tuple[LiveRange, ...]) -> list[Op]:
+    """Removals (exact live bounds) then additions, each in BSON order of min.
+
+    Ranges match on (min, max, zone) compared in BSON order (numbers by value), so a live
+    range with identical bounds but another zone is removed and re-added."""
+
+    def ident(zone: str, lo: Mapping[str, Any], hi: Mapping[str, Any]) -> tuple[Any, ...]:
+        return (sort_key(lo), sort_key(hi), zone)
+
+    wanted_ids = {ident(r.zone, r.min, r.max) for r in wanted}
+    live_ids = {ident(r.zone, r.min, r.max) for r in live}
+    removals = [
+        RemoveZoneRange(ns, r.zone, r.min, r.max)
+        for r in live
+        if ident(r.zone, r.min, r.max) not in wanted_ids
+    ]
+    additions = [
+        AssignZoneRange(ns, r.zone, r.min, r.max)
+        for r in wanted
+        if ident(r.zone, r.min, r.max) not in live_ids
+    ]
+    removals.sort(key=lambda op: ident(op.zone, op.min, op.max))
+    additions.sort(key=lambda op: ident(op.zone, op.min, op.max))
+    return [*removals, *additions]

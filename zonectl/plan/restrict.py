@@ -18,8 +18,8 @@ from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState, Firehose
 from zonectl.model.keys import compare, format_value, sort_key, type_rank
 from zonectl.plan.ops import Op, format_range
+from zonectl.plan.plan import Plan
 from zonectl.plan.planner import make_plan
-from zonectl.plan.value import Plan
 
 # Epoch values below this are read as seconds, above as milliseconds: 1e11 s is the year
 # 5138 and 1e11 ms is March 1973, so no plausible timestamp is ambiguous.

@@ -12,8 +12,8 @@ from __future__ import annotations
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.plan.ops import Op, SetQueryAnalyzer, format_rate
+from zonectl.plan.plan import Unmanaged
 from zonectl.plan.ranges import Problems
-from zonectl.plan.value import Unmanaged
 
 FIRST_VERSION = 7
 

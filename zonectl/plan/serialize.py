@@ -18,7 +18,7 @@ from bson import json_util
 from zonectl.errors import ZonectlError
 from zonectl.plan.kinds import OPS_BY_KIND
 from zonectl.plan.ops import Impact, Op
-from zonectl.plan.value import FORMAT_VERSION, Plan, Unmanaged
+from zonectl.plan.plan import FORMAT_VERSION, Plan, Unmanaged
 
 # Dates decode timezone-aware (UTC), as the mongo layer reads them.
 _OPTS = json_util.CANONICAL_JSON_OPTIONS.with_options(tz_aware=True, tzinfo=dt.UTC)

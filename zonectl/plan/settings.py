@@ -19,10 +19,10 @@ from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.diagnostics import Position
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
-from zonectl.plan.ops import Op
+from zonectl.plan.ops import Op, SetBalancerEnabled, SetBalancerWindow
+from zonectl.plan.plan import Unmanaged
 from zonectl.plan.ranges import Problems
 from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
-from zonectl.plan.value import Unmanaged
 
 
 def has_gate(setting: Setting, actual: ClusterState) -> bool:
@@ -151,3 +151,27 @@ def unmanaged_settings(desired: DesiredState, actual: ClusterState) -> list[Unma
             if r.key not in cp.settings and not r.once and r.is_set_apart(live.settings)
         ]
     return out
+
+
+def balancer_ops(desired: DesiredState, actual: ClusterState, problems: Problems) -> list[Op]:
+    """The balancer's ops in the order above: its window and the rows before the switch,
+    the switch, then the rows the switch writes."""
+    policy, live = desired.balancer, actual.balancer
+    if policy is None:
+        return []
+    switch = policy.enabled if policy.enabled not in (None, live.enabled) else None
+    before, after = cluster_setting_ops(desired, actual, switch, problems)
+    ops: list[Op] = []
+    live_window = (
+        (live.active_window["start"], live.active_window["stop"]) if live.active_window else None
+    )
+    if policy.manage_window:
+        want = policy.active_window
+        want_pair = (want.start, want.stop) if want is not None else None
+        if want_pair != live_window:
+            start, stop = want_pair if want_pair else (None, None)
+            ops.append(SetBalancerWindow(start, stop, live_window))
+    ops += before
+    if switch is not None:
+        ops.append(SetBalancerEnabled(switch, live.enabled))
+    return ops + after

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from zonectl.model.cluster import ClusterState, LiveRange
 from zonectl.model.desired import DesiredState
+from zonectl.plan.plan import Unmanaged
 from zonectl.plan.sampling import unmanaged_samplers
 from zonectl.plan.settings import unmanaged_settings
-from zonectl.plan.value import Unmanaged
 
 # Why a listed namespace's live state is left alone: its entry names none of these.
 RANGE_KEYS = "ranges, pin, firehose or slices"

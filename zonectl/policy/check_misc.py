@@ -9,10 +9,10 @@ import zoneinfo
 from collections.abc import Iterable
 
 from zonectl.diagnostics import Diagnostic, Position, Severity
-from zonectl.forecast.window import load_zone
 from zonectl.policy.fragment import CollectionEntry, ShardEntry
 from zonectl.policy.schema import BalancerModel
 from zonectl.policy.tree import Document
+from zonectl.time_zones import load_time_zone
 
 _DB_FORBIDDEN = set('/\\. "$*<>:|?\0')
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
@@ -227,7 +227,7 @@ def _balancer_timezone(balancer: BalancerModel, doc: Document) -> list[Diagnosti
     if name is None:
         return []
     try:
-        load_zone(name)
+        load_time_zone(name)
     except ValueError:
         close = difflib.get_close_matches(name, sorted(_timezones()), n=1)
         hint = f'did you mean "{close[0]}"?' if close else 'use an IANA name such as "UTC"'

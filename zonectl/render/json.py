@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from zonectl.plan.plan import Plan
 from zonectl.plan.serialize import dump_plan
-from zonectl.plan.value import Plan
 from zonectl.render.inert import json_text
 
 

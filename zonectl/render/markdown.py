@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from zonectl.model.keys import format_value
 from zonectl.plan.ops import Op, format_range
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 from zonectl.render.inert import markdown_code as code
 from zonectl.render.inert import markdown_text, terminal
 from zonectl.render.summary import (

@@ -6,8 +6,8 @@ from zonectl.plan.key_change import IN_PROGRESS
 from zonectl.plan.op_base import format_bytes as format_bytes
 from zonectl.plan.op_base import plural as plural
 from zonectl.plan.ops import Op
+from zonectl.plan.plan import Plan, Summary
 from zonectl.plan.unsharded import UNREACHABLE
-from zonectl.plan.value import Plan, Summary
 
 ZONES_GROUP = "zone memberships"
 BALANCER_GROUP = "balancer"

@@ -4,7 +4,7 @@ only when asked (the CLI asks on a TTY without NO_COLOR)."""
 from __future__ import annotations
 
 from zonectl.plan.ops import Op
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 from zonectl.render.inert import terminal
 from zonectl.render.summary import grouped, summary_line
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections.abc import Iterator
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from croniter import CroniterBadCronError, CroniterBadDateError, CroniterError, croniter
+
+from zonectl.time_zones import load_time_zone
 
 # croniter also accepts 6- and 7-field (seconds, year) forms; a policy reviewer reads
 # classic 5-field cron, so only that and the common @-aliases are allowed.
@@ -29,7 +30,9 @@ def validate_schedule(expr: str, timezone: str) -> str | None:
     problem = _schedule_problem(expr)
     if problem is not None:
         return problem
-    if load_zone(timezone) is None:
+    try:
+        load_time_zone(timezone)
+    except ValueError:
         return f"unknown time zone {timezone!r}; use an IANA name such as 'UTC' or 'Europe/Berlin'"
     return None
 
@@ -57,16 +60,6 @@ def _schedule_problem(expr: str) -> str | None:
         detail = " ".join(str(exc).split())
         return f"invalid cron expression {expr!r}: {detail}"
     return None
-
-
-def load_zone(name: str) -> ZoneInfo | None:
-    """The IANA zone `name`, or None when it does not exist."""
-    if not name or name != name.strip():
-        return None
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        return None
 
 
 def ticks_at_or_before(expr: str, timezone: str, now: dt.datetime) -> Iterator[dt.datetime]:
@@ -98,7 +91,7 @@ def next_instant(expr: str, timezone: str, now: dt.datetime) -> dt.datetime:
             return instant
 
 
-def wall_to_instant(wall: dt.datetime, zone: ZoneInfo) -> dt.datetime:
+def wall_to_instant(wall: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
     """The UTC instant at which a naive wall-clock tick fires in `zone`.
 
     * A wall time that occurs twice (fall-back) fires once, at its first occurrence, as
@@ -126,7 +119,7 @@ def wall_to_instant(wall: dt.datetime, zone: ZoneInfo) -> dt.datetime:
     return high
 
 
-def _fold_length(wall: dt.datetime, zone: ZoneInfo) -> dt.timedelta:
+def _fold_length(wall: dt.datetime, zone: dt.tzinfo) -> dt.timedelta:
     """How long `wall` repeats: the offset drop of a fall-back, zero elsewhere."""
     first = wall.replace(tzinfo=zone, fold=0).utcoffset()
     second = wall.replace(tzinfo=zone, fold=1).utcoffset()
@@ -149,11 +142,13 @@ def _step(cron: croniter, expr: str, *, backward: bool) -> dt.datetime:
         raise ValueError(f"cron expression {expr!r} never fires") from None
 
 
-def _zone(timezone: str) -> ZoneInfo:
-    zone = load_zone(timezone)
-    if zone is None:
-        raise ValueError(f"unknown time zone {timezone!r}; use an IANA name such as 'UTC'")
-    return zone
+def _zone(timezone: str) -> dt.tzinfo:
+    try:
+        return load_time_zone(timezone)
+    except ValueError:
+        raise ValueError(
+            f"unknown time zone {timezone!r}; use an IANA name such as 'UTC'"
+        ) from None
 
 
 def _cron(expr: str, start: dt.datetime) -> croniter:

@@ -7,8 +7,8 @@ import datetime as dt
 from collections.abc import Mapping
 
 from zonectl.model.desired import CollectionPolicy, Firehose, Slices
+from zonectl.time_zones import load_time_zone
 from zonectl.windows.boundary import window_boundary
-from zonectl.windows.schedule import load_zone
 
 
 def slice_boundary(slices: Slices, now: dt.datetime) -> dt.datetime:
@@ -16,8 +16,10 @@ def slice_boundary(slices: Slices, now: dt.datetime) -> dt.datetime:
     window's time zone (slice names carry wall time: events_20261122 is that local day)."""
     as_window = Firehose("", "date", slices.schedule, slices.timezone, slices.keep, slices.hot)
     instant = window_boundary(as_window, now)
-    zone = load_zone(slices.timezone)
-    local = instant.astimezone(zone) if zone is not None else instant
+    try:
+        local = instant.astimezone(load_time_zone(slices.timezone))
+    except ValueError:  # the policy check refuses the zone; the instant as it is meanwhile
+        local = instant
     return local.replace(tzinfo=None)
 
 

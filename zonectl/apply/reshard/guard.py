@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from zonectl.apply.reshard.runner import check_budget
 from zonectl.errors import PlanError
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 
 
 def refuse_blocked(plan: Plan, *, detach: bool, budget_s: float | None) -> None:

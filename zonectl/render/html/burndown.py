@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+from zonectl.forecast.balancer_window import BalancerWindow
 from zonectl.forecast.burndown import BurnDown
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.units import format_bytes, format_duration
-from zonectl.forecast.window import BalancerWindow
 from zonectl.render.html.markup import alternative, esc, legend, table
 
 X0, X1, Y0, Y1 = 70.0, 960.0, 16.0, 226.0  # plot area in SVG units (y grows downwards)

@@ -4,7 +4,7 @@ it causes as a burn-down, in one self-contained page."""
 from __future__ import annotations
 
 from zonectl.forecast.report import Forecast
-from zonectl.plan.value import Plan
+from zonectl.plan.plan import Plan
 from zonectl.render.html.burndown import burndown_section
 from zonectl.render.html.forecast_table import assumptions_line, forecast_table
 from zonectl.render.html.markup import esc, esc_lines, page

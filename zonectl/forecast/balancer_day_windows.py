@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from zonectl.forecast.window import (
+from zonectl.forecast.balancer_window import (
     first_outside,
     hhmm,
     in_daily,

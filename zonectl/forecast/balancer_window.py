@@ -9,12 +9,11 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 
 class BalancerWindow(Protocol):
     """What the forecast asks of the window in force: `activeWindow` (ActiveWindow) or the
-    8.3 day-of-week windows (zonectl.forecast.day_windows.DayWindows)."""
+    8.3 day-of-week windows (zonectl.forecast.balancer_day_windows.DayWindows)."""
 
     def contains(self, instant: dt.datetime) -> bool: ...
     def next_open(self, instant: dt.datetime) -> dt.datetime: ...
@@ -22,18 +21,6 @@ class BalancerWindow(Protocol):
     def close_before(self, instant: dt.datetime) -> int: ...
     def describe(self) -> str: ...
     def as_dict(self) -> dict[str, object]: ...
-
-
-def load_zone(name: str) -> dt.tzinfo:
-    """The IANA zone `name` (e.g. Europe/Berlin); ValueError if it does not exist."""
-    if name.upper() == "UTC":
-        return dt.UTC
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(
-            f"unknown time zone {name!r}: use an IANA name like Europe/Berlin or UTC"
-        ) from None
 
 
 def parse_hhmm(text: str) -> int:
