@@ -157,8 +157,11 @@ def test_handshake_ping_version_and_status(sandbox_server: Any, mongosh: Runner,
     if version == "5.0":
         assert status.get("shardedDataDistribution") is None
     else:
+        # A real mongos lists MongoDB's own sharded config.system.sessions too (the manual's
+        # sh.getShardedDataDistribution() example shows it).
         assert [d["ns"] for d in status["shardedDataDistribution"]] == [
             "app.audit", "app.events", "app.reports", "app.sessions", "app.users",
+            "config.system.sessions",
         ]  # fmt: skip
     (app,) = [d for d in status["databases"] if d["database"]["_id"] == "app"]
     events = app["collections"]["app.events"]
