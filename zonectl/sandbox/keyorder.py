@@ -222,3 +222,21 @@ def _exact(negative: bool, coefficient: int, exponent: int, out: bytearray) -> N
         out += (_MAGNITUDE_BIAS + magnitude).to_bytes(2, "big")
         out += digits
         out.append(0)
+
+
+def equal(a: Any, b: Any) -> bool:
+    """MongoDB equality: numbers by value across types; field names and order matter."""
+    return encode(a) == encode(b)
+
+
+# Canonical types (canonicalizeBSONType) as `type_class` gives them, for type bracketing.
+MINKEY, NULL, NUMBER, ARRAY, MAXKEY = _MINKEY, _NULLISH, _NUMERIC, _ARRAY, _MAXKEY
+
+
+def type_class(key: bytes) -> int:
+    """The canonical type of an encoded value: its CType, one for every number and one for
+    false and true (the classes canonicalizeBSONType gives, in the same order)."""
+    ctype = key[0]
+    if _NUMERIC <= ctype <= _NUM_POS_INF:
+        return _NUMERIC
+    return _BOOL if ctype == _BOOL + 1 else ctype
