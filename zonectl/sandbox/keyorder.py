@@ -57,8 +57,16 @@ _U64, _F64 = struct.Struct("<Q"), struct.Struct("<d")
 
 def encode(value: Any) -> bytes:
     """Order-preserving bytes of one value as pymongo sends it (documents included)."""
-    raw = bson.encode({"": value}, codec_options=CODEC)
     out = bytearray()
+    # The two commonest key values skip the BSON round trip; the bytes are the same.
+    if type(value) is int and -(1 << 63) <= value < 1 << 63:
+        _exact(value < 0, abs(value), 0, out)
+        return bytes(out)
+    if type(value) is str:
+        out.append(_STRINGLIKE)
+        _string(value.encode(), out)
+        return bytes(out)
+    raw = bson.encode({"": value}, codec_options=CODEC)
     _value(raw, 6, raw[4], out)  # 4 size bytes, the type byte, the empty name's NUL
     return bytes(out)
 
