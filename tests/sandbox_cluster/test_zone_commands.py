@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
-from bson import Int64, MaxKey, MinKey
+from bson import Binary, Decimal128, Int64, MaxKey, MinKey, ObjectId
 from pymongo.errors import OperationFailure
 
 
@@ -85,6 +86,36 @@ def test_update_zone_key_range_mongos_parsing_follows_reference_table(
     details = fails(cluster.client.admin, code, body)
     if message is not None:
         assert details["errmsg"] == message
+
+
+@pytest.mark.parametrize(
+    ("high", "low", "shown"),
+    [
+        (Int64(10), Int64(0), ("10", "0")),
+        (dt.datetime(2026, 1, 2, tzinfo=dt.UTC), dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+         ("new Date(1767312000000)", "new Date(1767225600000)")),
+        (ObjectId("65a000000000000000000001"), ObjectId("65a000000000000000000000"),
+         ("ObjectId('65a000000000000000000001')", "ObjectId('65a000000000000000000000')")),
+        (1e20, 2.5, ("1e+20.0", "2.5")),
+        (3.0, 0.1 + 0.2, ("3.0", "0.3")),
+        ('b"q', "a", ('"b"q"', '"a"')),
+        (Binary(b"\x01\xab", 0), Binary(b"\x01", 0), ("BinData(0, 01AB)", "BinData(0, 01)")),
+        (Decimal128("2.50"), Decimal128("1"), ("2.50", "1")),
+        ({"a": []}, {}, ("{ a: [] }", "{}")),
+    ],
+)  # fmt: skip
+def test_bounds_in_messages_are_shown_as_mongos_shows_them(
+    cluster: Any, high: Any, low: Any, shown: tuple[str, str]
+) -> None:
+    """BSONObj::toString (mongo:src/mongo/bson/bsonelement.cpp): a NumberLong or decimal is its
+    bare number, a date `new Date(ms)`, an ObjectId in single quotes, BinData in upper-case
+    hex, a double by appendDoubleNice (%.16g, `.0` added), strings unescaped."""
+    details = fails(cluster.client.admin, 9, "updateZoneKeyRange", "test.c", min={"x": high},
+                    max={"x": low}, zone="z")  # fmt: skip
+    assert (
+        details["errmsg"]
+        == f"min: {{ x: {shown[0]} }} should be less than max: {{ x: {shown[1]} }}"
+    )
 
 
 def test_assign_stores_padded_bounds_and_identical_readd_is_noop(cluster: Any) -> None:

@@ -18,7 +18,14 @@ Its floor plan mirrors MongoDB's own parts, top to bottom; a part imports only p
                   stores, config.* views, zone and shardCollection rules
     auth/ query/  users, SCRAM and built-in roles | filters, projection, pipelines, cursors
     failpoints    the failCommand fail point state
-    clock, codec, versions, errors   at the bottom
+    bounds        shard-key bounds: MinKey padding, containment, overlap
+    keyorder      BSON order: the sandbox's own port of MongoDB's KeyString
+    clock, codec, versions, errors, rates, bsontypes, tostring   at the bottom (rates: copy
+                  rates as written; bsontypes: type names; tostring: values in messages)
+
+It imports nothing of zonectl but the exception root and atomic writes: not the forecast, the
+twin, the planner, the policy or the model it is there to check (contract "the sandbox stands
+alone"; seed/twin_chunks.py reads twin files on its own).
 
 Where a new thing goes: a MongoDB command is a handler in `commands/` (its privileges in
 `commands/authz.py`, a version gate with `exists_in=`); a balancer rule goes in `balancer/`; a

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from zonectl.model.bsontypes import type_name
+from zonectl.sandbox.bsontypes import type_name
 
 CODES: dict[str, int] = {
     "InternalError": 1,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zonectl.errors import UsageError
-from zonectl.forecast.units import parse_rate
+from zonectl.sandbox.rates import parse_rate
 from zonectl.sandbox.seed import build as seed
 from zonectl.sandbox.seed import persist, workload
 

@@ -13,8 +13,8 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from zonectl.model.keys import compare
 from zonectl.sandbox.balancer import view
+from zonectl.sandbox.keyorder import compare
 
 if TYPE_CHECKING:
     from zonectl.sandbox.catalog.chunks import ChunkStore

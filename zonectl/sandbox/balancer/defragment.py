@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING, Any
 
 from bson import Int64
 
-from zonectl.model.keys import bson_equal
 from zonectl.sandbox.balancer import view
 from zonectl.sandbox.balancer.defrag_stream import ActionStream, Range, runs, span
 from zonectl.sandbox.balancer.merges import commit_merge
 from zonectl.sandbox.balancer.policy import ChunkView, Migration
+from zonectl.sandbox.keyorder import equal
 
 if TYPE_CHECKING:
     from zonectl.sandbox.balancer.settings import BalancerSettings
@@ -281,4 +281,4 @@ class Defragmenter:
         return busy
 
     def _in_flight(self, ns: str, move: _Move) -> bool:
-        return any(bson_equal(lo, move.moved_min) for lo in self.in_flight(ns))
+        return any(equal(lo, move.moved_min) for lo in self.in_flight(ns))

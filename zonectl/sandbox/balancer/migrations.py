@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from bson import Int64
 
-from zonectl.model.keys import bson_equal, format_value
 from zonectl.sandbox.balancer.costs import MigrationCost
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import equal
+from zonectl.sandbox.tostring import to_string
 
 if TYPE_CHECKING:
     from zonectl.sandbox.catalog.cluster import Cluster
@@ -51,15 +52,12 @@ class InFlight:
 
     def same_request(self, ns: str, lo: Mapping[str, Any], hi: Mapping[str, Any], to: str) -> bool:
         return (
-            self.ns == ns
-            and bson_equal(self.min, lo)
-            and bson_equal(self.max, hi)
-            and self.recipient == to
+            self.ns == ns and equal(self.min, lo) and equal(self.max, hi) and self.recipient == to
         )
 
 
 def _range_text(lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str:
-    return f"{format_value(lo)} -> {format_value(hi)}"  # ChunkRange::toString
+    return f"{to_string(lo)} -> {to_string(hi)}"  # ChunkRange::toString
 
 
 class ActiveMigrations:
@@ -108,7 +106,7 @@ class ActiveMigrations:
         if self._ranges_wording:
             text = (
                 "Unable to start new balancer operation because this shard is currently "
-                f"donating range 'min: {format_value(mig.min)} - max: {format_value(mig.max)}' "
+                f"donating range 'min: {to_string(mig.min)} - max: {to_string(mig.max)}' "
                 f"for namespace {mig.ns} to shard {mig.recipient}"
             )
         else:
@@ -151,7 +149,7 @@ def too_big_error(
         "ChunkTooBig",
         f"Cannot move chunk: the maximum number of documents for a chunk is {max_recs}, "
         f"the maximum chunk size is {max_bytes}, average document size is {avg}. "
-        f"Found {count} documents in chunk  ns: {ns} {format_value(lo)} -> {format_value(hi)}",
+        f"Found {count} documents in chunk  ns: {ns} {to_string(lo)} -> {to_string(hi)}",
     )
 
 
@@ -216,7 +214,7 @@ def log_move(
 
 def _migration_id(mig: InFlight) -> str:
     # MigrateInfo::getName: "<ns>-" then "<field>_<value>" for each field of the min.
-    return mig.ns + "-" + "".join(f"{k}_{format_value(v)}" for k, v in mig.min.items())
+    return mig.ns + "-" + "".join(f"{k}_{to_string(v)}" for k, v in mig.min.items())
 
 
 def record_migration(cluster: Cluster, mig: InFlight, force_jumbo: bool) -> None:

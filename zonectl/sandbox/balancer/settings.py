@@ -17,10 +17,10 @@ from typing import Any
 
 from bson import Decimal128
 
-from zonectl.model.bsontypes import type_name
-from zonectl.model.keys import format_value
 from zonectl.sandbox.balancer.window_dow import Window, in_dow_window, parse_dow
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.tostring import to_string
 from zonectl.sandbox.versions import VersionProfile
 
 SETTINGS_NS = "config.settings"
@@ -122,7 +122,7 @@ def parse_window(doc: Mapping[str, Any]) -> tuple[int, int] | None:
     if not start or not stop:
         raise CommandError.of(
             "BadValue",
-            f"must specify both start and stop of balancing window: {format_value(window)}",
+            f"must specify both start and stop of balancing window: {to_string(window)}",
         )
     start_min, stop_min = _minutes(str(start)), _minutes(str(stop))
     if start_min is None or stop_min is None:
@@ -211,7 +211,7 @@ def _integer_field(doc: Mapping[str, Any], name: str) -> int:
         raise CommandError.of(
             "BadValue",
             f'Expected field "{name}" to have a value exactly representable as a 64-bit '
-            f"integer, but found {name}: {format_value(value)}",
+            f"integer, but found {name}: {to_string(value)}",
         )
     return int(number)
 

@@ -18,9 +18,10 @@ from bson import Decimal128, Int64
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.model.keys import compare, is_prefix_of, pad_bound, sort_key
 from zonectl.sandbox.balancer.policy import NO_ZONE, ChunkView, CollectionView, ShardView
 from zonectl.sandbox.balancer.settings import BalancerSettings
+from zonectl.sandbox.bounds import is_prefix_of, pad_bound
+from zonectl.sandbox.keyorder import compare, encode
 
 if TYPE_CHECKING:
     from zonectl.sandbox.catalog.chunks import ChunkStore
@@ -83,7 +84,7 @@ def split_points(store: ChunkStore, ranges: Sequence[ZoneRange]) -> list[tuple[i
                 points = found.setdefault(i, [])
                 if all(compare(p, bound) != 0 for p in points):
                     points.append(bound)
-    return [(i, sorted(found[i], key=sort_key)) for i in sorted(found)]
+    return [(i, sorted(found[i], key=encode)) for i in sorted(found)]
 
 
 def chunk_zones(store: ChunkStore, ranges: Sequence[ZoneRange]) -> list[str]:

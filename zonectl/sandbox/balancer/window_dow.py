@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from zonectl.model.bsontypes import type_name
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.errors import CommandError
 
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")

@@ -35,10 +35,10 @@ from typing import Any
 import bson
 from bson import ObjectId, Timestamp
 
-from zonectl.model.keys import compare
 from zonectl.sandbox.catalog.chunk_doc import prune_history, ts_order
 from zonectl.sandbox.catalog.chunk_reads import ChunkReads
 from zonectl.sandbox.catalog.keystring import encode
+from zonectl.sandbox.keyorder import compare
 
 
 class ChunkStore(ChunkReads):

@@ -27,12 +27,13 @@ from typing import Any
 
 from bson import Binary, ObjectId, Timestamp
 
-from zonectl.model.keys import compare, range_contains, sort_key
+from zonectl.sandbox.bounds import range_contains
 from zonectl.sandbox.catalog.chunk_doc import DocForm
 from zonectl.sandbox.catalog.chunks import ChunkStore
 from zonectl.sandbox.catalog.namespaces import Catalog
 from zonectl.sandbox.catalog.store import Collection, Document
 from zonectl.sandbox.clock import Clock
+from zonectl.sandbox.keyorder import compare, encode
 from zonectl.sandbox.versions import VersionProfile
 
 SHARDS = "config.shards"
@@ -202,12 +203,12 @@ class Cluster:
         """The store of the collection with this uuid: a dict lookup (as config.chunks'
         {uuid, min} index seeks it), the map rebuilt when a store is added, replaced or
         dropped, or a uuid changed."""
-        key = sort_key(value)
+        key = encode(value)
         store = self._by_uuid.get(key)
         current = store is not None and self._stores.get(store.ns) is store
-        if store is not None and current and sort_key(store.uuid) == key:
+        if store is not None and current and encode(store.uuid) == key:
             return store
-        self._by_uuid = {sort_key(s.uuid): s for s in self._stores.values()}
+        self._by_uuid = {encode(s.uuid): s for s in self._stores.values()}
         return self._by_uuid.get(key)
 
     def create_collection(
@@ -275,7 +276,7 @@ class Cluster:
             for d in self.coll(TAGS)
             if ns is None or d.get("ns") == ns
         ]
-        out.sort(key=lambda z: (z.ns, sort_key(z.min)))
+        out.sort(key=lambda z: (z.ns, encode(z.min)))
         return out
 
     def zone_for_range(self, ns: str, lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str | None:

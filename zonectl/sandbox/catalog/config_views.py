@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import bson
 from bson.raw_bson import DEFAULT_RAW_BSON_OPTIONS, RawBSONDocument
 
-from zonectl.model.keys import sort_key
 from zonectl.sandbox.catalog.keystring import encode
 from zonectl.sandbox.catalog.store import Document, Scan
 from zonectl.sandbox.errors import CommandError
@@ -80,7 +79,7 @@ class ChunksView:
         """`{uuid: {$in: [...]}, ...}`: the {uuid, min} index walked once per listed uuid,
         in uuid order (a server's multi-interval index scan), each with the rest of the
         filter; in (uuid, min) order."""
-        ordered = sorted({sort_key(u): u for u in uuids}.items())
+        ordered = sorted({encode(u): u for u in uuids}.items())
         scans = [self.scan({**filter, "uuid": u}) for _, u in ordered]
         sizes = [sc.size for sc in scans]
         backs = [sc.backward for sc in reversed(scans)]
@@ -123,9 +122,9 @@ class ChunksView:
                 yield bson.decode(raw)
 
     def get(self, _id: Any) -> Document | None:
-        key = sort_key(_id)
+        key = encode(_id)
         for doc in self:
-            if sort_key(doc["_id"]) == key:
+            if encode(doc["_id"]) == key:
                 return doc
         return None
 

@@ -20,14 +20,13 @@ from bson import ObjectId
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.model.keys import is_max_key
 from zonectl.sandbox.catalog.chunks import ChunkStore
 from zonectl.sandbox.catalog.cluster import COLLECTIONS, TAGS, Cluster
 
 
 def extend_bound(bound: Mapping[str, Any], new_key: Mapping[str, Any]) -> dict[str, Any]:
     """The bound in the refined key: MaxKey suffix after the old global max, else MinKey."""
-    at_max = bool(bound) and all(is_max_key(v) for v in bound.values())
+    at_max = bool(bound) and all(isinstance(v, MaxKey) for v in bound.values())
     fill: Any = MaxKey() if at_max else MinKey()
     return {field: bound.get(field, fill) for field in new_key}
 

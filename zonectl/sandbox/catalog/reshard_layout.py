@@ -23,8 +23,9 @@ from typing import Any
 
 from bson import Int64
 
-from zonectl.model.keys import compare, global_max, global_min, range_contains, sort_key
+from zonectl.sandbox.bounds import global_max, global_min, range_contains
 from zonectl.sandbox.catalog.cluster import Cluster
+from zonectl.sandbox.keyorder import compare, encode
 
 
 @dataclass
@@ -88,7 +89,7 @@ def _new_key_pieces(
     held = list(data) if data is not None else []
     first = next(iter(key))
     if held and key[first] != "hashed":
-        values = sorted(({f: d.get(f) for f in key} for d in held), key=lambda v: sort_key(v))
+        values = sorted(({f: d.get(f) for f in key} for d in held), key=lambda v: encode(v))
         points: list[dict[str, Any]] = []
         for k in range(1, n):
             point = values[k * len(values) // n]

@@ -16,10 +16,11 @@ from bson import Int64
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.model.keys import format_value, sort_key
 from zonectl.sandbox.catalog import zone_rules as rules
 from zonectl.sandbox.catalog.cluster import Cluster, ZoneRange
 from zonectl.sandbox.errors import CommandError, required_object
+from zonectl.sandbox.keyorder import encode
+from zonectl.sandbox.tostring import to_string
 
 _UNSUPPORTED = (
     "Unsupported shard key pattern {key}. Pattern must either be a single hashed field, "
@@ -49,7 +50,7 @@ def shard_collection(cluster: Cluster, body: Mapping[str, Any], name: str) -> di
         raise CommandError(
             23,
             f"sharding already enabled for collection {ns} with options "
-            f"{{ key: {format_value(existing['key'])}, unique: "
+            f"{{ key: {to_string(existing['key'])}, unique: "
             f"{'true' if existing.get('unique') else 'false'} }}",
             "AlreadyInitialized",
         )
@@ -85,14 +86,14 @@ def parse_key(body: Mapping[str, Any], command: str = "shardCollection") -> dict
         ):
             valid = False
     if not valid:
-        raise CommandError.of("BadValue", _UNSUPPORTED.format(key=format_value(key)))
+        raise CommandError.of("BadValue", _UNSUPPORTED.format(key=to_string(key)))
     return key
 
 
 def _check_ranges(cluster: Cluster, ns: str, key: dict[str, Any], ranges: list[ZoneRange]) -> None:
     """validateShardKeyAgainstExistingZones (InvalidOptions), then 50973 per zone."""
     for zr in ranges:
-        span = f"{format_value(zr.min)} -->> {format_value(zr.max)}"
+        span = f"{to_string(zr.min)} -->> {to_string(zr.max)}"
         if list(zr.min) != list(zr.max):
             raise CommandError.of(
                 "InvalidOptions",
@@ -101,7 +102,7 @@ def _check_ranges(cluster: Cluster, ns: str, key: dict[str, Any], ranges: list[Z
         if list(zr.min) != list(key):
             raise CommandError.of(
                 "InvalidOptions",
-                f"the proposed shard key {format_value(key)} does not match with the shard key "
+                f"the proposed shard key {to_string(key)} does not match with the shard key "
                 f"of the existing zone {span}",
             )
         for field, kind in key.items():
@@ -111,7 +112,7 @@ def _check_ranges(cluster: Cluster, ns: str, key: dict[str, Any], ranges: list[Z
             ):
                 raise CommandError.of(
                     "InvalidOptions",
-                    f"cannot do hash sharding with the proposed key {format_value(key)} because "
+                    f"cannot do hash sharding with the proposed key {to_string(key)} because "
                     f"there exists a zone {span} whose boundaries are not of type NumberLong",
                 )
     for zr in ranges:
@@ -166,15 +167,15 @@ def _split_at_zones(
     shards: list[str] = []
     gap_cycle = itertools.cycle(all_shards)
     zone_cycles: dict[str, itertools.cycle[str]] = {}
-    for zr in sorted(ranges, key=lambda r: sort_key(r.min)):
-        if sort_key(bounds[-1]) < sort_key(zr.min):
+    for zr in sorted(ranges, key=lambda r: encode(r.min)):
+        if encode(bounds[-1]) < encode(zr.min):
             shards.append(next(gap_cycle))  # the gap before this range
             bounds.append(dict(zr.min))
         if zr.zone not in zone_cycles:
             zone_cycles[zr.zone] = itertools.cycle(cluster.shards_in_zone(zr.zone))
         shards.append(next(zone_cycles[zr.zone]))
         bounds.append(dict(zr.max))
-    if sort_key(bounds[-1]) < sort_key(hi):
+    if encode(bounds[-1]) < encode(hi):
         shards.append(next(gap_cycle))
         bounds.append(hi)
     else:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from bson.raw_bson import RawBSONDocument
 
-from zonectl.model.keys import SortKey, sort_key
+from zonectl.sandbox.keyorder import encode
 
 Document = dict[str, Any]
 
@@ -60,7 +60,7 @@ class MemoryCollection:
         self.name = name
         # Kind, options and nominal sizes of the collection (catalog/unsharded.py).
         self.meta: dict[str, Any] = dict(meta or {})
-        self._docs: dict[SortKey, Document] = {}
+        self._docs: dict[bytes, Document] = {}
         for doc in docs:
             self.put(doc)
 
@@ -74,14 +74,14 @@ class MemoryCollection:
         return iter(list(self._docs.values()))
 
     def get(self, _id: Any) -> Document | None:
-        return self._docs.get(sort_key(_id))
+        return self._docs.get(encode(_id))
 
     def put(self, doc: Document) -> None:
         """Insert, or replace the document with the same `_id` in place."""
-        self._docs[sort_key(doc["_id"])] = doc
+        self._docs[encode(doc["_id"])] = doc
 
     def remove(self, _id: Any) -> bool:
-        return self._docs.pop(sort_key(_id), None) is not None
+        return self._docs.pop(encode(_id), None) is not None
 
     def __len__(self) -> int:
         return len(self._docs)

@@ -14,9 +14,11 @@ from bson import Int64, Regex
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.model.bsontypes import type_name
-from zonectl.model.keys import compare, format_value, is_prefix_of, pad_bound
+from zonectl.sandbox.bounds import is_prefix_of, pad_bound
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import compare
+from zonectl.sandbox.tostring import to_string
 
 _INVALID_DB_CHARS = set('/\\. "$*<>:|?\x00')
 
@@ -79,7 +81,7 @@ def parse_range(body: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     if compare(lo, hi) >= 0:
         # jstests/sharding/update_zone_key_range.js: FailedToParse for min > max and ==.
         raise CommandError.of(
-            "FailedToParse", f"min: {format_value(lo)} should be less than max: {format_value(hi)}"
+            "FailedToParse", f"min: {to_string(lo)} should be less than max: {to_string(hi)}"
         )
     return lo, hi
 
@@ -94,7 +96,7 @@ def check_storage(bound: Mapping[str, Any]) -> None:
         if bad:
             raise CommandError.of(
                 "BadValue",
-                f"Shard key element {name}: {format_value(value)} is not valid for storage",
+                f"Shard key element {name}: {to_string(value)} is not valid for storage",
             )
 
 
@@ -108,16 +110,16 @@ def fit_range(
             if not is_prefix_of(bound, key):
                 raise CommandError.of(
                     "ShardKeyNotFound",
-                    f"{field}: {format_value(bound)} is not a prefix of the shard key "
-                    f"{format_value(key)} of ns: {ns}",
+                    f"{field}: {to_string(bound)} is not a prefix of the shard key "
+                    f"{to_string(key)} of ns: {ns}",
                 )
         return pad_bound(lo, key), pad_bound(hi, key)
     if list(lo) != list(hi):
         # ChunkRange::extractKeyPattern (src/mongo/s/catalog/type_chunk.cpp).
         raise CommandError.of(
             "ShardKeyNotFound",
-            f"the shard key of min {format_value(lo)} doesn't match with the shard key of max "
-            f"{format_value(hi)}",
+            f"the shard key of min {to_string(lo)} doesn't match with the shard key of max "
+            f"{to_string(hi)}",
         )
     return lo, hi
 
@@ -135,12 +137,12 @@ def check_hashed(key: Mapping[str, Any], lo: Mapping[str, Any], hi: Mapping[str,
         if not (is_valid_hashed_value(lo.get(field)) and is_valid_hashed_value(hi.get(field))):
             raise CommandError.of(
                 "InvalidOptions",
-                f"there exists a field in the range {format_value(lo)} -->> {format_value(hi)} "
+                f"there exists a field in the range {to_string(lo)} -->> {to_string(hi)} "
                 "not of type NumberLong, MinKey, or MaxKey which corresponds to a hashed field "
-                f"in the shard key pattern {format_value(key)}",
+                f"in the shard key pattern {to_string(key)}",
             )
 
 
 def range_text(lo: Mapping[str, Any], hi: Mapping[str, Any], zone: str) -> str:
     """ZoneRange::toString (src/mongo/db/s/balancer/balancer_policy.cpp)."""
-    return f"{format_value(lo)} -->> {format_value(hi)}  on  {zone}"
+    return f"{to_string(lo)} -->> {to_string(hi)}  on  {zone}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zonectl.model.bsontypes import type_name
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.commands import move_rules
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError

@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from zonectl.model.bsontypes import type_name
 from zonectl.sandbox.auth.roles import is_allowed
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.commands import key_characteristics, rw_distribution
 from zonectl.sandbox.commands.analysis_util import (
     reject_unknown_fields,

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from zonectl.model.keys import compare, format_value
 from zonectl.sandbox.balancer import view
 from zonectl.sandbox.balancer.merges import commit_merge
 from zonectl.sandbox.commands import move_rules
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import compare
+from zonectl.sandbox.tostring import to_string
 
 
 def _errmsg(message: str) -> CommandError:
@@ -31,8 +32,7 @@ def _object_field(body: Mapping[str, Any], name: str, expected: str) -> Any:
     ok = isinstance(value, Mapping) if expected == "object" else isinstance(value, list)
     if not ok:
         raise _errmsg(
-            f"wrong type for '{name}' field, expected {expected}, found "
-            f"{name}: {format_value(value)}"
+            f"wrong type for '{name}' field, expected {expected}, found {name}: {to_string(value)}"
         )
     return value
 
@@ -63,33 +63,33 @@ def split_cmd(request: Request) -> dict[str, Any]:
     if find:
         shard_key = move_rules.extract_shard_key(find, key)
         if not shard_key:
-            raise _errmsg(f"no shard key found in chunk query {format_value(find)}")
+            raise _errmsg(f"no shard key found in chunk query {to_string(find)}")
         i = store.find(shard_key)
     elif bounds:
         lo, hi = bounds[0], bounds[1]
         if not (move_rules.is_shard_key(lo, key) and move_rules.is_shard_key(hi, key)):
             raise _errmsg(
-                f"shard key bounds [{format_value(lo)},{format_value(hi)}) are not valid for "
-                f"shard key pattern {format_value(key)}"
+                f"shard key bounds [{to_string(lo)},{to_string(hi)}) are not valid for "
+                f"shard key pattern {to_string(key)}"
             )
         lo, hi = move_rules.normalize(lo, key), move_rules.normalize(hi, key)
         i = store.find(lo)
         if compare(store.min_at(i), lo) != 0 or compare(store.max_at(i), hi) != 0:
             raise _errmsg(
-                f"no chunk found with the shard key bounds {format_value(lo)} -> {format_value(hi)}"
+                f"no chunk found with the shard key bounds {to_string(lo)} -> {to_string(hi)}"
             )
     else:
         if not move_rules.is_shard_key(middle, key):
             raise _errmsg(
-                f"new split key {format_value(middle)} is not valid for shard key pattern "
-                f"{format_value(key)}"
+                f"new split key {to_string(middle)} is not valid for shard key pattern "
+                f"{to_string(key)}"
             )
         middle = move_rules.normalize(middle, key)
         i = store.find(middle)
         if compare(store.min_at(i), middle) == 0 or compare(store.max_at(i), middle) == 0:
             raise _errmsg(
-                f"new split key {format_value(middle)} is a boundary key of existing chunk "
-                f"[{format_value(store.min_at(i))},{format_value(store.max_at(i))})"
+                f"new split key {to_string(middle)} is a boundary key of existing chunk "
+                f"[{to_string(store.min_at(i))},{to_string(store.max_at(i))})"
             )
     point = middle if middle else _median(store, i)
     sandbox.balancer.split_chunk(ns, i, [point])
@@ -121,8 +121,8 @@ def merge_chunks_cmd(request: Request) -> dict[str, Any]:
     lo, hi = bounds
     if not (move_rules.is_shard_key(lo, key) and move_rules.is_shard_key(hi, key)):
         raise _errmsg(
-            f"shard key bounds [{format_value(lo)},{format_value(hi)}) are not valid for "
-            f"shard key pattern {format_value(key)}"
+            f"shard key bounds [{to_string(lo)},{to_string(hi)}) are not valid for "
+            f"shard key pattern {to_string(key)}"
         )
     lo, hi = move_rules.normalize(lo, key), move_rules.normalize(hi, key)
     first = store.find(lo)
@@ -138,7 +138,7 @@ def merge_chunks_cmd(request: Request) -> dict[str, Any]:
         raise CommandError.of(
             "IllegalOperation",
             f"could not merge chunks, shard {shard} does not contain a sequence of chunks "
-            f"that exactly fills the range [{format_value(lo)}, {format_value(hi)})",
+            f"that exactly fills the range [{to_string(lo)}, {to_string(hi)})",
         )
     if last > first:
         commit_merge(sandbox.cluster, ns, first, last + 1)
@@ -160,7 +160,7 @@ def clear_jumbo_flag_cmd(request: Request) -> dict[str, Any]:
     if find is not None:
         shard_key = move_rules.extract_shard_key(find, key) if isinstance(find, Mapping) else {}
         if not shard_key:
-            text = f"no shard key found in chunk query {format_value(find)}"
+            text = f"no shard key found in chunk query {to_string(find)}"
             raise CommandError.assertion(51260, text)
         i = store.find(shard_key)
     else:
@@ -170,16 +170,15 @@ def clear_jumbo_flag_cmd(request: Request) -> dict[str, Any]:
         if not (move_rules.is_shard_key(lo, key) and move_rules.is_shard_key(hi, key)):
             raise CommandError.assertion(
                 51262,
-                f"shard key bounds [{format_value(lo)},{format_value(hi)}) are not valid for "
-                f"shard key pattern {format_value(key)}",
+                f"shard key bounds [{to_string(lo)},{to_string(hi)}) are not valid for "
+                f"shard key pattern {to_string(key)}",
             )
         lo, hi = move_rules.normalize(lo, key), move_rules.normalize(hi, key)
         i = store.find(lo)
         if compare(store.min_at(i), lo) != 0 or compare(store.max_at(i), hi) != 0:
             raise CommandError.assertion(
                 51263,
-                f"no chunk found with the shard key bounds {format_value(lo)} -> "
-                f"{format_value(hi)}",
+                f"no chunk found with the shard key bounds {to_string(lo)} -> {to_string(hi)}",
             )
     if store.jumbo_at(i):
         store.set_jumbo(i, False)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from zonectl.model.bsontypes import type_name
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.catalog.cluster import DATABASES
 from zonectl.sandbox.commands.authz import shell_repr
 from zonectl.sandbox.errors import CommandError

@@ -15,10 +15,10 @@ from typing import Any
 
 from bson import Int64
 
-from zonectl.model.bsontypes import type_name
 from zonectl.sandbox.balancer import view
 from zonectl.sandbox.balancer.merges import INT_MAX, merge_all_on_shard
 from zonectl.sandbox.balancer.policy import compliance
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.catalog import fcv
 from zonectl.sandbox.catalog.sessions import MAX_CHUNK_SIZE_BYTES, SESSIONS
 from zonectl.sandbox.commands import move_rules

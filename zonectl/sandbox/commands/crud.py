@@ -18,7 +18,6 @@ import bson
 from bson import Int64
 from bson.raw_bson import RawBSONDocument
 
-from zonectl.model.keys import bson_equal
 from zonectl.sandbox.auth.roles import is_allowed
 from zonectl.sandbox.catalog import data_distribution
 from zonectl.sandbox.catalog.store import Scan
@@ -35,6 +34,7 @@ from zonectl.sandbox.commands.query_analyzer import (
 )
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import equal
 from zonectl.sandbox.query.aggregate import KNOWN_STAGES, run_pipeline
 from zonectl.sandbox.query.cursors import encode_cursor
 from zonectl.sandbox.query.matcher import matches, validate
@@ -284,7 +284,7 @@ def distinct(request: Request) -> dict[str, Any]:
         for value in lookup(decoded(doc), key):
             items = value if isinstance(value, list) else [value]
             for item in items:
-                if item is not MISSING and not any(bson_equal(item, v) for v in values):
+                if item is not MISSING and not any(equal(item, v) for v in values):
                     values.append(item)
     return {"values": values}
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from zonectl.model.keys import compare
 from zonectl.sandbox.commands import move_rules
 from zonectl.sandbox.commands.registry import Request, command
+from zonectl.sandbox.keyorder import compare
 
 
 @command("dataSize", aliases=("datasize",), supports_write_concern=False)

@@ -15,10 +15,10 @@ from bson import Int64
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.model.keys import sort_key
 from zonectl.sandbox.catalog import doc_keys
 from zonectl.sandbox.commands.indexes import index_specs
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import encode
 
 if TYPE_CHECKING:
     from zonectl.sandbox.catalog.chunks import ChunkStore
@@ -118,7 +118,7 @@ def _distinct(
         if named is not None:
             return max(1, min(named, whole))
         # A guess from the metadata: each distinct prefix among chunk bounds is a value.
-        seen = {tuple(sort_key(store.min_at(i).get(n)) for n in names) for i in range(len(store))}
+        seen = {tuple(encode(store.min_at(i).get(n)) for n in names) for i in range(len(store))}
         return max(1, min(whole, len(seen)))
     return max(1, min(whole, total))
 
@@ -151,7 +151,7 @@ def _most_common(
             if kind == "hashed" or (pos > 0 and isinstance(raw, MinKey | MaxKey)):
                 raw = Int64(len(values))  # no stored document to take the value from
             value[n] = raw
-        marker = tuple(sort_key(v) for v in value.values())
+        marker = tuple(encode(v) for v in value.values())
         if marker in seen or any(isinstance(v, MinKey | MaxKey) for v in value.values()):
             continue
         seen.add(marker)
@@ -188,7 +188,7 @@ def _from_documents(
     """An unsharded collection: count its stored documents' key values, in insert order."""
     docs = list(sandbox.catalog.get(ns) or [])[:sampled]
     values = [tuple(d.get(n) for n in key) for d in docs]
-    marks = [tuple(sort_key(v) for v in value) for value in values]
+    marks = [tuple(encode(v) for v in value) for value in values]
     counts = Counter(marks)
     first_of: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     for mark, value in zip(marks, values, strict=True):

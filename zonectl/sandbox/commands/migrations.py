@@ -11,15 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from zonectl.model.bsontypes import type_name
-from zonectl.model.keys import compare, format_value
 from zonectl.sandbox.balancer import view
 from zonectl.sandbox.balancer.manual_moves import check_move_allowed, move_chunk, refresh_for_move
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.catalog.chunks import ChunkStore
 from zonectl.sandbox.commands import move_rules
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import compare
 from zonectl.sandbox.state import Sandbox
+from zonectl.sandbox.tostring import to_string
 
 
 def _errmsg(message: str) -> CommandError:
@@ -28,7 +29,7 @@ def _errmsg(message: str) -> CommandError:
 
 
 def _bounds_text(lo: Any, hi: Any) -> str:
-    return f"[{format_value(lo)},{format_value(hi)})"
+    return f"[{to_string(lo)},{to_string(hi)})"
 
 
 def _shard_exists(sandbox: Sandbox, shard: str) -> bool:
@@ -47,14 +48,14 @@ def _locate_errmsg_style(request: Request, store: ChunkStore, key: dict[str, Any
     if find:
         shard_key = move_rules.extract_shard_key(find, key)
         if not shard_key:
-            raise _errmsg(f"no shard key found in chunk query {format_value(find)}")
+            raise _errmsg(f"no shard key found in chunk query {to_string(find)}")
         return store.find(shard_key)
     pair = list(bounds.values()) if isinstance(bounds, Mapping) else list(bounds)
     lo, hi = [*pair, None, None][:2]
     if not (move_rules.is_shard_key(lo, key) and move_rules.is_shard_key(hi, key)):
         raise _errmsg(
             f"shard key bounds {_bounds_text(lo, hi)} are not valid for shard key pattern "
-            f"{format_value(key)}"
+            f"{to_string(key)}"
         )
     return _exact_chunk(store, key, lo, hi, None)
 
@@ -65,7 +66,7 @@ def _exact_chunk(
     lo, hi = move_rules.normalize(lo, key), move_rules.normalize(hi, key)
     i = store.find(lo)
     if compare(store.min_at(i), lo) != 0 or compare(store.max_at(i), hi) != 0:
-        text = f"no chunk found with the shard key bounds {format_value(lo)} -> {format_value(hi)}"
+        text = f"no chunk found with the shard key bounds {to_string(lo)} -> {to_string(hi)}"
         raise _errmsg(text) if assertion is None else CommandError.assertion(assertion, text)
     return i
 
@@ -88,7 +89,7 @@ def _resolve_typed(request: Request, store: ChunkStore, key: dict[str, Any]) -> 
     if find is not None:
         shard_key = move_rules.extract_shard_key(find, key) if isinstance(find, Mapping) else {}
         if not shard_key:
-            text = f"no shard key found in chunk query {format_value(find)}"
+            text = f"no shard key found in chunk query {to_string(find)}"
             raise CommandError.assertion(656450, text)
         return store.find(shard_key)
     assert isinstance(bounds, list)
@@ -97,7 +98,7 @@ def _resolve_typed(request: Request, store: ChunkStore, key: dict[str, Any]) -> 
         raise CommandError.assertion(
             656451,
             f"shard key bounds {_bounds_text(lo, hi)} are not valid for shard key pattern "
-            f"{format_value(key)}",
+            f"{to_string(key)}",
         )
     return _exact_chunk(store, key, lo, hi, 656452)
 
@@ -161,8 +162,8 @@ def _range_bound(request: Request, name: str, key: dict[str, Any]) -> dict[str, 
         # move_range_basic.js); the wording is the sandbox's own.
         raise CommandError.of(
             "InvalidOptions",
-            f"{name} bound {format_value(value)} is not a valid shard key for shard key "
-            f"pattern {format_value(key)}",
+            f"{name} bound {to_string(value)} is not a valid shard key for shard key "
+            f"pattern {to_string(key)}",
         )
     return move_rules.normalize(value, key)
 
@@ -190,7 +191,7 @@ def move_range_cmd(request: Request) -> dict[str, Any]:
     lo, hi = _range_bound(request, "min", key), _range_bound(request, "max", key)
     if lo is not None and hi is not None and compare(lo, hi) >= 0:
         raise CommandError.of(
-            "InvalidOptions", f"min {format_value(lo)} must be less than max {format_value(hi)}"
+            "InvalidOptions", f"min {to_string(lo)} must be less than max {to_string(hi)}"
         )
     i = _carve_range(sandbox, ns, store, lo, hi)
     force = bool(request.body.get("forceJumbo", False))

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from bson import Binary
 
-from zonectl.model.bsontypes import type_name
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.catalog import unsharded
 from zonectl.sandbox.commands.fcv_gates import reject_without_improvements
 from zonectl.sandbox.commands.move_rules import typed_namespace

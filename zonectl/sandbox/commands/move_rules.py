@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from zonectl.model.bsontypes import type_name
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.catalog import zone_rules as rules
 from zonectl.sandbox.commands.registry import Request
 from zonectl.sandbox.errors import CommandError

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from bson import Int64
 from bson.binary import Binary, UuidRepresentation
 
-from zonectl.model.bsontypes import type_name
 from zonectl.sandbox.auth.roles import is_allowed
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.commands.analysis_util import (
     reject_unknown_fields,
     validate_collection,

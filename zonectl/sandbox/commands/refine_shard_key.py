@@ -19,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from zonectl.model.bsontypes import type_name
-from zonectl.model.keys import format_value
+from zonectl.sandbox.bsontypes import type_name
 from zonectl.sandbox.catalog import refine
 from zonectl.sandbox.catalog.shard_collection import parse_key
 from zonectl.sandbox.commands.indexes import index_specs
 from zonectl.sandbox.commands.move_rules import routing_store, typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.tostring import to_string
 
 _NO_INDEX = (
     "Please create an index that starts with the proposed shard key before sharding the collection."
@@ -59,8 +59,8 @@ def refine_collection_shard_key(request: Request) -> dict[str, Any]:
     ):
         raise CommandError.of(
             "InvalidOptions",
-            f"refineCollectionShardKey: the proposed shard key {format_value(new_key)} does not "
-            f"extend the current shard key {format_value(current)}",
+            f"refineCollectionShardKey: the proposed shard key {to_string(new_key)} does not "
+            f"extend the current shard key {to_string(current)}",
         )
     unique = bool((cluster.collection_doc(ns) or {}).get("unique"))
     _check_index(index_specs(request.sandbox, ns), new_key, unique)

@@ -32,7 +32,6 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from zonectl.model.keys import compare, format_value, sort_key
 from zonectl.sandbox.balancer import resharding
 from zonectl.sandbox.catalog import unsharded
 from zonectl.sandbox.catalog.shard_collection import parse_key
@@ -40,6 +39,8 @@ from zonectl.sandbox.commands.fcv_gates import reject_without_improvements, requ
 from zonectl.sandbox.commands.move_rules import typed_namespace
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import compare, encode
+from zonectl.sandbox.tostring import to_string
 
 
 def _has_force_redistribution(request: Request) -> bool:
@@ -67,7 +68,7 @@ def reshard_collection(request: Request) -> dict[str, Any]:
         raise CommandError.of(
             "BadValue",
             "The collation for reshardCollection must be {locale: 'simple'}, but found: "
-            f"{format_value(collation)}",
+            f"{to_string(collation)}",
         )
     current = cluster.key_pattern(ns) or {}
     force = _has_force_redistribution(request) and bool(body.get("forceRedistribution"))
@@ -125,20 +126,20 @@ def _parse_zones(request: Request, key: Mapping[str, Any]) -> list[dict[str, Any
         if list(lo) != list(key) or list(hi) != list(key):
             raise CommandError.of(
                 "InvalidOptions",  # inferred: the zone must be written in the new key
-                f"zone {format_value(lo)} -->> {format_value(hi)} does not match the new "
-                f"shard key {format_value(key)}",
+                f"zone {to_string(lo)} -->> {to_string(hi)} does not match the new "
+                f"shard key {to_string(key)}",
             )
         name = zone.get("zone")
         if name is not None and not cluster.shards_in_zone(str(name)):
             raise CommandError.assertion(4952607, f"Zone {name} does not exist on any shard")
         out.append({"zone": name, "min": lo, "max": hi})
-    ordered = sorted(out, key=lambda z: sort_key(z["min"]))
+    ordered = sorted(out, key=lambda z: encode(z["min"]))
     for a, b in itertools.pairwise(ordered):
         if compare(a["max"], b["min"]) > 0:
             raise CommandError.of(
                 "BadValue",
-                f"Zone range {format_value(b['min'])} -->> {format_value(b['max'])} overlaps "
-                f"{format_value(a['min'])} -->> {format_value(a['max'])}",
+                f"Zone range {to_string(b['min'])} -->> {to_string(b['max'])} overlaps "
+                f"{to_string(a['min'])} -->> {to_string(a['max'])}",
             )
     return out
 
@@ -158,7 +159,7 @@ def _check_cardinality(request: Request, ns: str, key: Mapping[str, Any], num: i
     held = list(data) if data is not None else []
     size, _ = unsharded.size_of(request.sandbox.cluster, ns)
     if held or size == 0:
-        distinct = {format_value({f: d.get(f) for f in key}) for d in held}
+        distinct = {encode({f: d.get(f) for f in key}) for d in held}
         if num > max(len(distinct), 1):
             raise CommandError.assertion(
                 4952606,

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from bson.min_key import MinKey
 
-from zonectl.model.keys import sort_key
 from zonectl.sandbox.commands.query_analyzer import collection_uuid
+from zonectl.sandbox.keyorder import encode
 from zonectl.sandbox.sampling.distribution import (
     NUM_RANGES,
     Ranges,
@@ -65,7 +65,7 @@ def _split_points(
         weighted += [(point, scale) for point, _ in queried]
     if not weighted:
         return []
-    weighted.sort(key=lambda p: sort_key(tuple(p[0].get(f) for f in fields)))
+    weighted.sort(key=lambda p: encode(tuple(p[0].get(f) for f in fields)))
     total = sum(w for _, w in weighted)
     points, seen, k = [], 0.0, 1
     for point, weight in weighted:

@@ -11,11 +11,12 @@ from typing import Any
 
 from bson import ObjectId
 
-from zonectl.model.keys import bson_equal, is_prefix_of, pad_bound, ranges_overlap, sort_key
+from zonectl.sandbox.bounds import is_prefix_of, pad_bound, ranges_overlap
 from zonectl.sandbox.catalog import zone_rules as rules
 from zonectl.sandbox.catalog.cluster import SHARDS, TAGS, Cluster
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import encode, equal
 
 
 def _parse_shard_and_zone(request: Request) -> tuple[str, str]:
@@ -126,7 +127,7 @@ def assign_range(
         ex_lo, ex_hi = existing.min, existing.max
         if key is not None and is_prefix_of(ex_lo, key) and is_prefix_of(ex_hi, key):
             ex_lo, ex_hi = pad_bound(ex_lo, key), pad_bound(ex_hi, key)
-        same = bson_equal(ex_lo, lo) and bson_equal(ex_hi, hi)
+        same = equal(ex_lo, lo) and equal(ex_hi, hi)
         if same and existing.zone == zone:
             return  # the identical range already exists: nothing is written
         if same or ranges_overlap(ex_lo, ex_hi, lo, hi):
@@ -149,7 +150,7 @@ def _remove_range(cluster: Cluster, ns: str, lo: dict[str, Any], hi: dict[str, A
     document whose {ns, min, max} match exactly; nothing matched is still ok."""
     key = cluster.key_pattern(ns) if cluster.is_sharded(ns) else None
     lo, hi = rules.fit_range(ns, key, lo, hi)
-    lo_key, hi_key = sort_key(lo), sort_key(hi)
+    lo_key, hi_key = encode(lo), encode(hi)
     for existing in cluster.zone_ranges(ns):
-        if sort_key(existing.min) == lo_key and sort_key(existing.max) == hi_key:
+        if encode(existing.min) == lo_key and encode(existing.max) == hi_key:
             cluster.coll(TAGS).remove(existing.id)

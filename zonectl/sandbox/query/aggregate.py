@@ -13,8 +13,8 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from zonectl.model.keys import bson_equal, compare, sort_key
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import compare, encode, equal
 from zonectl.sandbox.query.matcher import matches, validate
 from zonectl.sandbox.query.paths import MISSING, get_first, lookup
 from zonectl.sandbox.query.shape import project, sort_documents, validate_projection, validate_sort
@@ -186,7 +186,7 @@ def _group(docs: Iterable[Any], spec: Mapping[str, Any]) -> list[Document]:
     for doc in docs:
         key_value = evaluate(doc, spec["_id"])
         key_value = None if key_value is MISSING else key_value
-        key = sort_key(key_value)
+        key = encode(key_value)
         if key not in groups:
             groups[key] = {"_id": key_value}
             state[key] = {field: [] for field in spec if field != "_id"}
@@ -218,13 +218,13 @@ def _accumulate(op: str, values: list[Any]) -> Any:
         if not real:
             return None
         pick = min if op == "$min" else max
-        return pick(real, key=sort_key)
+        return pick(real, key=encode)
     if op == "$push":
         return present
     if op == "$addToSet":
         out: list[Any] = []
         for v in present:
-            if not any(bson_equal(v, o) for o in out):
+            if not any(equal(v, o) for o in out):
                 out.append(v)
         return out
     raise CommandError.assertion(15952, f"unknown group operator '{op}'")
@@ -283,7 +283,7 @@ def _lookup(docs: Iterable[Any], spec: Mapping[str, Any], resolve: Resolver) -> 
 def _lookup_eq(value: Any, keys: list[Any]) -> bool:
     value = None if value is MISSING else value
     candidates = value if isinstance(value, list) else [value]
-    return any(bson_equal(c, k) for c in candidates for k in keys)
+    return any(equal(c, k) for c in candidates for k in keys)
 
 
 def _number(value: Any) -> bool:

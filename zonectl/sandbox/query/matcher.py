@@ -14,8 +14,8 @@ from typing import Any
 
 from bson import Regex
 
-from zonectl.model.keys import RANK_MAXKEY, RANK_MINKEY, RANK_NULL, sort_key
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import ARRAY, MAXKEY, MINKEY, NULL, encode, type_class
 from zonectl.sandbox.query.paths import MISSING, lookup
 from zonectl.sandbox.query.types import type_matches
 
@@ -166,37 +166,37 @@ def _any_elem(values: list[Any], predicate: Any) -> bool:
 
 
 def _eq(values: list[Any], target: Any) -> bool:
-    key = sort_key(target)
+    key = encode(target)
     for v in values:
         if v is MISSING:
             if target is None:
                 return True
             continue
-        if sort_key(v) == key:
+        if encode(v) == key:
             return True
-        if isinstance(v, list) and any(sort_key(e) == key for e in v):
+        if isinstance(v, list) and any(encode(e) == key for e in v):
             return True
     return False
 
 
 def _compare(values: list[Any], op: str, target: Any) -> bool:
-    tkey = sort_key(target)
-    rank = tkey[0]
+    tkey = encode(target)
+    rank = type_class(tkey)
     for v in values:
         if v is MISSING:
             # {$gte: null} / {$lte: null} match a missing field, as equality to null does.
-            if rank == RANK_NULL and op in ("$gte", "$lte"):
+            if rank == NULL and op in ("$gte", "$lte"):
                 return True
-            if rank == RANK_MAXKEY and op in ("$lt", "$lte"):
+            if rank == MAXKEY and op in ("$lt", "$lte"):
                 return True  # everything sorts below MaxKey, missing (null) included
-            if rank == RANK_MINKEY and op in ("$gt", "$gte"):
+            if rank == MINKEY and op in ("$gt", "$gte"):
                 return True
             continue
-        candidates = [v, *v] if isinstance(v, list) and rank != 25 else [v]
+        candidates = [v, *v] if isinstance(v, list) and rank != ARRAY else [v]
         for c in candidates:
-            ckey = sort_key(c)
+            ckey = encode(c)
             # Type bracketing: only same canonical type compares, except Min/MaxKey bounds.
-            if ckey[0] != rank and rank not in (RANK_MINKEY, RANK_MAXKEY):
+            if type_class(ckey) != rank and rank not in (MINKEY, MAXKEY):
                 continue
             if _holds(op, ckey, tkey):
                 return True

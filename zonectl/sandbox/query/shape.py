@@ -12,8 +12,8 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from zonectl.model.keys import sort_key
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import encode
 from zonectl.sandbox.query.paths import MISSING, lookup
 
 Document = dict[str, Any]
@@ -39,7 +39,7 @@ def _key(doc: Mapping[str, Any], field: str, direction: int) -> Any:
             values.extend(v if v else [None])
         else:
             values.append(v)
-    keys = [sort_key(v) for v in values] or [sort_key(None)]
+    keys = [encode(v) for v in values] or [encode(None)]
     return min(keys) if direction == 1 else max(keys)
 
 

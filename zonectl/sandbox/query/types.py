@@ -1,11 +1,11 @@
 """`$type` matching over BSON type numbers (mongo:src/mongo/bson/bsontypes.cpp); the
-numbers and names themselves live in zonectl.model.bsontypes."""
+numbers and names themselves live in zonectl.sandbox.bsontypes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from zonectl.model.bsontypes import ALIASES, NAMES, bson_type, type_name
+from zonectl.sandbox.bsontypes import ALIASES, NAMES, bson_type, type_name
 from zonectl.sandbox.errors import CommandError
 
 __all__ = ["ALIASES", "NAMES", "bson_type", "type_matches", "type_name"]

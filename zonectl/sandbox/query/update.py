@@ -14,8 +14,8 @@ from typing import Any
 
 from bson import ObjectId
 
-from zonectl.model.keys import bson_equal, compare
 from zonectl.sandbox.errors import CommandError
+from zonectl.sandbox.keyorder import compare, equal
 from zonectl.sandbox.query.matcher import field_matches, is_operator_doc, matches
 from zonectl.sandbox.query.paths import MISSING, get_first
 from zonectl.sandbox.query.types import type_name
@@ -68,7 +68,7 @@ def apply_update(
             continue
         for path, arg in fields.items():
             _apply(new, op, path, arg, now)
-    if "_id" in doc and not bson_equal(new.get("_id"), doc["_id"]):
+    if "_id" in doc and not equal(new.get("_id"), doc["_id"]):
         raise CommandError.of(
             "ImmutableField",
             "Performing an update on the path '_id' would modify the immutable field '_id'",
@@ -79,7 +79,7 @@ def apply_update(
 def _replace(doc: Document, replacement: Mapping[str, Any]) -> Document:
     new: Document = {}
     if "_id" in doc:
-        if "_id" in replacement and not bson_equal(replacement["_id"], doc["_id"]):
+        if "_id" in replacement and not equal(replacement["_id"], doc["_id"]):
             raise CommandError.of(
                 "ImmutableField",
                 "After applying the update, the (immutable) field '_id' was found to have "
@@ -170,7 +170,7 @@ def _apply(doc: Document, op: str, path: str, arg: Any, now: Any) -> None:
             _set(doc, path, current + arg if op == "$inc" else current * arg)
     elif op in ("$min", "$max"):
         if current is MISSING or (
-            (compare(arg, current) < 0) == (op == "$min") and not bson_equal(arg, current)
+            (compare(arg, current) < 0) == (op == "$min") and not equal(arg, current)
         ):
             _set(doc, path, copy.deepcopy(arg))
     elif op in ("$addToSet", "$push"):
@@ -198,7 +198,7 @@ def _array_add(doc: Document, op: str, path: str, current: Any, arg: Any) -> Non
     items = arg["$each"] if isinstance(arg, Mapping) and "$each" in arg else [arg]
     new = list(current)
     for item in items:
-        if op == "$push" or not any(bson_equal(item, e) for e in new):
+        if op == "$push" or not any(equal(item, e) for e in new):
             new.append(copy.deepcopy(item))
     if op == "$push" and isinstance(arg, Mapping) and isinstance(arg.get("$slice"), int):
         limit = arg["$slice"]
@@ -211,7 +211,7 @@ def _pull_matches(element: Any, condition: Any) -> bool:
         return field_matches([element], condition)
     if isinstance(condition, Mapping):
         return isinstance(element, Mapping) and matches(element, condition)
-    return bson_equal(element, condition)
+    return equal(element, condition)
 
 
 def _is_number(value: Any) -> bool:

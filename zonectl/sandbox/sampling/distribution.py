@@ -24,7 +24,7 @@ from typing import Any
 
 from bson import Int64
 
-from zonectl.model.keys import sort_key
+from zonectl.sandbox.keyorder import encode
 from zonectl.sandbox.sampling.targeting import Target, target
 
 NUM_RANGES = 100  # analyzeShardKeyNumRanges
@@ -53,8 +53,8 @@ class Ranges:
 
     def __init__(self, key: Mapping[str, Any], splits: Sequence[Mapping[str, Any]]) -> None:
         self.fields = list(key)
-        self.keys = [sort_key(tuple(s.get(f) for f in self.fields)) for s in splits]
-        self.firsts = [sort_key(s.get(self.fields[0])) for s in splits]
+        self.keys = [encode(tuple(s.get(f) for f in self.fields)) for s in splits]
+        self.firsts = [encode(s.get(self.fields[0])) for s in splits]
         self.count = len(splits) + 1
 
     def hit(self, counts: list[int], where: Target) -> None:
@@ -63,10 +63,10 @@ class Ranges:
                 counts[i] += 1
             return
         if where.point is not None:
-            counts[bisect.bisect_right(self.keys, sort_key(where.point))] += 1
+            counts[bisect.bisect_right(self.keys, encode(where.point))] += 1
             return
-        lo = bisect.bisect_left(self.firsts, sort_key(where.low))
-        hi = bisect.bisect_right(self.firsts, sort_key(where.high))
+        lo = bisect.bisect_left(self.firsts, encode(where.low))
+        hi = bisect.bisect_right(self.firsts, encode(where.high))
         for i in range(max(lo, 0), min(hi + 1, self.count)):
             counts[i] += 1
 

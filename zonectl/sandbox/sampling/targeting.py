@@ -20,7 +20,7 @@ from typing import Any, Literal
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.model.keys import sort_key
+from zonectl.sandbox.keyorder import encode
 
 Kind = Literal["single", "multi", "scatter"]
 _MIN, _MAX = MinKey(), MaxKey()
@@ -96,7 +96,7 @@ def _bounds(condition: Any) -> tuple[Any, Any] | None:
     ops = {k: v for k, v in condition.items() if k in _RANGE_OPS}
     if "$in" in condition and isinstance(condition["$in"], list) and condition["$in"]:
         values = condition["$in"]
-        return min(values, key=sort_key), max(values, key=sort_key)
+        return min(values, key=encode), max(values, key=encode)
     if not ops:
         return None
     low = next((ops[k] for k in ("$gt", "$gte") if k in ops), MinKey())

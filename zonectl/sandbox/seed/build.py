@@ -20,12 +20,12 @@ from bson import Int64, ObjectId, json_util
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.forecast.units import parse_rate
-from zonectl.model.keys import sort_key
 from zonectl.sandbox.catalog import fcv
 from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
 from zonectl.sandbox.catalog.sessions import create_sessions
 from zonectl.sandbox.catalog.unsharded import create_with_options, set_meta
+from zonectl.sandbox.keyorder import encode
+from zonectl.sandbox.rates import parse_rate
 from zonectl.sandbox.seed import twin_load
 from zonectl.sandbox.seed.doc_keys import record_documents
 from zonectl.sandbox.seed.schema import (
@@ -95,7 +95,7 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
     # Zone ranges first: a collection whose ranges exist is laid out at them (§1.8).
     for zr in spec.zones:
         lo, hi = ejson(zr.min), ejson(zr.max)
-        if sort_key(lo) >= sort_key(hi):
+        if encode(lo) >= encode(hi):
             raise SeedError(f"{source}: field 'zones': min must be below max for {zr.ns}")
         cluster.coll(TAGS).put(
             {"_id": ObjectId(), "ns": zr.ns, "min": lo, "max": hi, "tag": zr.zone}
@@ -208,12 +208,12 @@ def _zone_lookup(ranges: list[Any]) -> Callable[[Mapping[str, Any], Mapping[str,
     """The zone of the range wholly containing [lo, hi), or None. Zone ranges never
     overlap, so only the range with the greatest min <= lo can contain it: one bisection
     per chunk (a cluster file with thousands of ranges seeds in a moment)."""
-    ordered = sorted((sort_key(r.min), sort_key(r.max), str(r.zone)) for r in ranges)
+    ordered = sorted((encode(r.min), encode(r.max), str(r.zone)) for r in ranges)
     mins = [r[0] for r in ordered]
 
     def zone_for(lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str | None:
-        i = bisect.bisect_right(mins, sort_key(lo)) - 1
-        if i >= 0 and sort_key(hi) <= ordered[i][1]:
+        i = bisect.bisect_right(mins, encode(lo)) - 1
+        if i >= 0 and encode(hi) <= ordered[i][1]:
             return ordered[i][2]
         return None
 
@@ -230,7 +230,7 @@ def _split_points(spec: CollectionSpec, key: dict[str, Any], source: str) -> lis
         points = [dict(ejson(v)) if isinstance(v, dict) else {} for v in gen.values]
         if any(not p or not set(p) <= set(key) for p in points):
             raise SeedError(f"{source}: collection {spec.ns}: bounds must be key documents")
-        marks = [sort_key({f: p.get(f, MinKey()) for f in key}) for p in points]
+        marks = [encode({f: p.get(f, MinKey()) for f in key}) for p in points]
         if any(a >= b for a, b in itertools.pairwise(marks)):
             raise SeedError(f"{source}: collection {spec.ns}: bounds are not ascending")
         return points
@@ -247,7 +247,7 @@ def _split_points(spec: CollectionSpec, key: dict[str, Any], source: str) -> lis
         delta = dt.timedelta(seconds=_parse_step(gen.step, source))
         dates = [day0 + k * delta for k in range(1, n)]
         values = dates if gen.type == "date" else [ObjectId.from_datetime(d) for d in dates]
-    keys = [sort_key(v) for v in values]
+    keys = [encode(v) for v in values]
     if any(a >= b for a, b in itertools.pairwise(keys)):
         raise SeedError(f"{source}: collection {spec.ns}: generated boundaries are not ascending")
     return [{first: v} for v in values]

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from bson import Int64, ObjectId
 
-from zonectl.model.keys import compare, pad_bound
+from zonectl.sandbox.bounds import pad_bound
+from zonectl.sandbox.keyorder import compare
 
 if TYPE_CHECKING:
     from zonectl.sandbox.state import Sandbox

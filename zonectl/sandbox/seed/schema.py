@@ -21,7 +21,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError
 
 from zonectl.errors import ZonectlError
-from zonectl.forecast.units import parse_rate
+from zonectl.sandbox.rates import parse_rate
 
 
 class SeedError(ZonectlError):

@@ -4,6 +4,7 @@ config.settings and per-collection fields; its learned migration costs."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from bson import json_util
 
 from zonectl.sandbox.catalog.keystring import encode
-from zonectl.twin import chunkfile, coverage, history
-from zonectl.twin.errors import TwinError
+from zonectl.sandbox.seed import twin_chunks
+from zonectl.sandbox.seed.twin_chunks import TwinFileError
 
 if TYPE_CHECKING:
     from zonectl.sandbox.seed.schema import ClusterFile, TwinSpec
@@ -32,19 +33,19 @@ def seed_collections(sandbox: Sandbox, spec: ClusterFile, twin: TwinSpec, source
     path = sidecar(twin, source)
     seen: set[str] = set()
     log: list[dict[str, Any]] = []
-    for chunks in chunkfile.read(path, log):
+    for chunks in twin_chunks.read(path, log):
         coll = by_ns.get(chunks.ns)
         if coll is None:
-            raise TwinError(f"{path}: chunks of {chunks.ns}, which {source} does not list")
+            raise TwinFileError(f"{path}: chunks of {chunks.ns}, which {source} does not list")
         if chunks.ns in seen:
-            raise TwinError(f"{path}: the chunks of {chunks.ns} are listed twice")
+            raise TwinFileError(f"{path}: the chunks of {chunks.ns} are listed twice")
         seen.add(chunks.ns)
         keys = [encode(m) for m in chunks.mins]  # once: for the check and the store
-        coverage.check(chunks, coll.key, str(path), keys)
+        twin_chunks.check(chunks, coll.key, str(path), keys)
         unknown = set(chunks.shards) - names
         if unknown:
             i = next(i for i, s in enumerate(chunks.shards) if s in unknown)
-            raise TwinError(
+            raise TwinFileError(
                 f"{path}: {chunks.ns} chunk {i} is on unknown shard {chunks.shards[i]!r}"
             )
         store = cluster.create_collection(
@@ -65,7 +66,7 @@ def seed_collections(sandbox: Sandbox, spec: ClusterFile, twin: TwinSpec, source
             cluster.set_collection_field(coll.ns, field, ejson(value))
     missing = sorted(set(by_ns) - seen)
     if missing:
-        raise TwinError(f"{path}: no chunks for {', '.join(missing)} (listed in {source})")
+        raise TwinFileError(f"{path}: no chunks for {', '.join(missing)} (listed in {source})")
     _seed_history(sandbox, log)
 
 
@@ -73,17 +74,24 @@ def _seed_history(sandbox: Sandbox, entries: list[dict[str, Any]]) -> None:
     """The captured migrations into config.changelog, moved in time so the newest is now:
     a twin served weeks later still teaches the forecast what the cluster did, and one whose
     cluster's clock ran ahead of this host's shows no skew that is not this sandbox's."""
-    times = [t for e in entries if (t := history.utc(e.get("time"))) is not None]
+    times = [t for e in entries if (t := _utc(e.get("time"))) is not None]
     if not times:
         return
     shift = sandbox.cluster.now() - max(times)
     log = sandbox.cluster.coll("config.changelog")
     for n, entry in enumerate(entries):
-        when = history.utc(entry.get("time"))
+        when = _utc(entry.get("time"))
         doc = {**entry, "_id": f"twin-{n}"}
         if when is not None:
             doc["time"] = when + shift
         log.put(doc)
+
+
+def _utc(value: Any) -> dt.datetime | None:
+    """A changelog time as an aware UTC datetime (None when it is not a date)."""
+    if not isinstance(value, dt.datetime):
+        return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
 
 
 def ejson(value: Any) -> Any:
