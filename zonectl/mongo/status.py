@@ -14,6 +14,7 @@ from pymongo.errors import OperationFailure, PyMongoError
 from zonectl.errors import ClusterError, ZonectlError, redact
 from zonectl.model.cluster import ClusterState, LiveRange, ReshardProgress, is_mongodb_own
 from zonectl.model.keys import sort_key
+from zonectl.model.layout import ChunkLayout
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example
 from zonectl.mongo.chunk_scan_many import read_many_compliance
 from zonectl.mongo.chunk_sizes import per_chunk
@@ -24,7 +25,6 @@ from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.mongo.reshard_read import read_progress, read_reshardings
 from zonectl.mongo.state import WHOLE, read_config_documents
 from zonectl.plan.settings_view import setting_lines
-from zonectl.render.layout import ChunkLayout
 from zonectl.render.status import (
     BalancerState,
     ChunkRef,
