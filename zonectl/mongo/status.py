@@ -1,7 +1,6 @@
-"""Read everything `zonectl status` shows, as data: the config documents, per-namespace
-compliance (one chunk pass over all collections), balancerCollectionStatus (concurrently),
-owned bytes, zonectl's lease and open journals, reshardings in flight. The report itself is
-built above (zonectl/session/status_report.py)."""
+"""Read everything `zonectl status` shows, as data: config documents, compliance (one chunk
+pass over all collections), balancerCollectionStatus (concurrently), owned bytes, zonectl's
+lease and journals, reshardings. The report is built above (zonectl/session/status_report.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""`zonectl recover` on an open connection: take the lease, restore what an interrupted apply
-left paused and close its journal (zonectl/apply/recover.py), report, wait for or abort a
-resharding still running, audit, and name the moveCollection still running. It prints
-nothing: lines the user must see while it runs go to `tell`; what was done comes back."""
+"""`zonectl recover` on an open connection: under the lease, restore what an interrupted apply
+left (zonectl/apply/recover.py), settle a resharding still running, audit. Prints nothing:
+lines to show while it runs go to `tell`; what was done comes back."""
 
 from __future__ import annotations
 
