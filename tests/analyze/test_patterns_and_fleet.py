@@ -74,6 +74,17 @@ def test_a_namespace_pattern_matching_nothing_is_a_usage_error(
     assert "error: --namespace 'nope.*' matches no namespace on the cluster" in result.stderr
 
 
+def test_the_pattern_notes_come_before_an_unknown_namespace_error(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    # The notes of the policy's expansion are shown even when the run then stops on a typo.
+    handle = serve_cluster(sandbox_server, CLUSTER, version="8.0")
+    code, report, err = analyze(handle.uri, tmp_path, POLICY, "-n", "nope.*")
+    assert (code, report) == (2, {})
+    note = err.index("zonectl: logs.v matches pattern 'logs.*' but is a view")
+    assert note < err.index("error: --namespace 'nope.*' matches no namespace"), err
+
+
 def test_analyze_runs_once_per_selected_inventory_cluster(
     sandbox_server: Any, tmp_path: Path
 ) -> None:

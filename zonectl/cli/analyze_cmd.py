@@ -8,22 +8,19 @@ from typing import Annotated
 
 import typer
 
-from zonectl.analyze import build_report
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
 from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.candidate_keys import parse_candidates
-from zonectl.cli.common import load_desired, uri_option, uri_origin, window_boundaries
+from zonectl.cli.common import load_desired, uri_option, uri_origin
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
-from zonectl.cli.ns_option import UNKNOWN_HELP, check_syntax, select_namespaces
+from zonectl.cli.ns_option import UNKNOWN_HELP, check_syntax, chooser
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
-from zonectl.mongo.analyze_read import read_analyze_input
-from zonectl.mongo.namespaces_read import read_namespaces
-from zonectl.mongo.resolve import read_resolved
 from zonectl.render.inert import terminal
+from zonectl.session.analyze import AnalyzeRequest, analyze_cluster
 
 
 class Format(StrEnum):
@@ -93,27 +90,16 @@ def command(
     check_syntax(namespaces or ())
     candidates = parse_candidates(candidate or [], namespaces)
     desired: DesiredState | None = load_desired(paths) if paths else None
-    with connect(uri, origin=uri_origin(uri)) as conn:
-        now = conn.local()  # this host's clock, or a sandbox's own (`sandbox:?now=`)
-        if desired is not None and desired.patterns:
-            # The policy's `collections:` patterns name live namespaces, as in plan.
-            resolved = read_resolved(conn, desired, now)
-            desired = resolved.desired
-            for note in resolved.notes:
-                stderr.print(terminal(f"zonectl: {note}"), markup=False)  # one line
-        if namespaces:  # a typo is exit 2, not an empty report
-            scope = {*read_namespaces(conn), *(desired.collections if desired else ())}
-            namespaces = select_namespaces(
-                namespaces,
-                scope,
-                lambda dbs: read_namespaces(conn, dbs),
-                where="in the policy or on the cluster" if desired else "on the cluster",
-            )
-        boundaries = window_boundaries(desired, now)[0] if desired is not None else {}
-        data = read_analyze_input(
-            conn, desired, namespaces or None, now, boundaries, candidates=candidates
-        )
-    report = build_report(data)
+    request = AnalyzeRequest(
+        desired, chooser(namespaces, with_policy=desired is not None), candidates
+    )
+    notes: list[str] = []
+    try:
+        with connect(uri, origin=uri_origin(uri)) as conn:
+            report = analyze_cluster(conn, request, notes)
+    finally:  # shown before an error too (an unknown --namespace)
+        for note in notes:
+            stderr.print(terminal(f"zonectl: {note}"), markup=False)  # one line
     render = {Format.json: render_json, Format.markdown: render_markdown}.get(fmt, render_text)
     emit(render(report), out)
     if fmt is not Format.text or out is not None:

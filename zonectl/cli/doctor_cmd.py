@@ -3,7 +3,6 @@ with --probe, a scratch round trip in zonectl's own database."""
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from enum import StrEnum
 from pathlib import Path
@@ -17,9 +16,7 @@ from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option, uri_origin
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
-from zonectl.doctor.facts import Check
 from zonectl.errors import ExitCode, UsageError
-from zonectl.mongo.connect import Connection
 from zonectl.settings import Settings
 
 
@@ -98,47 +95,23 @@ def command(
 
       zonectl doctor --uri "$ZONECTL_URI" --probe --teach-rate
     """
-    from zonectl.doctor.checks import exit_status, make_checks
+    from zonectl.doctor.checks import exit_status
     from zonectl.doctor.render import render_json, render_text
     from zonectl.mongo import connect
-    from zonectl.mongo.doctor_read import read_doctor_facts
+    from zonectl.session.doctor import DoctorRequest, run_doctor
 
     settings = Settings.from_environ(os.environ)
     round_wait_s = parse_duration(wait_timeout, "--wait-timeout") or 0.0
     if teach_rate and not probe:
         raise UsageError("--teach-rate needs --probe: it migrates the probe's scratch chunks")
     desired = load_desired(paths) if paths else None  # bad input before anything is sent
-    namespaces = (
-        {ns for ns in desired.collections if "*" not in ns and "?" not in ns} if desired else None
-    )
+    request = DoctorRequest(settings.database, desired, probe, round_wait_s, teach_rate)
     with connect(uri, origin=uri_origin(uri)) as conn:
-        facts = read_doctor_facts(conn, database=settings.database, namespaces=namespaces)
-        checks = make_checks(facts, desired, dt.datetime.now(dt.UTC))
-        if probe and facts.config_error is None:
-            checks.extend(_run_probe(conn, settings.database, round_wait_s, teach_rate))
+        found = run_doctor(conn, request)
+    facts, checks = found.facts, found.checks
     passed = exit_status(checks, strict=strict)
     if fmt is Format.json:
         emit(render_json(checks, uri=facts.uri, passed=passed, probe=probe), out)
     else:
         emit(render_text(checks, f"zonectl doctor: {facts.uri}"), out)
     return int(ExitCode.OK if passed else ExitCode.FAILURE)
-
-
-def _run_probe(
-    conn: Connection, database: str, round_wait_s: float, teach: bool = False
-) -> list[Check]:
-    """SIGINT/SIGTERM unwind through the probe's cleanup, which runs with them deferred."""
-    from zonectl.apply.interrupt import check_stop
-    from zonectl.apply.safeguards import SIGNALS, signals_as_interrupts
-    from zonectl.mongo.probe import run_probe
-
-    with signals_as_interrupts():
-        return run_probe(
-            conn,
-            database,
-            now=dt.datetime.now(dt.UTC),
-            round_wait_s=round_wait_s,
-            shield=SIGNALS.deferred,
-            checkpoint=check_stop,  # a fleet run's Ctrl-C (signals reach the main thread only)
-            teach=teach,
-        )

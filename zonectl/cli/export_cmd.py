@@ -13,10 +13,8 @@ from zonectl.cli.common import uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode
-from zonectl.model.cluster import ClusterState
 from zonectl.mongo import connect
-from zonectl.mongo.status import read_full_state
-from zonectl.policy.export import build_policy
+from zonectl.session.export import export_policy
 
 
 @guarded
@@ -59,19 +57,10 @@ def command(
       zonectl export --uri "$ZONECTL_URI" -n app.users > users.yaml
     """
     with connect(uri, origin=uri_origin(uri)) as conn:
-        state = read_full_state(conn)
-        text, warnings = build_policy(
-            state, source=conn.uri, at=conn.local(), namespaces=namespaces or None
-        )
-    for name in sorted(set(namespaces or ()) - _known(state)):
-        warn(f"--namespace {name}: neither sharded nor given zone ranges; not exported")
-    for message in warnings:
-        warn(message)
-    emit(text, out)
+        exported = export_policy(conn, namespaces)
+    for notice in exported.notices:
+        warn(notice.message, notice.details)
+    emit(exported.text, out)
     if out is not None:
         stderr.print(f"policy written to {out}", markup=False)
     return int(ExitCode.OK)
-
-
-def _known(state: ClusterState) -> set[str]:
-    return set(state.collections) | {r.namespace for r in state.ranges}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 from collections.abc import Callable, Collection, Sequence
 
 from zonectl.errors import UsageError
@@ -58,6 +59,17 @@ def select_namespaces(
         raise UsageError("; ".join(_unknown(n, known, where) for n in unknown))
     selected = [ns for n in names for ns in ([n] if n in exact else picked[n])]
     return list(dict.fromkeys(selected))
+
+
+def chooser(
+    names: Sequence[str] | None, *, with_policy: bool
+) -> Callable[[Collection[str], Lookup], list[str]] | None:
+    """`select_namespaces` of --namespace `names` for the application layer to call with its
+    scope and lookup (zonectl.session.status.NamespaceChooser); None without --namespace."""
+    if not names:
+        return None
+    where = "in the policy or on the cluster" if with_policy else "on the cluster"
+    return functools.partial(select_namespaces, names, where=where)
 
 
 def _unknown(name: str, known: Sequence[str], where: str) -> str:

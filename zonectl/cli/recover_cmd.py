@@ -3,28 +3,29 @@ open journal) and release the lease; `--break-lease` frees a lease held by someo
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
 import os
-import uuid
+from enum import StrEnum
 from typing import Annotated
 
 import typer
 
-from zonectl.apply.ports import Ports
-from zonectl.apply.recover import recover_open
-from zonectl.apply.safeguards import held_lease, whoami
-from zonectl.cli.apply_wiring import build_ports
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, uri_origin
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
-from zonectl.cli.recover_reshard import ReshardAction, settle_reshardings
-from zonectl.errors import ExitCode, ZonectlError
+from zonectl.errors import ExitCode
 from zonectl.mongo import connect
-from zonectl.mongo.lease import describe_holder
-from zonectl.mongo.unsharded_read import read_moves
+from zonectl.session.recover import recover
 from zonectl.settings import Settings
+
+
+class ReshardAction(StrEnum):
+    """--resharding: what to do about a reshardCollection an interrupted (or detached) apply
+    left running on the server (zonectl.session.recover.RESHARD_ACTIONS)."""
+
+    report = "report"
+    wait = "wait"
+    abort = "abort"
 
 
 @guarded
@@ -64,46 +65,23 @@ def command(
     """
     database = Settings.from_environ(os.environ).database
     with connect(uri, origin=uri_origin(uri)) as conn:
-        ports = build_ports(conn, database)
-        before = ports.lease.read()
-        with held_lease(
-            ports.lease,
-            operation="recover",
-            ttl=dt.timedelta(minutes=5),
+        found = recover(
+            conn,
+            database=database,
             break_lease=break_lease,
-        ):
-            if before is not None:
-                stderr.print(
-                    f"zonectl: took over the lease of {describe_holder(before)}", markup=False
-                )
-            done = recover_open(ports.journal, ports.balancing)
-            done += settle_reshardings(conn, resharding.value)
-            _audit(ports, done)
-        running = read_moves(conn)
-    for move in running:
+            resharding=resharding.value,
+            tell=lambda line: stderr.print(line, markup=False),
+        )
+    for move in found.running:
         stderr.print(
             f"zonectl: a moveCollection of {move.namespace} to {move.to_shard} is still running "
             f"on the server (since {move.started}); it finishes by itself, and apply waits for "
             "it rather than starting another",
             markup=False,
         )
-    for line in done:
+    for line in found.done:
         stderr.print(f"zonectl: recovered: {line}", markup=False)
-    if not done:
+    if not found.done:
         stderr.print("zonectl: nothing to recover", markup=False)
     stderr.print("zonectl: lease released", markup=False)
     return int(ExitCode.OK)
-
-
-def _audit(ports: Ports, done: list[str]) -> None:
-    # Best effort: the recovery itself succeeded.
-    with contextlib.suppress(ZonectlError):
-        ports.audit.write(
-            {
-                "_id": uuid.uuid4().hex[:12],
-                "operation": "recover",
-                **whoami(),
-                "ended": dt.datetime.now(dt.UTC),
-                "recovered": done,
-            }
-        )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
+import functools
 import json
 import os
 import shutil
@@ -28,26 +28,24 @@ from zonectl.cli.forecast_wiring import (
     read_forecast,
     with_policy_timezone,
 )
-from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, read_cluster_metrics
-from zonectl.cli.ns_option import UNKNOWN_HELP, select_namespaces
+from zonectl.cli.metrics_out import MetricsRun, cluster_name, metrics_file_option, show_notices
+from zonectl.cli.ns_option import UNKNOWN_HELP, chooser
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode
-from zonectl.forecast.collection_moves import CollectionMove, moves_of, with_collection_moves
-from zonectl.forecast.report import Forecast
 from zonectl.model.desired import DesiredState
 from zonectl.mongo import connect
-from zonectl.mongo.chunk_sizes import ChunkSizes
-from zonectl.mongo.connect import Connection
-from zonectl.mongo.namespaces_read import read_namespaces
-from zonectl.mongo.status import read_status
-from zonectl.mongo.unsharded_read import read_move_impacts
-from zonectl.plan.settings_view import setting_lines
 from zonectl.render.exposition import render_openmetrics
 from zonectl.render.forecast import forecast_dict, render_forecast_text
 from zonectl.render.html import render_status_html
 from zonectl.render.metrics import make_families
-from zonectl.render.status import DatabaseStatus, StatusReport, status_document
+from zonectl.render.status import status_document
 from zonectl.render.status_text import render_status_text
+from zonectl.session.status import (
+    MetricsWanted,
+    StatusRequest,
+    read_status_view,
+    with_policy,
+)
 from zonectl.settings import Settings
 
 
@@ -167,36 +165,29 @@ def _status(
 ) -> str:
     """The artifact --format names; `color` when stdout may take it."""
     with connect(uri, origin=uri_origin(uri)) as conn:
-        now = conn.wall()  # the cluster's now: a sandbox's (virtual) clock
-        if namespaces:  # a typo is exit 2, not an empty report that "complies"
-            scope = {*read_namespaces(conn), *(desired.collections if desired else ())}
-            namespaces = select_namespaces(
-                namespaces,
-                scope,
-                lambda dbs: read_namespaces(conn, dbs),
-                where="in the policy or on the cluster" if desired else "on the cluster",
-            )
-        report = read_status(
-            conn,
-            database=settings.database,
-            now=now,
-            namespaces=namespaces or None,
-            layout=fmt is Format.html,
-        )
-        forecast = _forecast(conn, report, flags, now)
+        metrics = None
         if fmt is Format.openmetrics or run.path is not None:
-            metrics = read_cluster_metrics(
-                conn, settings=settings, now=now, desired=desired, report=report
-            )
-            run.metrics = dataclasses.replace(metrics, forecast=_compliance_instants(forecast))
+            metrics = MetricsWanted(settings, cluster_name(settings, conn.uri), read_policy_plan)
+        request = StatusRequest(
+            database=settings.database,
+            forecast=functools.partial(read_forecast, flags=flags),
+            desired=desired,
+            choose=chooser(namespaces, with_policy=desired is not None),
+            layout=fmt is Format.html,
+            metrics=metrics,
+        )
+        view = read_status_view(conn, request)
+        if view.metrics is not None:
+            show_notices(view.metrics.notices)
+            run.metrics = view.metrics.metrics
         if fmt is Format.openmetrics and run.metrics is not None:
             return render_openmetrics(make_families(run.metrics))
         if desired is not None:
-            report, moves = _with_policy(conn, report, desired)
-            forecast = with_collection_moves(forecast, moves)  # as plan counts them
-    if namespaces:
+            view = with_policy(conn, view, desired, read_policy_plan)
+    report, forecast = view.report, view.forecast
+    if view.namespaces:
         for note in report.notes:
-            if note.split(":", 1)[0] in namespaces:
+            if note.split(":", 1)[0] in view.namespaces:
                 warn(note)
     if fmt is Format.html:
         return render_status_html(report, forecast)
@@ -210,66 +201,3 @@ def _status(
     if forecast.namespaces or forecast.collections:
         text += "\n" + render_forecast_text(forecast)
     return text
-
-
-def _with_policy(
-    conn: Connection, report: StatusReport, desired: DesiredState
-) -> tuple[StatusReport, list[CollectionMove]]:
-    """Managed databases with their primary, the plan's notes on pins and patterns, and
-    the moveCollection ops the plan would run (for the forecast)."""
-    policy = read_policy_plan(conn, desired, conn.local())
-    plan, resolved = policy.plan, policy.resolved
-    actual = resolved.actual
-    zones = {s.id: s.zones for s in actual.shards}
-    names = sorted({ns.split(".", 1)[0] for ns in resolved.desired.collections})
-    databases = tuple(
-        DatabaseStatus(db, actual.databases[db], tuple(zones.get(actual.databases[db], ())))
-        for db in names
-        if db in actual.databases
-    )
-    origins = [f"{ns}: from pattern {p!r}" for ns, p in sorted(resolved.origins.items())]
-    placed = dataclasses.replace(
-        report,
-        databases=databases,
-        placements=(*plan.notes, *origins),
-        settings=setting_lines(actual, resolved.desired),
-    )
-    return placed, moves_of(plan.with_impacts(read_move_impacts(conn, plan)))
-
-
-def _forecast(
-    conn: Connection, report: StatusReport, flags: ForecastFlags, now: dt.datetime
-) -> Forecast:
-    """The forecast for the namespaces not compliant, from what status read."""
-    late = [c for c in report.collections if c.sharded and (c.outside_zone or c.straddling)]
-    ranges = {c.namespace: [(r.min, r.max, r.zone) for r in c.ranges] for c in late}
-    shard_zones = {s.id: frozenset(s.zones) for s in report.shards if not s.draining}
-    no_balance = frozenset(c.namespace for c in late if c.balancing is False)
-    defragmenting = frozenset(
-        c.namespace
-        for c in late
-        if (c.server or {}).get("firstComplianceViolation") == "defragmentingChunks"
-    )
-    return read_forecast(
-        ChunkSizes(conn),
-        ranges,
-        shard_zones,
-        flags,
-        now=now,
-        window=report.balancer.active_window,
-        day_windows=report.balancer.day_windows,
-        balancer_enabled=report.balancer.enabled,
-        shards=[s.id for s in report.shards],
-        no_balance=no_balance,
-        defragmenting=defragmenting,
-    )
-
-
-def _compliance_instants(forecast: Forecast) -> dict[str, dt.datetime]:
-    """Namespace -> when the balancer, left alone, is forecast to have moved what is out of
-    zone (the metric alerting watches); absent where it never will (off, noBalance)."""
-    return {
-        ns.ns: forecast.now + dt.timedelta(seconds=ns.balancer_s)
-        for ns in forecast.namespaces
-        if ns.balancer_s is not None
-    }

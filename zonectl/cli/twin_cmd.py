@@ -13,7 +13,7 @@ from zonectl.cli.common import uri_option, uri_origin, warn
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode, UsageError
-from zonectl.twin.write import Written, sidecar_path, write_twin
+from zonectl.twin.write import Written, sidecar_path
 
 
 @guarded
@@ -81,29 +81,22 @@ def command(
         raise UsageError("give one of --uri, --dump DIR and --archive FILE")
     _check_targets(out, jsonl)
     from zonectl.sandbox.seed.cluster_yaml import render
+    from zonectl.session.twin import twin_from_cluster, twin_from_dump
 
     if dump is not None or archive is not None:
-        from zonectl.twin.dump import capture_dump
-
-        capture, reader = capture_dump(dump, archive)
-        written = write_twin(capture, reader, out, render=render, jsonl=jsonl, anonymize=anonymize)
-        notes = capture.notes
+        twin = twin_from_dump(dump, archive, out, render=render, jsonl=jsonl, anonymize=anonymize)
     else:
         if not uri:
             raise UsageError("no cluster given: pass --uri URI, --dump DIR or --archive FILE")
         from zonectl.mongo import connect
-        from zonectl.mongo.twin_read import LiveCapture
 
         with connect(uri, origin=uri_origin(uri)) as conn:
-            live = LiveCapture(conn, measure=measure)
-            capture = live.capture()
-            written = write_twin(
-                capture, live.read_chunks, out, render=render, jsonl=jsonl, anonymize=anonymize
+            twin = twin_from_cluster(
+                conn, out, render=render, measure=measure, jsonl=jsonl, anonymize=anonymize
             )
-            notes = capture.notes
-    for note in notes:
+    for note in twin.capture.notes:
         warn(note)
-    _report(written, capture.costs or {}, capture.sizes)
+    _report(twin.written, twin.capture.costs or {}, twin.capture.sizes)
     return int(ExitCode.OK)
 
 

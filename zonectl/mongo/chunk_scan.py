@@ -18,8 +18,8 @@ from pymongo.errors import PyMongoError
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import SortKey, sort_key
+from zonectl.model.layout import IN_PLACE, OUTSIDE, STRADDLING, ChunkLayout
 from zonectl.mongo.connect import Connection
-from zonectl.render.layout import IN_PLACE, OUTSIDE, STRADDLING, ChunkLayout
 
 # Only what the walk reads; `jumbo` is present only when true (reference §2.3).
 PROJECTION = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1}

@@ -15,6 +15,7 @@ from pymongo.errors import PyMongoError
 from zonectl.errors import ClusterError, redact
 from zonectl.model.cluster import LiveRange
 from zonectl.model.keys import sort_key
+from zonectl.model.layout import ChunkLayout
 from zonectl.mongo.chunk_scan import (
     BATCH_SIZE,
     PROJECTION,
@@ -24,7 +25,6 @@ from zonectl.mongo.chunk_scan import (
     scan_compliance,
 )
 from zonectl.mongo.connect import Connection
-from zonectl.render.layout import ChunkLayout
 
 Doc = Mapping[str, Any]
 

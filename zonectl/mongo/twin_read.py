@@ -1,15 +1,16 @@
 """Capture a live cluster for a twin, read-only: config documents (never a host), chunk
 bounds streamed per collection in key order, sizes from collection statistics (or `dataSize`
 with `measure`), and the migration history the forecast learns costs from. What a missing
-privilege hides is named in the twin's notes; the rest is still captured.
+privilege hides is named in the twin's notes; the rest is still captured. It returns what it
+read; writing the twin's files is the caller's (zonectl/session/twin.py).
 
 A migration that commits mid-read moves the collection version: the collection is read
-again (up to `RETRIES` times), then captured as read with a warning."""
+again (up to `RETRIES` times, `AGAIN` between), then captured as read with a warning."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Generator, Iterator, Mapping
+from typing import Any, Final, NamedTuple
 
 import bson
 from bson import Timestamp
@@ -22,14 +23,28 @@ from zonectl.model.keys import sort_key
 from zonectl.mongo.changelog_read import read_migration_history
 from zonectl.mongo.connect import Connection
 from zonectl.twin import history
-from zonectl.twin.chunkfile import ChunkWriter
+from zonectl.twin.capture import Capture, is_user_collection
 from zonectl.twin.costs import section
-from zonectl.twin.write import Capture, is_user_collection
 
 RETRIES = 2
 BATCH = 10_000
 DEFAULT_CHUNK_MB = {4: 64, 5: 64}  # 128 MB from 6.0
 _PRIV = "find on config.{coll} (the clusterMonitor role grants it)"
+
+
+class ChunkRow(NamedTuple):
+    """One chunk as the twin keeps it: bounds, owner, bytes and documents, jumbo flag."""
+
+    min: Mapping[str, Any]
+    max: Mapping[str, Any]
+    shard: str
+    nbytes: int
+    docs: int
+    jumbo: bool
+
+
+# Yielded between two reads of one collection: the rows since its first are void.
+AGAIN: Final = None
 
 
 def _unauthorized(exc: PyMongoError) -> bool:
@@ -177,7 +192,9 @@ class LiveCapture:
             str(s): (int(v.get("size") or 0), int(v.get("count") or 0)) for s, v in shards.items()
         }
 
-    def read_chunks(self, coll: Mapping[str, Any], writer: ChunkWriter) -> None:
+    def read_chunks(self, coll: Mapping[str, Any]) -> Iterator[ChunkRow | None]:
+        """The collection's chunks in key order; `AGAIN` when it changed while read and is
+        read again from its first chunk (what came before `AGAIN` is void)."""
         ns = str(coll["_id"])
         by_uuid = self.major >= 5 and "uuid" in coll and "timestamp" in coll
         where: dict[str, Any] = {"uuid": coll["uuid"]} if by_uuid else {"ns": ns}
@@ -185,11 +202,10 @@ class LiveCapture:
         try:
             per_shard = {} if self.measure else self._per_shard(coll, where)
             for attempt in range(RETRIES + 1):
-                mark = writer.mark()
-                if self._stream(coll, where, writer, per_shard, limit // 2):
+                if (yield from self._stream(coll, where, per_shard, limit // 2)):
                     return
                 if attempt < RETRIES:
-                    writer.rewind(mark)
+                    yield AGAIN
             self.notes.append(
                 f"{ns}: the collection version moved while it was read {RETRIES + 1} times "
                 "(migrations committing): its chunks are as read, possibly mixed"
@@ -203,11 +219,10 @@ class LiveCapture:
         self,
         coll: Mapping[str, Any],
         where: Mapping[str, Any],
-        writer: ChunkWriter,
         per_shard: Mapping[str, tuple[int, int]],
         assumed: int,
-    ) -> bool:
-        """Write the chunks in key order; False when the collection changed meanwhile: a
+    ) -> Generator[ChunkRow, None, bool]:
+        """Yield the chunks in key order; return False when the collection changed meanwhile: a
         chunk not starting where the one before ended (a split or merge half seen), or a
         chunk version above every one read (a migration committed after its chunk was read;
         the {uuid, lastmod} index answers that without a scan)."""
@@ -224,7 +239,7 @@ class LiveCapture:
                 nbytes, docs = self._data_size(coll, d["min"], d["max"])
             elif d.get("estimatedDataSizeBytes") is not None:
                 nbytes = int(d["estimatedDataSizeBytes"])
-            writer.chunk(d["min"], d["max"], shard, nbytes, docs, bool(d.get("jumbo")))
+            yield ChunkRow(d["min"], d["max"], shard, nbytes, docs, bool(d.get("jumbo")))
             version = d.get("lastmod")
             if isinstance(version, Timestamp):
                 top = max(top, (version.time, version.inc))

@@ -12,8 +12,8 @@ from typing import Any
 from bson import json_util
 
 from zonectl.model.cluster import ReshardProgress
+from zonectl.model.layout import ChunkLayout
 from zonectl.plan.settings_view import SettingLine
-from zonectl.render.layout import ChunkLayout
 
 FORMAT_VERSION = 1
 

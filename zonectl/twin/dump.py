@@ -21,10 +21,11 @@ from zonectl.forecast.units import DEFAULT_COPY_RATE
 from zonectl.model.keys import sort_key
 from zonectl.twin import coverage, history
 from zonectl.twin.archive import read_archive
+from zonectl.twin.capture import Capture, is_user_collection
 from zonectl.twin.chunkfile import ChunkWriter, CollectionChunks
 from zonectl.twin.costs import section
 from zonectl.twin.errors import TwinError
-from zonectl.twin.write import COLLECTION_FIELDS, Capture, ChunkReader, is_user_collection
+from zonectl.twin.write import COLLECTION_FIELDS, ChunkReader
 
 OPTS: CodecOptions[dict[str, Any]] = CodecOptions(
     uuid_representation=UuidRepresentation.STANDARD, tz_aware=True

@@ -1,8 +1,8 @@
 """Write a twin: the cluster file the sandbox serves (`zonectl sandbox --cluster`) and its
-chunk sidecar, from what a live cluster or a config dump gave (`Capture`) and a per-collection
-chunk reader. The cluster file's YAML is written by the caller's `render` (the module that
-reads that format, sandbox/seed/cluster_yaml.py). The sidecar and the YAML each go to a
-temporary file renamed over the target once complete, so a failure never leaves a
+chunk sidecar, from what a live cluster or a config dump gave (`Capture`, capture.py) and a
+per-collection chunk reader. The cluster file's YAML is written by the caller's `render`
+(the module that reads that format, sandbox/seed/cluster_yaml.py). The sidecar and the YAML
+each go to a temporary file renamed over the target once complete, so a failure never leaves a
 half-written twin."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from bson.json_util import JSONMode, JSONOptions
 from zonectl.atomic import write_atomically
 from zonectl.twin import chunkfile
 from zonectl.twin.anonymize import Anonymizer, BoundMap
+from zonectl.twin.capture import Capture
 from zonectl.twin.costs import rename
 
 _RELAXED = JSONOptions(json_mode=JSONMode.RELAXED, tz_aware=True)
@@ -32,41 +33,6 @@ COLLECTION_FIELDS = (
     "permitMigrations",
     "allowMigrations",
 )
-
-
-def is_user_collection(doc: Mapping[str, Any]) -> bool:
-    """A user sharded collection (reference-config-dump P5): not the sessions collection,
-    not an 8.0 unsplittable tracked one, no resharding temp, no pre-5.0 dropped entry."""
-    ns = str(doc.get("_id", ""))
-    return not (
-        ns == "config.system.sessions"
-        or doc.get("unsplittable")
-        or doc.get("dropped") is True
-        or ".system.resharding." in ns
-        or "key" not in doc
-    )
-
-
-@dataclass
-class Capture:
-    """Everything but the chunks, as config documents (hosts are never written)."""
-
-    captured_from: str
-    shards: list[dict[str, Any]]
-    databases: list[dict[str, Any]]
-    collections: list[dict[str, Any]]  # user sharded collections' config.collections entries
-    tags: list[dict[str, Any]] = field(default_factory=list)
-    settings: list[dict[str, Any]] = field(default_factory=list)
-    server_version: str | None = None
-    version_source: str = "buildInfo"
-    fcv: str | None = None
-    sizes: str = ""
-    costs: dict[str, Any] | None = None
-    notes: list[str] = field(default_factory=list)
-    captured_at: dt.datetime | None = None
-    history: list[dict[str, Any]] = field(default_factory=list)  # history.sanitize'd
-    # config.queryAnalyzers (7.0+): each collection's query sampling configuration.
-    analyzers: list[dict[str, Any]] = field(default_factory=list)
 
 
 # Writes one collection's chunks (key order) with `writer.chunk(...)`.

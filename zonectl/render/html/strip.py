@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from zonectl.model.keys import format_value
+from zonectl.model.layout import OUTSIDE, STRADDLING, ChunkLayout
 from zonectl.render.html.markup import alternative, esc, legend, table
 from zonectl.render.html.palette import MARK, NO_ZONE, SHARD_COLOURS, ZONE_COLOURS, colours
-from zonectl.render.layout import OUTSIDE, STRADDLING, ChunkLayout
 from zonectl.render.summary import plural
 
 MAX_BINS = 600  # chunk columns drawn at most; more chunks share a column

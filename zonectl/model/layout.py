@@ -1,6 +1,6 @@
-"""Where each chunk of a collection sits, in key order, compactly (a few bytes a chunk):
-its shard, whether it is outside its zone or straddles a boundary, and the runs of
-consecutive chunks in one zone. Filled by the status chunk walk, drawn by strip.py."""
+"""Where each chunk of a collection sits, in key order, compactly (a few bytes a chunk): its
+shard, whether it is outside its zone or straddles a boundary, the runs of chunks in one
+zone. Filled by the status chunk walk (mongo/chunk_scan.py), drawn by render/html/strip.py."""
 
 from __future__ import annotations
 

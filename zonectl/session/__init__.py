@@ -1,0 +1,1 @@
+"""The application layer between cli/ and mongo/, plan/, apply/: it prints nothing."""

@@ -1,0 +1,36 @@
+"""`zonectl export` on an open connection: the live zones, ranges and balancer settings as a
+policy file's text (zonectl/policy/export.py), with the warnings to show. Prints nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from zonectl.model.cluster import ClusterState
+from zonectl.mongo.connect import Connection
+from zonectl.mongo.status import read_full_state
+from zonectl.policy.export import build_policy
+from zonectl.session.notice import Notice
+
+
+@dataclass(frozen=True)
+class ExportedPolicy:
+    text: str
+    notices: tuple[Notice, ...]
+
+
+def export_policy(conn: Connection, namespaces: Collection[str] | None) -> ExportedPolicy:
+    """The policy of the whole cluster, or of `namespaces` and the zones their ranges use."""
+    state = read_full_state(conn)
+    text, warnings = build_policy(
+        state, source=conn.uri, at=conn.local(), namespaces=namespaces or None
+    )
+    unknown = [
+        Notice(f"--namespace {name}: neither sharded nor given zone ranges; not exported")
+        for name in sorted(set(namespaces or ()) - _known(state))
+    ]
+    return ExportedPolicy(text, (*unknown, *(Notice(w) for w in warnings)))
+
+
+def _known(state: ClusterState) -> set[str]:
+    return set(state.collections) | {r.namespace for r in state.ranges}
