@@ -18,7 +18,6 @@ from zonectl.apply.ports import Ports
 from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, run_apply
 from zonectl.cli.apply_wiring import (
-    build_ports,
     echo_listeners,
     make_confirm,
     ops_done,
@@ -40,6 +39,7 @@ from zonectl.render import render_text
 from zonectl.render.summary import plural
 from zonectl.session.apply import ApplyPreparer, dry_run_lines
 from zonectl.session.namespaces import checked_namespaces
+from zonectl.session.ports import build_ports
 from zonectl.settings import Settings
 
 

@@ -17,7 +17,7 @@ import typer
 from zonectl.apply.ports import Ports
 from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import ApplyOptions, Prepared, Preview, run_apply
-from zonectl.cli.apply_wiring import build_ports, echo_listeners, parse_duration
+from zonectl.cli.apply_wiring import echo_listeners, parse_duration
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, uri_origin, warn
 from zonectl.cli.connection import Connection, open_cluster
@@ -37,6 +37,7 @@ from zonectl.plan.restrict import WindowPlan, window_namespaces
 from zonectl.render import render_text
 from zonectl.session.clock import check_skew, future_warning
 from zonectl.session.notice import Notice
+from zonectl.session.ports import build_ports
 from zonectl.session.rotate import Rotation, Scope, rotate_scope, select
 from zonectl.settings import Settings
 
