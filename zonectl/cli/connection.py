@@ -1,8 +1,6 @@
-"""Opening the one connection a command runs on: zonectl.mongo.connect, with the URI's
-origin named in its errors (--uri, $ZONECTL_URI, or the inventory entry in a fleet run).
-Imports no other command module (a fleet run opens connections too).
-The only command module that imports zonectl.mongo; what is read on the connection is
-zonectl.session's."""
+"""Opening the one connection a command runs on (zonectl.mongo.connect), the URI's origin
+named in its errors. The command modules' one import of zonectl.mongo; what is read on the
+connection is zonectl.session's. Imports no other command module (fleet runs use it too)."""
 
 from __future__ import annotations
 

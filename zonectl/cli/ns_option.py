@@ -1,7 +1,6 @@
-"""`--namespace/-n` of plan, apply, status, rotate and analyze: each name checked and each
-pattern expanded, so that a typo is a usage error (exit 2) naming it, never an empty
-selection that reports "no changes" or "compliant". The option's help is here; the
-selection itself is zonectl.session.namespaces (re-exported for the commands)."""
+"""`--namespace/-n` of plan, apply, status, rotate and analyze: the help all share. The
+selection (a typo is exit 2, never an empty selection) is zonectl.session.namespaces,
+re-exported here for the commands that import it from this module."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""The time-to-compliance forecast of `plan` and `status`: the reads feeding
-zonectl.forecast (out-of-zone chunks where the change is, sized by the one size source,
-zonectl.mongo.chunk_sizes; the migration history in config.changelog the cost model is
-learned from), then the forecast itself (pure)."""
+"""The time-to-compliance forecast of `plan` and `status`: out-of-zone chunks read where the
+change is (sized by zonectl.mongo.chunk_sizes, the one size source) and the cost model
+learned from config.changelog, fed to zonectl.forecast (pure)."""
 
 from __future__ import annotations
 

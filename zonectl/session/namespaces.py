@@ -1,7 +1,6 @@
 """Which namespaces `--namespace/-n` selects (plan, apply, status, rotate, analyze): each
-name checked and each pattern expanded, so that a typo is a usage error (exit 2) naming it,
-never an empty selection that reports "no changes" or "compliant"; and the policy cut to
-that selection."""
+name checked and each pattern expanded, a typo a usage error (exit 2) naming it, never an
+empty selection reporting "no changes" or "compliant"; and the policy cut to it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""rotate's pipeline on one open connection: the windows checked and placed at the
-instant, namespace patterns expanded afresh (a collection created since the last run is
-placed), the window plan made, refused when a window cannot be placed or would move back,
-and its impacts attached; the drift outside windows reported, never touched."""
+"""rotate's pipeline on one connection: windows placed at the instant, patterns expanded
+afresh (new collections placed), the window plan made (refused when a window cannot be
+placed or would move back), impacts attached; drift outside windows reported, not touched."""
 
 from __future__ import annotations
 
