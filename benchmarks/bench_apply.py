@@ -23,13 +23,13 @@ from typing import Any
 from pymongo import monitoring
 
 from zonectl.apply.run import ApplyOptions, Prepared, run_apply
-from zonectl.cli.apply_wiring import build_ports
 from zonectl.mongo import connect, read_cluster_state
 from zonectl.plan.planner import make_plan
 from zonectl.policy import load_policy
 from zonectl.sandbox.launch import serve
 from zonectl.sandbox.seed import build as seed
 from zonectl.sandbox.state import Sandbox
+from zonectl.session.ports import build_ports
 
 CLUSTER_COMMANDS = {
     "addShardToZone", "removeShardFromZone", "updateZoneKeyRange", "balancerStart",

@@ -10,14 +10,15 @@ from typing import Any
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
-from zonectl.cli.plan_cmd import build_plan
 from zonectl.model.desired import CollectionPolicy, DesiredState, ZoneRange
 from zonectl.mongo import connect, read_cluster_state
 from zonectl.mongo.chunk_batch import ChunkBatch
 from zonectl.mongo.impact import read_impact_chunks
 from zonectl.plan.impact import default_chunk_bytes, estimate_impact, zone_shards_after
 from zonectl.plan.ops import AssignZoneRange
+from zonectl.plan.plan import Plan
 from zonectl.sandbox.uri import build_sandbox, parse
+from zonectl.session.plan import build_plan
 
 CLUSTER = Path(__file__).resolve().parent / "fixtures" / "cluster.yaml"
 AT = dt.datetime(2026, 1, 10, tzinfo=dt.UTC)
@@ -25,6 +26,12 @@ AT = dt.datetime(2026, 1, 10, tzinfo=dt.UTC)
 
 def served(sandbox_server: Any, version: str = "7.0") -> Any:
     return sandbox_server(sandbox=build_sandbox(parse(f"sandbox:{CLUSTER}?version={version}")))
+
+
+def planned(uri: str, desired: DesiredState) -> Plan:
+    """The plan of `desired` at AT, on a connection of its own."""
+    with connect(uri) as conn:
+        return build_plan(conn, desired, {}, AT, None)
 
 
 def matching() -> DesiredState:
@@ -60,7 +67,7 @@ def test_live_state_reads_shards_zones_ranges_keys_and_balancer(
 
 def test_plan_is_empty_when_the_desired_state_matches_the_sandbox(sandbox_server: Any) -> None:
     sb = served(sandbox_server)
-    plan = build_plan(sb.uri, matching(), {}, AT, None)
+    plan = planned(sb.uri, matching())
     assert plan.ops == ()
 
 
@@ -75,7 +82,7 @@ def test_planning_changes_nothing_on_the_cluster(sandbox_server: Any) -> None:
         },
     )
     before = list(sb.client.config.tags.find({}, {"_id": 0})), list(sb.client.config.shards.find())
-    plan = build_plan(sb.uri, desired, {}, AT, None)
+    plan = planned(sb.uri, desired)
     assert len(plan.ops) == 2
     after = list(sb.client.config.tags.find({}, {"_id": 0})), list(sb.client.config.shards.find())
     assert before == after
@@ -98,7 +105,7 @@ def test_targeted_impact_equals_counting_every_chunk(
             )
         },
     )
-    plan = build_plan(sb.uri, desired, {}, AT, None)
+    plan = planned(sb.uri, desired)
     with connect(sb.uri) as conn:
         actual = read_cluster_state(conn, ["app.audit"])
         targeted, _ = read_impact_chunks(ChunkBatch(conn), actual, plan)
@@ -141,6 +148,6 @@ def test_a_tracked_unsharded_collection_on_8_0_is_not_read_as_sharded(
     desired = DesiredState(
         shards={"shard-std-0": frozenset({"archive"})}, collections={"app.tracked": tracked}
     )
-    plan = build_plan(sb.uri, desired, {}, AT, None)
+    plan = planned(sb.uri, desired)
     assert sorted(state.collections) == ["app.audit"]
     assert any("app.tracked is not sharded" in w for w in plan.warnings)

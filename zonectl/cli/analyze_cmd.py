@@ -13,12 +13,12 @@ from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.candidate_keys import parse_candidates
 from zonectl.cli.common import load_desired, uri_option, uri_origin
+from zonectl.cli.connection import open_cluster
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.ns_option import UNKNOWN_HELP, check_syntax, chooser
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
-from zonectl.mongo import connect
 from zonectl.render.inert import terminal
 from zonectl.session.analyze import AnalyzeRequest, analyze_cluster
 
@@ -95,7 +95,7 @@ def command(
     )
     notes: list[str] = []
     try:
-        with connect(uri, origin=uri_origin(uri)) as conn:
+        with open_cluster(uri, uri_origin(uri)) as conn:
             report = analyze_cluster(conn, request, notes)
     finally:  # shown before an error too (an unknown --namespace)
         for note in notes:

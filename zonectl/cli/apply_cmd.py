@@ -1,5 +1,6 @@
-"""`zonectl apply`: re-read, refuse a stale saved plan, confirm, then run the plan behind
-the lease, the balancing pause and the journal (zonectl.apply.run)."""
+"""`zonectl apply`: parse the options, then run the plan behind the lease, the balancing
+pause and the journal (zonectl.apply.run); the plan is re-read, or a saved one refused when
+stale, by zonectl.session.apply."""
 
 from __future__ import annotations
 
@@ -13,12 +14,10 @@ from typing import Annotated
 
 import typer
 
-from zonectl.apply.dryrun import dry_run_commands
 from zonectl.apply.ports import Ports
 from zonectl.apply.progress import ConsoleEvents
-from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, preview_migration, run_apply
+from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, run_apply
 from zonectl.cli.apply_wiring import (
-    build_ports,
     echo_listeners,
     make_confirm,
     ops_done,
@@ -26,26 +25,21 @@ from zonectl.cli.apply_wiring import (
 )
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
+from zonectl.cli.connection import open_cluster
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
 from zonectl.cli.migrate_failures import report_failures
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
 from zonectl.cli.ns_option import UNKNOWN_HELP
-from zonectl.cli.policy_plan import policy_namespaces, read_policy_plan
-from zonectl.errors import ExitCode, StalePlanError, UsageError, ZonectlError
-from zonectl.model.desired import DesiredState
-from zonectl.mongo import connect, read_impacts
-from zonectl.mongo.connect import Connection
-from zonectl.mongo.echo import command_line
-from zonectl.mongo.reshard_read import read_reshard_impacts
-from zonectl.mongo.resolve import read_resolved
-from zonectl.mongo.unsharded_read import read_move_impacts
-from zonectl.plan.plan import Plan, make_fingerprint
+from zonectl.errors import ExitCode, UsageError, ZonectlError
+from zonectl.plan.plan import Plan
 from zonectl.plan.serialize import load_plan
-from zonectl.plan.unsharded import UNREACHABLE
 from zonectl.render import render_text
 from zonectl.render.summary import plural
+from zonectl.session.apply import ApplyPreparer, dry_run_lines
+from zonectl.session.namespaces import checked_namespaces
+from zonectl.session.ports import build_ports
 from zonectl.settings import Settings
 
 
@@ -174,12 +168,11 @@ def command(
         # A saved plan is re-checked against the policy it came from (digest, managed namespaces).
         sources = paths or ([Path(s) for s in saved.sources] if saved else [])
         desired = load_desired(sources)
-        with connect(uri, listeners=echo_listeners(verbose), origin=uri_origin(uri)) as conn:
+        with open_cluster(uri, uri_origin(uri), listeners=echo_listeners(verbose)) as conn:
             ports = build_ports(conn, settings.database)
             if namespaces:  # a typo is exit 2 before the lease is taken
-                resolved = read_resolved(conn, desired, conn.local())
-                namespaces = policy_namespaces(conn, resolved, namespaces)
-            prepare = _preparer(conn, desired, saved, namespaces, migrate)
+                namespaces = checked_namespaces(conn, desired, namespaces, conn.local())
+            prepare = _preparer(ApplyPreparer(conn, desired, saved, namespaces, migrate))
             if dry_run:
                 return _dry_run(ports, options, prepare())
             events = ConsoleEvents(stderr, clock=conn.clock)
@@ -203,82 +196,23 @@ def _read_plan(path: Path) -> Plan:
         raise
 
 
-def _preparer(
-    conn: Connection,
-    desired: DesiredState,
-    saved: Plan | None,
-    only: list[str] | None,
-    migrate: bool,
-) -> Callable[[], Prepared]:
+def _preparer(preparer: ApplyPreparer) -> Callable[[], Prepared]:
+    """The session's prepare, with the plan's warnings shown before its impacts are read."""
+
     def prepare() -> Prepared:
-        now = conn.local()  # this host's clock, or a sandbox's own (`sandbox:?now=`)
-        # Patterns expanded against the live namespaces; a saved plan is only checked.
-        if saved is None:
-            policy = read_policy_plan(conn, desired, now, namespaces=only or None)
-            resolved, plan = policy.resolved, policy.plan
-        else:
-            resolved, plan = read_resolved(conn, desired, now), saved
-        actual, expanded = resolved.actual, resolved.desired
-        names = [ns for ns in sorted(expanded.collections) if not only or ns in only]
-        eager = [
-            ns
-            for ns in names
-            if ns in actual.collections and (migrate or expanded.collections[ns].migrate == "eager")
-        ]
-        if saved is not None:
-            fingerprint = make_fingerprint(actual, frozenset(expanded.collections))
-            _check_fresh(saved, desired, actual_fp=fingerprint, now=now)
-            return Prepared(saved, tuple(eager))
-        for message in plan.warnings:
+        draft = preparer.draft()
+        for message in draft.warnings:
             warn(message)
-        for note in plan.notes:  # pins this server version cannot honour: say so, every run
-            if UNREACHABLE in note:
-                warn(note)
-        impacts = {
-            **read_impacts(conn, actual, plan),
-            **read_move_impacts(conn, plan),
-            **read_reshard_impacts(conn, plan),
-        }
-        return Prepared(plan.with_impacts(impacts), tuple(eager))
+        return preparer.finish(draft)
 
     return prepare
 
 
-def _check_fresh(saved: Plan, desired: DesiredState, *, actual_fp: str, now: dt.datetime) -> None:
-    """A saved plan is applied only against the metadata it was computed from
-    (ARCHITECTURE.md, "The journey of apply --migrate", step 3)."""
-    if saved.policy_digest and desired.digest and saved.policy_digest != desired.digest:
-        raise StalePlanError(
-            f"saved plan {saved.plan_id} is stale: the policy files changed since it was made",
-            hint="run `zonectl plan --save-plan FILE` again and review the new plan",
-        )
-    if actual_fp != saved.fingerprint:
-        raise StalePlanError(
-            f"saved plan {saved.plan_id} is stale: the cluster's zone metadata changed since "
-            f"it was made at {saved.at.isoformat()}",
-            hint="run `zonectl plan --save-plan FILE` again and review the new plan",
-        )
-    if saved.valid_until is not None and now >= saved.valid_until:
-        raise StalePlanError(
-            f"saved plan {saved.plan_id} is stale: its firehose window moved at "
-            f"{saved.valid_until.isoformat()}",
-            hint="run `zonectl plan --save-plan FILE` again (or `zonectl rotate` from cron)",
-        )
-
-
 def _dry_run(ports: Ports, options: ApplyOptions, prepared: Prepared) -> int:
-    previews = [
-        preview_migration(ports, ns, options.force_jumbo, prepared.plan) for ns in prepared.migrate
-    ]
-    previews = [p for p in previews if p.splits or p.moves.violating]
+    commands = dry_run_lines(ports, options, prepared)
+    for line in commands:
+        sys.stdout.write(line + "\n")
     plan = prepared.plan
-    nss = {op.namespace for op in plan.ops} | {p.ns for p in previews}
-    no_balance = {ns: ports.balancing.read_no_balance(ns) for ns in nss if ns}
-    commands = dry_run_commands(
-        plan, previews, options, no_balance, ports.balancing.balancer_running()
-    )
-    for database, cmd in commands:
-        sys.stdout.write(command_line(database, cmd) + "\n")
     stderr.print(
         f"dry run: {len(commands)} command(s) for plan {plan.plan_id}; nothing was sent",
         markup=False,

@@ -1,64 +1,29 @@
-"""Wiring shared by `apply` and `recover`: the mongo implementations of apply's ports,
-the `-v` command echo, durations like `90s`/`10m`, and the confirmation prompt."""
+"""What `apply`, `rotate` and `recover` share on the command line: the `-v` command echo,
+durations like `90s`/`10m`, the confirmation prompt (apply's ports are
+zonectl.session.ports, re-exported here for recover)."""
 
 from __future__ import annotations
 
 import json
 import re
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import typer
 
-from zonectl.apply.ports import Ports
 from zonectl.apply.run import ApplyResult, Prepared, Preview
 from zonectl.cli.boundary import stderr
 from zonectl.errors import UsageError, ZonectlError
-from zonectl.model.cluster import ClusterState
-from zonectl.mongo.audit import MongoAudit
-from zonectl.mongo.balancing import MongoBalancing
-from zonectl.mongo.chunks_read import MongoChunks
-from zonectl.mongo.connect import Connection
-from zonectl.mongo.echo import CommandEcho
-from zonectl.mongo.executor import bind
-from zonectl.mongo.journal import MongoJournal
-from zonectl.mongo.lease import MongoLease
-from zonectl.mongo.move_watch import MongoMoveWatch
-from zonectl.mongo.reshard_read import MongoReshard
-from zonectl.mongo.settings_read import MongoOnce
-from zonectl.mongo.state import read_cluster_state
-from zonectl.mongo.unsharded_read import MongoUnsharded
 from zonectl.render.summary import plural
-
-
-def build_ports(conn: Connection, database: str) -> Ports:
-    client = conn.client
-
-    def read_state(namespaces: Collection[str]) -> ClusterState:
-        return read_cluster_state(conn, namespaces)
-
-    return Ports(
-        send=bind(client),
-        read_state=read_state,
-        lease=MongoLease(client, database),
-        journal=MongoJournal(client, database),
-        balancing=MongoBalancing(client),
-        chunks=MongoChunks(client, conn.version),
-        audit=MongoAudit(client, database),
-        version=conn.version,
-        unsharded=MongoUnsharded(conn),
-        reshard=MongoReshard(conn),
-        memos=MongoOnce(client, database),
-        moves=MongoMoveWatch(client),
-        clock=conn.clock,
-        down_s=conn.down_s,
-    )
+from zonectl.session.listeners import CommandEcho
+from zonectl.session.listeners import echo_listeners as session_echo
+from zonectl.session.ports import build_ports as build_ports
 
 
 def echo_listeners(verbose: bool) -> list[CommandEcho]:
     """`-v`: a listener printing every command sent on stderr; none without `-v`."""
-    return [CommandEcho(lambda line: stderr.print(line, markup=False))] if verbose else []
+    return session_echo(lambda line: stderr.print(line, markup=False)) if verbose else []
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")

@@ -15,6 +15,7 @@ from zonectl.cli.boundary import stderr
 from zonectl.errors import UsageError, redact
 from zonectl.model.desired import DesiredState
 from zonectl.render.inert import terminal
+from zonectl.session.boundaries import window_boundaries as window_boundaries
 
 URI_HELP = (
     "MongoDB URI of a mongos (TLS, authSource, timeouts... as URI options), or 'sandbox:' "
@@ -64,22 +65,6 @@ def load_desired(paths: Sequence[Path]) -> DesiredState:
         return ready
     desired = load_policy_files(paths)
     return target.overlaid(desired) if target is not None else desired
-
-
-def window_boundaries(
-    desired: DesiredState, at: dt.datetime
-) -> tuple[dict[str, Any], dt.datetime | None]:
-    """Each firehose namespace's boundary value at `at`, and the next tick of any window
-    (a window plan is stale after it)."""
-    from zonectl.windows import boundary_value, next_tick
-
-    boundaries: dict[str, Any] = {}
-    ticks: list[dt.datetime] = []
-    for ns, cp in sorted(desired.collections.items()):
-        if cp.firehose is not None:
-            boundaries[ns] = boundary_value(cp.firehose, at)
-            ticks.append(next_tick(cp.firehose, at))
-    return boundaries, min(ticks) if ticks else None
 
 
 def warn(message: str, details: Sequence[str] = ()) -> None:

@@ -95,9 +95,9 @@ def command(
 
       zonectl doctor --uri "$ZONECTL_URI" --probe --teach-rate
     """
+    from zonectl.cli.connection import open_cluster
     from zonectl.doctor.checks import exit_status
     from zonectl.doctor.render import render_json, render_text
-    from zonectl.mongo import connect
     from zonectl.session.doctor import DoctorRequest, run_doctor
 
     settings = Settings.from_environ(os.environ)
@@ -106,7 +106,7 @@ def command(
         raise UsageError("--teach-rate needs --probe: it migrates the probe's scratch chunks")
     desired = load_desired(paths) if paths else None  # bad input before anything is sent
     request = DoctorRequest(settings.database, desired, probe, round_wait_s, teach_rate)
-    with connect(uri, origin=uri_origin(uri)) as conn:
+    with open_cluster(uri, uri_origin(uri)) as conn:
         found = run_doctor(conn, request)
     facts, checks = found.facts, found.checks
     passed = exit_status(checks, strict=strict)

@@ -10,10 +10,10 @@ import typer
 from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, uri_origin, warn
+from zonectl.cli.connection import open_cluster
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode
-from zonectl.mongo import connect
 from zonectl.session.export import export_policy
 
 
@@ -56,7 +56,7 @@ def command(
 
       zonectl export --uri "$ZONECTL_URI" -n app.users > users.yaml
     """
-    with connect(uri, origin=uri_origin(uri)) as conn:
+    with open_cluster(uri, uri_origin(uri)) as conn:
         exported = export_policy(conn, namespaces)
     for notice in exported.notices:
         warn(notice.message, notice.details)

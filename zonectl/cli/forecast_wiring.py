@@ -1,37 +1,33 @@
-"""The time-to-compliance forecast for `plan` and `status`: the shared options
-(--copy-rate, --parallel, --balancer-tz), their checks before anything is sent, and the
-reads feeding zonectl.forecast (out-of-zone chunks where the change is, sized by the one
-size source, zonectl.mongo.chunk_sizes; the migration history in config.changelog the cost
-model is learned from)."""
+"""The time-to-compliance forecast's options for `plan` and `status` (--copy-rate,
+--parallel, --balancer-tz) and their checks before anything is sent; the reads and the
+forecast are zonectl.session.forecast (re-exported here for the commands)."""
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import typer
 
 from zonectl.errors import UsageError
-from zonectl.forecast.balancer import NamespaceChunks
-from zonectl.forecast.balancer_day_windows import DayWindows
-from zonectl.forecast.balancer_window import ActiveWindow, BalancerWindow, parse_hhmm
-from zonectl.forecast.eager import default_parallel
-from zonectl.forecast.inputs import Range
-from zonectl.forecast.learn import choose_model
-from zonectl.forecast.report import Assumptions, Forecast, make_forecast
-from zonectl.forecast.reshard import ReshardRates, routes_for
-from zonectl.forecast.settings import chunk_size_notes
-from zonectl.forecast.size_spread import spread_estimates
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
-from zonectl.model.cluster import feature_release
 from zonectl.model.desired import DesiredState
-from zonectl.mongo.changelog_read import read_learned
-from zonectl.mongo.chunk_sizes import ChunkSizes
-from zonectl.mongo.forecast_read import RangeKey, read_namespace_chunks
+from zonectl.session.forecast import ForecastFlags
+from zonectl.session.forecast import make_window as make_window
+from zonectl.session.forecast import read_forecast as read_forecast
 from zonectl.time_zones import load_time_zone
+
+__all__ = [
+    "ForecastFlags",
+    "balancer_tz_option",
+    "copy_rate_option",
+    "make_window",
+    "parallel_forecast_option",
+    "parse_forecast_flags",
+    "policy_timezone",
+    "read_forecast",
+    "with_policy_timezone",
+]
 
 
 def copy_rate_option() -> Any:
@@ -56,16 +52,6 @@ def balancer_tz_option() -> Any:
         "active window, e.g. Europe/Berlin; overrides the policy's balancer.timezone "
         "(default UTC).",
     )
-
-
-@dataclass(frozen=True)
-class ForecastFlags:
-    copy_rate: float
-    parallel: int | None
-    tz: dt.tzinfo
-    tz_name: str
-    tz_given: bool = False  # --balancer-tz was given: it wins over the policy's
-    rate_given: bool = False  # --copy-rate was passed: it overrides the learned rate
 
 
 def with_policy_timezone(
@@ -114,96 +100,3 @@ def parse_forecast_flags(
         tz_given=balancer_tz is not None,
         rate_given=copy_rate is not None,
     )
-
-
-def make_window(
-    window: Mapping[str, str] | None,
-    flags: ForecastFlags,
-    day_windows: Sequence[Mapping[str, str]] = (),
-) -> BalancerWindow | None:
-    """The window in force: day-of-week windows (8.3+, when the caller found them in force)
-    replace activeWindow, which MongoDB then ignores (§1.4)."""
-    if day_windows:
-        try:
-            return DayWindows.parse(day_windows, flags.tz)
-        except (KeyError, ValueError):
-            return None  # as below: a window the server cannot parse either
-    if not window:
-        return None
-    try:
-        return ActiveWindow(parse_hhmm(window["start"]), parse_hhmm(window["stop"]), flags.tz)
-    except (KeyError, ValueError):
-        return None  # a window the server cannot parse either: it balances all day (§2.5)
-
-
-def read_forecast(
-    sizes: ChunkSizes,
-    ranges: Mapping[str, Iterable[Range]],
-    shard_zones: Mapping[str, frozenset[str]],
-    flags: ForecastFlags,
-    *,
-    now: dt.datetime,
-    window: Mapping[str, str] | None,
-    balancer_enabled: bool,
-    shards: Sequence[str],
-    day_windows: Sequence[Mapping[str, str]] = (),
-    changed: Mapping[str, Collection[RangeKey]] | None = None,
-    no_balance: frozenset[str] = frozenset(),
-    rezoned: frozenset[str] = frozenset(),
-    defragmenting: frozenset[str] = frozenset(),
-) -> Forecast:
-    """Read each namespace's out-of-zone chunks where the change is (zonectl.mongo.
-    forecast_read: the `changed` ranges one by one, the others by indexed counts), sized
-    by `sizes` (the one size source the impact line shares), then forecast (pure) from
-    `now`. `shards`: every shard, draining ones too. The reshard route is forecast for
-    namespaces with data to move and for `rezoned` ones (a zone of theirs gains or loses a
-    shard: resharding spreads them at once)."""
-    wanted = {ns: list(rs) for ns, rs in ranges.items()}
-    sizes.read_collections(list(wanted))
-    sizes.prepare(list(wanted))
-
-    def read() -> list[NamespaceChunks]:
-        found = (
-            read_namespace_chunks(sizes, ns, rs, shard_zones, shards, (changed or {}).get(ns, ()))
-            for ns, rs in wanted.items()
-        )
-        return [coll for coll in found if coll is not None]
-
-    colls = sizes.batch.replay(read)  # every namespace's chunk reads in a few aggregates
-    # Estimated chunks spread like the measured sample: a round lasts its largest migration.
-    colls, sizes.tally.spread_like = spread_estimates(colls)
-    learned = read_learned(sizes.conn)
-    model, source = choose_model(
-        learned, flags.copy_rate if flags.rate_given else None, float(DEFAULT_COPY_RATE)
-    )
-    assumptions = Assumptions(
-        copy_rate=model.rate,
-        model=model,
-        source=source,
-        learned=learned,
-        parallel=flags.parallel or default_parallel(len(shard_zones)),
-        window=make_window(window, flags, day_windows),
-        tz_name=flags.tz_name,
-        balancer_enabled=balancer_enabled,
-        by_data_size=sizes.major >= 6,
-    )
-    forecast = make_forecast(
-        colls, shard_zones, assumptions, now, no_balance=no_balance, defragmenting=defragmenting
-    )
-    planned = sizes.planned_mb is not None or bool(sizes.planned_ns_mb)
-    cut = chunk_size_notes(
-        [c for c in colls if c.ns in {n.ns for n in forecast.namespaces}], planned
-    )
-    forecast = dataclasses.replace(forecast, notes=(*forecast.notes, *cut))
-    moving = {n.ns for n in forecast.namespaces}
-    features = feature_release(sizes.conn.version, sizes.conn.fcv) or (7, 0)
-    routes = routes_for(
-        [c for c in colls if c.ns in moving or c.ns in rezoned],
-        shard_zones,
-        # the copy rate and the phases learned from config.changelog (or assumed)
-        ReshardRates(model.rate, learned.reshard_phases),
-        available=features >= (7, 2),  # forceRedistribution, also at the cluster's FCV
-    )
-    forecast = dataclasses.replace(forecast, reshard=tuple(routes[ns] for ns in sorted(routes)))
-    said = sizes.tally.describe()
-    return dataclasses.replace(forecast, notes=(*forecast.notes, said)) if said else forecast

@@ -14,11 +14,11 @@ import typer
 
 from zonectl.atomic import write_atomically
 from zonectl.cli.common import warn
+from zonectl.cli.connection import Connection
 from zonectl.cli.fleet.context import current_target
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.desired import DesiredState
-from zonectl.mongo.connect import Connection
 from zonectl.render.exposition import find_sample, render_textfile
 from zonectl.render.metrics import (
     ClusterMetrics,

@@ -11,10 +11,10 @@ import typer
 
 from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, uri_origin
+from zonectl.cli.connection import open_cluster
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode
-from zonectl.mongo import connect
 from zonectl.session.recover import recover
 from zonectl.settings import Settings
 
@@ -64,7 +64,7 @@ def command(
     live run; 5 balancing could not be restored: run the printed command.
     """
     database = Settings.from_environ(os.environ).database
-    with connect(uri, origin=uri_origin(uri)) as conn:
+    with open_cluster(uri, uri_origin(uri)) as conn:
         found = recover(
             conn,
             database=database,

@@ -1,20 +1,12 @@
-"""rotate's guards on time: this host's clock against the cluster's (hello.localTime), and
-no window boundary moved backwards unless asked. A clock that jumped (a bad NTP sync, a
-restored VM) or a rotation run ahead with --at must not move data between shards."""
+"""rotate's options on time: --max-clock-skew and --allow-backwards. The guards they set
+(this host's clock against the cluster's, no window boundary moved backwards unless asked)
+are zonectl.session.clock."""
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Sequence
 from typing import Any
 
 import typer
-
-from zonectl.cli.common import warn
-from zonectl.errors import NeedsHumanError
-from zonectl.forecast.units import format_duration
-from zonectl.mongo import Connection
-from zonectl.plan.restrict import WindowMove
 
 DEFAULT_MAX_SKEW = "5m"
 
@@ -33,96 +25,3 @@ def allow_backwards_option() -> Any:
         help="Move a window boundary to an earlier instant than the live one (after a "
         "rotate --at in the future, or to undo a clock that ran ahead). Refused otherwise.",
     )
-
-
-def show(instant: dt.datetime) -> str:
-    return f"{instant.astimezone(dt.UTC):%Y-%m-%dT%H:%M:%SZ}"
-
-
-def clocks(conn: Connection) -> str:
-    """Both clocks as the operator compares them; a sandbox's one clock (the run's and
-    the cluster's: this host's plays no part) by that name."""
-    local, cluster, skew = conn.local(), conn.wall(), conn.skew
-    if conn.local_name != "this host's clock":
-        return f"{conn.local_name} {show(local)} (the cluster's; this host's is not used)"
-    if skew is None:
-        return f"this host's clock {show(local)}, the cluster's unknown (hello sent no localTime)"
-    said = f"this host's clock {show(local)}, the cluster's {show(cluster)} (hello.localTime"
-    if skew.sure_s == 0:
-        return said + ")"
-    side = "ahead of" if skew.offset_s > 0 else "behind"
-    return said + f", {_span(abs(skew.offset_s))} {side} this host)"
-
-
-def check_skew(conn: Connection, bound_s: float) -> None:
-    """Refuse (exit 5) when the clocks are surely further apart than `bound_s`: the window
-    boundary follows this host's clock, and the lease is judged by each host's own."""
-    skew = conn.skew
-    if skew is None:
-        warn("hello sent no localTime: this host's clock cannot be checked against the cluster's")
-        return
-    if skew.sure_s <= bound_s:
-        return
-    raise NeedsHumanError(
-        f"refusing to rotate: the clocks differ by {_span(abs(skew.offset_s))}, more than "
-        f"--max-clock-skew {_span(bound_s)}: {clocks(conn)}; nothing was sent",
-        hint="sync this host and the cluster with NTP (`zonectl doctor` measures the skew); "
-        "to rotate as of a chosen instant anyway, pass --at",
-    )
-
-
-def check_backwards(
-    conn: Connection,
-    moves: Sequence[WindowMove],
-    slices: Sequence[str],
-    instant: dt.datetime,
-    given: bool,
-    allow: bool,
-) -> None:
-    """Refuse (exit 5) to move any window's boundary earlier than the live one, naming each
-    window's live and computed boundary (each slice brought back to its hot zone) and both
-    clocks; with `allow`, warn and go on."""
-    back = [m for m in moves if m.backwards]
-    if not back and not slices:
-        return
-    source = "--at" if given else conn.local_name
-    lines = [
-        f"{m.ns}: live boundary {m.shown('old')} is later than {m.shown('new')}, "
-        f"the boundary at {show(instant)} ({source})"
-        for m in back
-    ]
-    lines += [f"{line}, at {show(instant)} ({source})" for line in slices]
-    what = " and ".join(
-        text
-        for n, text in (
-            (len(back), f"{len(back)} firehose window(s)"),
-            (len(slices), f"{len(slices)} slice(s)"),
-        )
-        if n
-    )
-    if allow:
-        warn(f"--allow-backwards: moving {what} back:", lines)
-        return
-    raise NeedsHumanError(
-        f"refusing to move {what} backwards; nothing was sent:",
-        details=[*lines, clocks(conn)],
-        hint="if a clock jumped back, fix it and rerun; if the live boundary is ahead "
-        "(a `rotate --at` in the future), wait until the clock passes it, or rerun with "
-        "--allow-backwards to move it back now",
-    )
-
-
-def warn_future(conn: Connection, instant: dt.datetime, bound_s: float) -> None:
-    """--at later than the cluster's clock writes a window no plain run would: say that
-    the next runs will refuse to move it back."""
-    ahead = (instant - conn.wall()).total_seconds()
-    if ahead > bound_s:
-        warn(
-            f"--at {show(instant)} is {_span(ahead)} ahead of the cluster's clock "
-            f"({show(conn.wall())}): a window moved to it stays there, and later runs "
-            "refuse to move it back until then (or run with --allow-backwards)"
-        )
-
-
-def _span(seconds: float) -> str:
-    return f"{seconds:.1f}s" if seconds < 60 else format_duration(seconds)

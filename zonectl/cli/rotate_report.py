@@ -1,10 +1,9 @@
 """What `zonectl rotate` prints when it ran: what moved per namespace on stdout, the
-one-line summary on stderr; and the listing its refusals share."""
+one-line summary on stderr."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
 from zonectl.apply.run import ApplyResult
 from zonectl.cli.apply_wiring import ops_done
@@ -51,10 +50,6 @@ def report(result: ApplyResult, window: WindowPlan) -> int:
         markup=False,
     )
     return report_failures(result)
-
-
-def listing(title: str, problems: Sequence[str]) -> str:
-    return f"{title} ({len(problems)} problem(s)):"  # the problems follow as details
 
 
 def _pattern_count(window: WindowPlan) -> str:

@@ -17,6 +17,7 @@ import typer
 from zonectl.cli.artifact import emit, out_option
 from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
+from zonectl.cli.connection import open_cluster
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.forecast_wiring import (
@@ -33,7 +34,6 @@ from zonectl.cli.ns_option import UNKNOWN_HELP, chooser
 from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
-from zonectl.mongo import connect
 from zonectl.render.exposition import render_openmetrics
 from zonectl.render.forecast import forecast_dict, render_forecast_text
 from zonectl.render.html import render_status_html
@@ -164,7 +164,7 @@ def _status(
     color: bool,
 ) -> str:
     """The artifact --format names; `color` when stdout may take it."""
-    with connect(uri, origin=uri_origin(uri)) as conn:
+    with open_cluster(uri, uri_origin(uri)) as conn:
         metrics = None
         if fmt is Format.openmetrics or run.path is not None:
             metrics = MetricsWanted(settings, cluster_name(settings, conn.uri), read_policy_plan)

@@ -88,9 +88,9 @@ def command(
     else:
         if not uri:
             raise UsageError("no cluster given: pass --uri URI, --dump DIR or --archive FILE")
-        from zonectl.mongo import connect
+        from zonectl.cli.connection import open_cluster
 
-        with connect(uri, origin=uri_origin(uri)) as conn:
+        with open_cluster(uri, uri_origin(uri)) as conn:
             twin = twin_from_cluster(
                 conn, out, render=render, measure=measure, jsonl=jsonl, anonymize=anonymize
             )

@@ -1,5 +1,5 @@
-"""A warning the application layer returns instead of printing it: the message and its
-detail lines, shown by the command (`zonectl.cli.common.warn`) as `zonectl: warning: ...`."""
+"""A warning the session hands back instead of printing it: the message and its detail
+lines, printed by the command (zonectl.cli.common.warn) where it used to print them."""
 
 from __future__ import annotations
 

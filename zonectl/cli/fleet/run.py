@@ -17,6 +17,7 @@ from typing import Any
 from zonectl.apply.interrupt import STOP, Stop
 from zonectl.cli.artifact import SUFFIXES
 from zonectl.cli.boundary import run_guarded, stderr
+from zonectl.cli.connection import open_cluster
 from zonectl.cli.fleet.context import CURRENT, FleetArgs, FleetSpec, FleetTarget, paths_key
 from zonectl.cli.fleet.interrupt import signals_raise, wind_down
 from zonectl.cli.fleet.output import Outcome, combine, summary_lines, worst_code
@@ -38,7 +39,7 @@ from zonectl.fleet import (
     read_uris,
     select_clusters,
 )
-from zonectl.mongo import connect, read_cluster_state
+from zonectl.session.fleet import live_shards
 
 Body = Callable[..., int]
 
@@ -177,8 +178,8 @@ class _Job:
         overlay = self.target.cluster.overlay
         if overlay.is_empty or not self.kwargs.get("paths"):
             return
-        with connect(self.uri, origin=self.target.uri_origin) as conn:
-            live = {s.id for s in read_cluster_state(conn, ()).shards}
+        with open_cluster(self.uri, self.target.uri_origin) as conn:
+            live = live_shards(conn)
         problems = check_overlay_shards(self.name, overlay, live)
         if problems:
             raise InvalidInventoryError(
