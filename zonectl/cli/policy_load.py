@@ -14,8 +14,8 @@ from zonectl.render.inert import terminal
 
 
 def load_policy_files(paths: Sequence[Path]) -> DesiredState:
+    from zonectl.environment import Settings
     from zonectl.policy import load_policy
-    from zonectl.settings import Settings
 
     own = Settings.from_environ(os.environ).database  # no pattern may name it
     loaded = load_policy(list(paths), own_database=own)

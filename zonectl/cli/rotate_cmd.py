@@ -32,6 +32,7 @@ from zonectl.cli.rotate_clock import (
     max_clock_skew_option,
 )
 from zonectl.cli.rotate_report import report
+from zonectl.environment import Settings
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.plan.restrict import WindowPlan, window_namespaces
 from zonectl.render import render_text
@@ -39,7 +40,6 @@ from zonectl.session.clock import check_skew, future_warning
 from zonectl.session.notice import Notice
 from zonectl.session.ports import build_ports
 from zonectl.session.rotate import Rotation, Scope, rotate_scope, select
-from zonectl.settings import Settings
 
 
 @guarded

@@ -32,6 +32,7 @@ from zonectl.cli.forecast_wiring import (
 from zonectl.cli.metrics_out import MetricsRun, cluster_name, metrics_file_option, show_notices
 from zonectl.cli.ns_option import UNKNOWN_HELP, chooser
 from zonectl.cli.policy_plan import read_policy_plan
+from zonectl.environment import Settings
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
 from zonectl.render.exposition import render_openmetrics
@@ -46,7 +47,6 @@ from zonectl.session.status import (
     read_status_view,
     with_policy,
 )
-from zonectl.settings import Settings
 
 
 class Format(StrEnum):

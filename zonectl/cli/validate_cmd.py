@@ -84,8 +84,8 @@ def command(
 def _check(paths: list[Path], labelled: bool) -> _Checked:
     import os
 
+    from zonectl.environment import Settings
     from zonectl.policy import load_policy
-    from zonectl.settings import Settings
 
     own = Settings.from_environ(os.environ).database  # no namespace pattern may name it
     label = f"{paths[0]}: " if labelled else ""

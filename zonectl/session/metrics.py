@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from zonectl.environment import Settings
 from zonectl.errors import PlanError, UsageError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.connect import Connection
@@ -21,7 +22,6 @@ from zonectl.render.metrics import ClusterMetrics, WindowMetrics, in_active_wind
 from zonectl.render.status import StatusReport
 from zonectl.session.notice import Notice
 from zonectl.session.status_report import read_status_report
-from zonectl.settings import Settings
 from zonectl.time_zones import load_time_zone
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from zonectl.environment import Settings
 from zonectl.forecast.collection_moves import moves_of, with_collection_moves
 from zonectl.forecast.inputs import Range
 from zonectl.forecast.report import Forecast
@@ -22,7 +23,6 @@ from zonectl.plan.settings_view import setting_lines
 from zonectl.render.status import DatabaseStatus, StatusReport
 from zonectl.session.metrics import MetricsRead, PolicyPlanner, read_cluster_metrics
 from zonectl.session.status_report import read_status_report
-from zonectl.settings import Settings
 
 Lookup = Callable[[Collection[str]], Collection[str]]  # databases -> the cluster's namespaces
 # (scope, lookup) -> the namespaces `--namespace` selects; UsageError naming an unknown one.
