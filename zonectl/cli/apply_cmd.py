@@ -23,9 +23,9 @@ from zonectl.cli.apply_wiring import (
     ops_done,
     parse_duration,
 )
-from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
 from zonectl.cli.connection import open_cluster
+from zonectl.cli.error_boundary import guarded, stderr
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 
 from zonectl.apply.run import ApplyResult, Prepared, Preview
-from zonectl.cli.boundary import stderr
+from zonectl.cli.error_boundary import stderr
 from zonectl.errors import UsageError, ZonectlError
 from zonectl.render.summary import plural
 from zonectl.session.listeners import CommandEcho

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from zonectl.cli.artifact import emit, out_option
-from zonectl.cli.boundary import guarded
+from zonectl.cli.error_boundary import guarded
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.errors import ExitCode, InvalidPolicyError
 from zonectl.model.desired import DesiredState

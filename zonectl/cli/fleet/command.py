@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from zonectl.cli.boundary import guarded
+from zonectl.cli.error_boundary import guarded
 from zonectl.cli.fleet.options import INVENTORY_HELP
 from zonectl.errors import ExitCode
 from zonectl.fleet import Cluster, load_inventory, select_clusters
