@@ -44,7 +44,7 @@ def parse_at(text: str | None, now: dt.datetime) -> dt.datetime:
     """`--at` as an aware UTC instant; `now` when absent."""
     if not text:
         return now
-    from zonectl.windows import parse_instant
+    from zonectl.firehose import parse_instant
 
     try:
         return parse_instant(text)

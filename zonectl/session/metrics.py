@@ -130,7 +130,7 @@ def _with_policy(
             )
         )
         last = {}
-    from zonectl.windows import next_tick
+    from zonectl.firehose import next_tick
 
     windows = []
     for ns in names:
