@@ -30,7 +30,7 @@ from zonectl.errors import (
     UsageError,
     ZonectlError,
 )
-from zonectl.fleet import (
+from zonectl.inventory import (
     Cluster,
     apply_overlay,
     check_overlay_policy,
