@@ -15,7 +15,6 @@ from zonectl.cli.error_boundary import stderr
 from zonectl.errors import UsageError, redact
 from zonectl.model.desired import DesiredState
 from zonectl.render.inert import terminal
-from zonectl.session.boundaries import window_boundaries as window_boundaries
 
 URI_HELP = (
     "MongoDB URI of a mongos (TLS, authSource, timeouts... as URI options), or 'sandbox:' "

@@ -16,7 +16,6 @@ from zonectl.atomic import write_atomically
 from zonectl.cli.common import warn
 from zonectl.cli.connection import Connection
 from zonectl.cli.fleet.context import current_target
-from zonectl.cli.policy_plan import read_policy_plan
 from zonectl.environment import Settings
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.desired import DesiredState
@@ -87,7 +86,6 @@ class MetricsRun:
                 settings=self.settings,
                 now=now,
                 cluster=cluster_name(self.settings, conn.uri),
-                plan_policy=read_policy_plan,
                 desired=desired,
                 report=report,
                 namespaces=namespaces,

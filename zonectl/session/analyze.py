@@ -49,7 +49,8 @@ def analyze_cluster(conn: Connection, request: AnalyzeRequest, notes: list[str])
 
 
 def _boundaries(desired: DesiredState, at: dt.datetime) -> dict[str, Any]:
-    """Each firehose namespace's boundary value at `at` (as cli.common.window_boundaries)."""
+    """Each firehose namespace's boundary value at `at` (as
+    zonectl.session.boundaries.window_boundaries)."""
     from zonectl.firehose import boundary_value
 
     return {
