@@ -1,7 +1,7 @@
 """One exception root for zonectl; each subclass carries the exit code that ARCHITECTURE.md,
 "Errors and exit codes" assigns.
 
-The CLI boundary (`zonectl.cli.boundary`) is the only place that turns these into exit codes.
+The CLI boundary (`zonectl.cli.error_boundary`) is the only place that turns these into exit codes.
 """
 
 from __future__ import annotations

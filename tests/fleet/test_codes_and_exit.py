@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from zonectl.cli.fleet.output import worst_code
-from zonectl.fleet.codes import CODES
+from zonectl.inventory.codes import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 

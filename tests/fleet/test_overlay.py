@@ -4,7 +4,7 @@ digest recomputed; and their checks against the policy and the live shards."""
 from __future__ import annotations
 
 from zonectl.diagnostics import Position
-from zonectl.fleet import Overlay, apply_overlay, check_overlay_policy, check_overlay_shards
+from zonectl.inventory import Overlay, apply_overlay, check_overlay_policy, check_overlay_shards
 from zonectl.model.desired import CollectionPolicy, DesiredState
 
 AT = Position("clusters.yaml", 9, 7)

@@ -32,7 +32,7 @@ def run_case(case: Path) -> dict[str, str]:
     policy = pytest.importorskip("zonectl.policy")
     if not hasattr(policy, "load_policy"):
         pytest.skip("zonectl.policy.load_policy has not landed")
-    from zonectl.windows import boundary_value, parse_instant
+    from zonectl.firehose import boundary_value, parse_instant
 
     state: dict[str, Any] = json_util.loads((case / "state.json").read_text(), json_options=OPTS)
     desired = policy.load_policy([Path("policy.yaml")]).desired

@@ -112,3 +112,31 @@ class Setting:
         if not self.is_stored(stored):
             return False
         return self.absent is None or self.live_value(stored) != self.absent
+
+
+_REGISTERED: list[Setting] = []
+_TABLE_BUILT = False
+
+
+def register(setting: Setting) -> Setting:
+    """Add a row declared outside the table module (its own module, a test's fixture): the
+    table (zonectl.balancer_settings.table) puts it after its own rows of that scope, and
+    every reader follows, as it does for the table's rows. Rows register before the table is
+    built, which is when `zonectl.balancer_settings.table` is first imported: the policy
+    schema, the planner and the readers take the rows then, once."""
+    if _TABLE_BUILT:
+        raise RuntimeError(
+            f"balancer setting {setting.scope}.{setting.key} registered after the settings "
+            "table was built: register it before zonectl.balancer_settings.table is imported"
+        )
+    if any((r.scope, r.key) == (setting.scope, setting.key) for r in _REGISTERED):
+        raise ValueError(f"{setting.scope} balancer setting {setting.key!r} registered twice")
+    _REGISTERED.append(setting)
+    return setting
+
+
+def registered(scope: Scope) -> tuple[Setting, ...]:
+    """The rows `register` took for `scope`; from now on it takes none (the table's build)."""
+    global _TABLE_BUILT
+    _TABLE_BUILT = True
+    return tuple(r for r in _REGISTERED if r.scope == scope)

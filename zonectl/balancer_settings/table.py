@@ -1,6 +1,6 @@
 """The table: every balancer setting zonectl manages, one row each (reference
-balancer-settings.md; section numbers below are its). A new setting is one row here and one
-test; the schema, planner, executor, export, status and docs page read these rows."""
+balancer-settings.md; section numbers below are its). A new setting is one row here, or one
+registered from its own module (row.register), and one test; every reader reads the rows."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, StrictBool
 
-from zonectl.balancer_settings.row import Setting, on_off
+from zonectl.balancer_settings.row import Setting, on_off, registered
 from zonectl.balancer_settings.values import (
     ChunkSizeMB,
     DayWindowModel,
@@ -243,7 +243,14 @@ COLLECTION: tuple[Setting, ...] = (
     ),
 )
 
+# Rows declared in a module of their own (row.register, before this module is imported)
+# follow the table's: the table is built here, once, and every reader takes it from here.
+CLUSTER += registered("cluster")
+COLLECTION += registered("collection")
 ROWS: tuple[Setting, ...] = CLUSTER + COLLECTION
+_seen = [(r.scope, r.key) for r in ROWS]
+if len(set(_seen)) != len(_seen):
+    raise ValueError(f"a balancer setting has two rows: {sorted(_seen)}")
 
 
 def row(scope: str, key: str) -> Setting:

@@ -10,17 +10,18 @@ import typer
 
 from zonectl.analyze.render import render_json, render_markdown, render_text, summary
 from zonectl.cli.artifact import emit, out_option
-from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.candidate_keys import parse_candidates
 from zonectl.cli.common import load_desired, uri_option, uri_origin
 from zonectl.cli.connection import open_cluster
+from zonectl.cli.error_boundary import guarded, stderr
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
-from zonectl.cli.ns_option import UNKNOWN_HELP, check_syntax, chooser
+from zonectl.cli.ns_option import UNKNOWN_HELP, chooser
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
 from zonectl.render.inert import terminal
 from zonectl.session.analyze import AnalyzeRequest, analyze_cluster
+from zonectl.session.namespaces import check_syntax
 
 
 class Format(StrEnum):

@@ -59,7 +59,6 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def main() -> None:
-    from zonectl.cli.boundary import run_guarded
     from zonectl.cli.completion import (
         COMPLETE_VAR,
         attach_completions,
@@ -67,6 +66,7 @@ def main() -> None:
         run_for_shell,
         shell_help,
     )
+    from zonectl.cli.error_boundary import run_guarded
 
     signal.signal(signal.SIGTERM, _terminate)
     _register()

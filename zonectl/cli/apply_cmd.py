@@ -23,15 +23,16 @@ from zonectl.cli.apply_wiring import (
     ops_done,
     parse_duration,
 )
-from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
 from zonectl.cli.connection import open_cluster
+from zonectl.cli.error_boundary import guarded, stderr
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
 from zonectl.cli.migrate_failures import report_failures
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
 from zonectl.cli.ns_option import UNKNOWN_HELP
+from zonectl.environment import Settings
 from zonectl.errors import ExitCode, UsageError, ZonectlError
 from zonectl.plan.plan import Plan
 from zonectl.plan.serialize import load_plan
@@ -40,7 +41,6 @@ from zonectl.render.summary import plural
 from zonectl.session.apply import ApplyPreparer, dry_run_lines
 from zonectl.session.namespaces import checked_namespaces
 from zonectl.session.ports import build_ports
-from zonectl.settings import Settings
 
 
 class Pause(StrEnum):

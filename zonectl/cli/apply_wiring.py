@@ -1,6 +1,6 @@
 """What `apply`, `rotate` and `recover` share on the command line: the `-v` command echo,
 durations like `90s`/`10m`, the confirmation prompt (apply's ports are
-zonectl.session.ports, re-exported here for recover)."""
+zonectl.session.ports)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ from typing import Any
 import typer
 
 from zonectl.apply.run import ApplyResult, Prepared, Preview
-from zonectl.cli.boundary import stderr
+from zonectl.cli.error_boundary import stderr
 from zonectl.errors import UsageError, ZonectlError
 from zonectl.render.summary import plural
 from zonectl.session.listeners import CommandEcho
 from zonectl.session.listeners import echo_listeners as session_echo
-from zonectl.session.ports import build_ports as build_ports
 
 
 def echo_listeners(verbose: bool) -> list[CommandEcho]:

@@ -11,11 +11,10 @@ from typing import Any
 
 import typer
 
-from zonectl.cli.boundary import stderr
+from zonectl.cli.error_boundary import stderr
 from zonectl.errors import UsageError, redact
 from zonectl.model.desired import DesiredState
 from zonectl.render.inert import terminal
-from zonectl.session.boundaries import window_boundaries as window_boundaries
 
 URI_HELP = (
     "MongoDB URI of a mongos (TLS, authSource, timeouts... as URI options), or 'sandbox:' "
@@ -44,7 +43,7 @@ def parse_at(text: str | None, now: dt.datetime) -> dt.datetime:
     """`--at` as an aware UTC instant; `now` when absent."""
     if not text:
         return now
-    from zonectl.windows import parse_instant
+    from zonectl.firehose import parse_instant
 
     try:
         return parse_instant(text)
@@ -54,7 +53,7 @@ def parse_at(text: str | None, now: dt.datetime) -> dt.datetime:
 
 def load_desired(paths: Sequence[Path]) -> DesiredState:
     """Load and validate the policies; warnings to stderr; InvalidPolicyError (exit 3)
-    carries the diagnostics, which the boundary prints. In a fleet run, the current
+    carries the diagnostics, which the error boundary prints. In a fleet run, the current
     cluster's overlay is applied (the policy itself was loaded once, before the fan-out)."""
     from zonectl.cli.fleet.context import current_target
     from zonectl.cli.policy_load import load_policy_files

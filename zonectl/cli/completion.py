@@ -40,7 +40,7 @@ def cluster_names(ctx: Any, param: Any, incomplete: str) -> list[str]:
     """The inventory's cluster names: --inventory as typed so far, else $ZONECTL_INVENTORY,
     else ./clusters.yaml. An inventory that does not load completes to nothing."""
     from zonectl.errors import ZonectlError
-    from zonectl.fleet.inventory import load_inventory
+    from zonectl.inventory.clusters import load_inventory
 
     given = _params(ctx).get("inventory")
     path = given or os.environ.get("ZONECTL_INVENTORY") or "clusters.yaml"

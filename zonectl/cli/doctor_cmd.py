@@ -12,12 +12,12 @@ import typer
 
 from zonectl.cli.apply_wiring import parse_duration
 from zonectl.cli.artifact import emit, out_option
-from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option, uri_origin
+from zonectl.cli.error_boundary import guarded
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
+from zonectl.environment import Settings
 from zonectl.errors import ExitCode, UsageError
-from zonectl.settings import Settings
 
 
 class Format(StrEnum):

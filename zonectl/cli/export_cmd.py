@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.artifact import emit, out_option
-from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, uri_origin, warn
 from zonectl.cli.connection import open_cluster
+from zonectl.cli.error_boundary import guarded, stderr
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.errors import ExitCode

@@ -1,6 +1,6 @@
 """The time-to-compliance forecast's options for `plan` and `status` (--copy-rate,
 --parallel, --balancer-tz) and their checks before anything is sent; the reads and the
-forecast are zonectl.session.forecast (re-exported here for the commands)."""
+forecast are zonectl.session.forecast."""
 
 from __future__ import annotations
 
@@ -13,19 +13,14 @@ from zonectl.errors import UsageError
 from zonectl.forecast.units import DEFAULT_COPY_RATE, parse_rate
 from zonectl.model.desired import DesiredState
 from zonectl.session.forecast import ForecastFlags
-from zonectl.session.forecast import make_window as make_window
-from zonectl.session.forecast import read_forecast as read_forecast
 from zonectl.time_zones import load_time_zone
 
 __all__ = [
-    "ForecastFlags",
     "balancer_tz_option",
     "copy_rate_option",
-    "make_window",
     "parallel_forecast_option",
     "parse_forecast_flags",
     "policy_timezone",
-    "read_forecast",
     "with_policy_timezone",
 ]
 

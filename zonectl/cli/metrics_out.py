@@ -16,7 +16,7 @@ from zonectl.atomic import write_atomically
 from zonectl.cli.common import warn
 from zonectl.cli.connection import Connection
 from zonectl.cli.fleet.context import current_target
-from zonectl.cli.policy_plan import read_policy_plan
+from zonectl.environment import Settings
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.desired import DesiredState
 from zonectl.render.exposition import find_sample, render_textfile
@@ -29,7 +29,6 @@ from zonectl.render.metrics import (
 from zonectl.render.status import StatusReport
 from zonectl.session.metrics import read_cluster_metrics
 from zonectl.session.notice import Notice
-from zonectl.settings import Settings
 
 METRICS_FILE_HELP = (
     "Also write Prometheus metrics to PATH in node-exporter's textfile format, atomically "
@@ -87,7 +86,6 @@ class MetricsRun:
                 settings=self.settings,
                 now=now,
                 cluster=cluster_name(self.settings, conn.uri),
-                plan_policy=read_policy_plan,
                 desired=desired,
                 report=report,
                 namespaces=namespaces,

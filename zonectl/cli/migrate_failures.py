@@ -6,7 +6,7 @@ but the cluster is not where the policy wants it)."""
 from __future__ import annotations
 
 from zonectl.apply.outcome import ApplyResult
-from zonectl.cli.boundary import stderr
+from zonectl.cli.error_boundary import stderr
 from zonectl.errors import ExitCode
 from zonectl.render.summary import plural
 

@@ -1,16 +1,13 @@
 """`--namespace/-n` of plan, apply, status, rotate and analyze: the help all share. The
-selection (a typo is exit 2, never an empty selection) is zonectl.session.namespaces,
-re-exported here for the commands that import it from this module."""
+selection (a typo is exit 2, never an empty selection) is zonectl.session.namespaces;
+`chooser` binds it to a command's --namespace."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Sequence
 
-from zonectl.session.namespaces import Lookup
-from zonectl.session.namespaces import check_syntax as check_syntax
-from zonectl.session.namespaces import keep_only as keep_only
-from zonectl.session.namespaces import select_namespaces as select_namespaces
+from zonectl.session.namespaces import Lookup, select_namespaces
 
 # Appended to each command's --namespace help: what "unknown" means (one rule for all).
 UNKNOWN_HELP = (

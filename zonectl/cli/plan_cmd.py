@@ -16,9 +16,9 @@ import typer
 
 from zonectl.cli.annotations import github_warnings
 from zonectl.cli.artifact import emit, out_option
-from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, uri_origin, warn
 from zonectl.cli.connection import open_cluster
+from zonectl.cli.error_boundary import guarded, stderr
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.forecast_wiring import (
@@ -29,6 +29,7 @@ from zonectl.cli.forecast_wiring import (
     with_policy_timezone,
 )
 from zonectl.cli.ns_option import UNKNOWN_HELP
+from zonectl.environment import Settings
 from zonectl.errors import ExitCode, UsageError
 from zonectl.forecast.report import Forecast
 from zonectl.plan.plan import Plan
@@ -42,7 +43,6 @@ from zonectl.render.html import render_plan_html
 from zonectl.render.inert import json_text
 from zonectl.session.listeners import Footprint
 from zonectl.session.plan import PLAN_MEASURED, plan_and_forecast
-from zonectl.settings import Settings
 
 
 class Format(StrEnum):

@@ -9,14 +9,14 @@ from typing import Annotated
 
 import typer
 
-from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import uri_option, uri_origin
 from zonectl.cli.connection import open_cluster
+from zonectl.cli.error_boundary import guarded, stderr
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
+from zonectl.environment import Settings
 from zonectl.errors import ExitCode
 from zonectl.session.recover import recover
-from zonectl.settings import Settings
 
 
 class ReshardAction(StrEnum):

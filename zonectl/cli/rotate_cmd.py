@@ -18,9 +18,9 @@ from zonectl.apply.ports import Ports
 from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import ApplyOptions, Prepared, Preview, run_apply
 from zonectl.cli.apply_wiring import echo_listeners, parse_duration
-from zonectl.cli.boundary import guarded, stderr
 from zonectl.cli.common import load_desired, parse_at, uri_option, uri_origin, warn
 from zonectl.cli.connection import Connection, open_cluster
+from zonectl.cli.error_boundary import guarded, stderr
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
@@ -32,6 +32,7 @@ from zonectl.cli.rotate_clock import (
     max_clock_skew_option,
 )
 from zonectl.cli.rotate_report import report
+from zonectl.environment import Settings
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.plan.restrict import WindowPlan, window_namespaces
 from zonectl.render import render_text
@@ -39,7 +40,6 @@ from zonectl.session.clock import check_skew, future_warning
 from zonectl.session.notice import Notice
 from zonectl.session.ports import build_ports
 from zonectl.session.rotate import Rotation, Scope, rotate_scope, select
-from zonectl.settings import Settings
 
 
 @guarded

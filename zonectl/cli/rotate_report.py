@@ -7,8 +7,8 @@ import sys
 
 from zonectl.apply.run import ApplyResult
 from zonectl.cli.apply_wiring import ops_done
-from zonectl.cli.boundary import stderr
 from zonectl.cli.common import warn
+from zonectl.cli.error_boundary import stderr
 from zonectl.cli.migrate_failures import report_failures
 from zonectl.errors import ExitCode
 from zonectl.plan.restrict import WindowPlan

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from zonectl.cli.boundary import guarded, stderr
+from zonectl.cli.error_boundary import guarded, stderr
 from zonectl.errors import UsageError
 from zonectl.forecast.units import format_rate, parse_rate
 from zonectl.sandbox.versions import DEFAULT_VERSION, PROFILES

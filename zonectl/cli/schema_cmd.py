@@ -9,7 +9,7 @@ import json
 
 import typer
 
-from zonectl.cli.boundary import guarded
+from zonectl.cli.error_boundary import guarded
 from zonectl.errors import ExitCode
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import os
 import shutil
@@ -15,23 +14,21 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.artifact import emit, out_option
-from zonectl.cli.boundary import guarded
 from zonectl.cli.common import load_desired, uri_option, uri_origin, warn
 from zonectl.cli.connection import open_cluster
+from zonectl.cli.error_boundary import guarded
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.forecast_wiring import (
-    ForecastFlags,
     balancer_tz_option,
     copy_rate_option,
     parallel_forecast_option,
     parse_forecast_flags,
-    read_forecast,
     with_policy_timezone,
 )
 from zonectl.cli.metrics_out import MetricsRun, cluster_name, metrics_file_option, show_notices
 from zonectl.cli.ns_option import UNKNOWN_HELP, chooser
-from zonectl.cli.policy_plan import read_policy_plan
+from zonectl.environment import Settings
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
 from zonectl.render.exposition import render_openmetrics
@@ -40,13 +37,13 @@ from zonectl.render.html import render_status_html
 from zonectl.render.metrics import make_families
 from zonectl.render.status import status_document
 from zonectl.render.status_text import render_status_text
+from zonectl.session.forecast import ForecastFlags
 from zonectl.session.status import (
     MetricsWanted,
     StatusRequest,
     read_status_view,
     with_policy,
 )
-from zonectl.settings import Settings
 
 
 class Format(StrEnum):
@@ -167,10 +164,10 @@ def _status(
     with open_cluster(uri, uri_origin(uri)) as conn:
         metrics = None
         if fmt is Format.openmetrics or run.path is not None:
-            metrics = MetricsWanted(settings, cluster_name(settings, conn.uri), read_policy_plan)
+            metrics = MetricsWanted(settings, cluster_name(settings, conn.uri))
         request = StatusRequest(
             database=settings.database,
-            forecast=functools.partial(read_forecast, flags=flags),
+            flags=flags,
             desired=desired,
             choose=chooser(namespaces, with_policy=desired is not None),
             layout=fmt is Format.html,
@@ -183,7 +180,7 @@ def _status(
         if fmt is Format.openmetrics and run.metrics is not None:
             return render_openmetrics(make_families(run.metrics))
         if desired is not None:
-            view = with_policy(conn, view, desired, read_policy_plan)
+            view = with_policy(conn, view, desired)
     report, forecast = view.report, view.forecast
     if view.namespaces:
         for note in report.notes:

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from zonectl.cli.artifact import emit, out_option
-from zonectl.cli.boundary import guarded
+from zonectl.cli.error_boundary import guarded
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.errors import ExitCode, InvalidPolicyError
 from zonectl.model.desired import DesiredState
@@ -84,8 +84,8 @@ def command(
 def _check(paths: list[Path], labelled: bool) -> _Checked:
     import os
 
+    from zonectl.environment import Settings
     from zonectl.policy import load_policy
-    from zonectl.settings import Settings
 
     own = Settings.from_environ(os.environ).database  # no namespace pattern may name it
     label = f"{paths[0]}: " if labelled else ""

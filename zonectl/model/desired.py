@@ -2,7 +2,7 @@
 
 Built by `zonectl.policy` (the only ruamel user); read by the planner. Bounds are decoded
 BSON values (bson.MinKey, datetime, ObjectId, Int64, ...). Firehose windows stay symbolic
-here: the boundary depends on `now`, and is computed by `zonectl.windows` and handed to
+here: the boundary depends on `now`, and is computed by `zonectl.firehose` and handed to
 the planner, which keeps the planner free of clocks and croniter.
 """
 

@@ -9,6 +9,7 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from zonectl.firehose.slices import slice_boundaries
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.connect import Connection
@@ -17,7 +18,6 @@ from zonectl.mongo.settings_read import with_settings_facts
 from zonectl.mongo.state import read_config_documents
 from zonectl.mongo.unsharded_read import needs_listing, read_listing
 from zonectl.plan.patterns import expand_patterns
-from zonectl.windows.slices import slice_boundaries
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ def expand_patterns(
     slice_boundaries: Mapping[str, dt.datetime] | None = None,
 ) -> Expanded:
     """`kinds`: every live namespace -> "collection", "capped", "view" or "timeseries".
-    `slice_boundaries`: template -> wall time from which slices are hot (zonectl.windows)."""
+    `slice_boundaries`: template -> wall time from which slices are hot (zonectl.firehose)."""
     if not desired.patterns:
         return Expanded(desired, {}, ())
     fallback = desired.sources[0] if desired.sources else "policy"

@@ -157,7 +157,7 @@ def _type_fits_field(coll: CollectionEntry, fh: FirehoseModel) -> list[Diagnosti
 
 
 def _schedule(coll: CollectionEntry, fh: FirehoseModel) -> list[Diagnostic]:
-    from zonectl.windows import validate_schedule
+    from zonectl.firehose import validate_schedule
 
     problems: list[Diagnostic] = []
     # A schedule that surely parses isolates the time zone's verdict, and UTC the cron's.

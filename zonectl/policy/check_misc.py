@@ -122,7 +122,7 @@ def check_template(coll: CollectionEntry, own_database: str) -> list[Diagnostic]
     elif model.pin or model.firehose or model.ranges:
         problem = "`slices:` pins each slice whole: drop pin, firehose and ranges"
     if problem is None and model.slices is not None:
-        from zonectl.windows import validate_schedule
+        from zonectl.firehose import validate_schedule
 
         bad = validate_schedule(model.slices.schedule, model.slices.timezone)
         if bad is not None:

@@ -49,8 +49,9 @@ def analyze_cluster(conn: Connection, request: AnalyzeRequest, notes: list[str])
 
 
 def _boundaries(desired: DesiredState, at: dt.datetime) -> dict[str, Any]:
-    """Each firehose namespace's boundary value at `at` (as cli.common.window_boundaries)."""
-    from zonectl.windows import boundary_value
+    """Each firehose namespace's boundary value at `at` (as
+    zonectl.session.boundaries.window_boundaries)."""
+    from zonectl.firehose import boundary_value
 
     return {
         ns: boundary_value(cp.firehose, at)

@@ -14,7 +14,7 @@ def window_boundaries(
 ) -> tuple[dict[str, Any], dt.datetime | None]:
     """Each firehose namespace's boundary value at `at`, and the next tick of any window
     (a window plan is stale after it)."""
-    from zonectl.windows import boundary_value, next_tick
+    from zonectl.firehose import boundary_value, next_tick
 
     boundaries: dict[str, Any] = {}
     ticks: list[dt.datetime] = []

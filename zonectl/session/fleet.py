@@ -1,5 +1,5 @@
 """What a fleet run reads of each cluster before running the command on it: the shards it
-has, against which its overlay is checked (zonectl.fleet.check_overlay_shards)."""
+has, against which its overlay is checked (zonectl.inventory.check_overlay_shards)."""
 
 from __future__ import annotations
 

@@ -5,39 +5,22 @@ in flight, and with a policy its drift, its windows and when each last moved. Wr
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
 
+from zonectl.environment import Settings
 from zonectl.errors import PlanError, UsageError
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.metrics_read import read_last_rotations, read_migrations_in_flight
-from zonectl.mongo.resolve import Resolved
-from zonectl.plan.plan import Plan
 from zonectl.plan.restrict import is_window_op, window_namespaces
 from zonectl.plan.settings_view import setting_lines
 from zonectl.render.metrics import ClusterMetrics, WindowMetrics, in_active_window
 from zonectl.render.status import StatusReport
 from zonectl.session.notice import Notice
+from zonectl.session.policy_plan import read_policy_plan
 from zonectl.session.status_report import read_status_report
-from zonectl.settings import Settings
 from zonectl.time_zones import load_time_zone
-
-
-class PlannedPolicy(Protocol):
-    """A policy planned against the live cluster (zonectl.cli.policy_plan.PolicyPlan)."""
-
-    @property
-    def plan(self) -> Plan: ...
-
-    @property
-    def resolved(self) -> Resolved: ...
-
-
-# Read, expand and plan a policy at an instant, the one way plan and apply do; given by the
-# command (zonectl.cli.policy_plan.read_policy_plan) until that step lives in this layer.
-PolicyPlanner = Callable[[Connection, DesiredState, dt.datetime], PlannedPolicy]
 
 
 @dataclass(frozen=True)
@@ -52,7 +35,6 @@ def read_cluster_metrics(
     settings: Settings,
     now: dt.datetime,
     cluster: str,
-    plan_policy: PolicyPlanner,
     desired: DesiredState | None = None,
     report: StatusReport | None = None,
     namespaces: Sequence[str] | None = None,
@@ -78,7 +60,7 @@ def read_cluster_metrics(
     )
     if desired is None:
         return MetricsRead(metrics)
-    return _with_policy(conn, metrics, settings, desired, now, plan_policy)
+    return _with_policy(conn, metrics, settings, desired, now)
 
 
 def _config_zone(settings: Settings, desired: DesiredState | None) -> dt.tzinfo:
@@ -102,12 +84,11 @@ def _with_policy(
     settings: Settings,
     desired: DesiredState,
     now: dt.datetime,
-    plan_policy: PolicyPlanner,
 ) -> MetricsRead:
     # The plan `zonectl plan` would make: patterns expanded, so drift and windows cover
-    # the namespaces they match too.
+    # the namespaces they match too (read_policy_plan, the one way plan and apply do).
     try:
-        policy = plan_policy(conn, desired, now)
+        policy = read_policy_plan(conn, desired, now)
     except PlanError as exc:
         message = f"metrics: the policy cannot be planned, so no drift figures: {exc.message}"
         return MetricsRead(replace(metrics, plan_error=True), (Notice(message, exc.details),))
@@ -130,7 +111,7 @@ def _with_policy(
             )
         )
         last = {}
-    from zonectl.windows import next_tick
+    from zonectl.firehose import next_tick
 
     windows = []
     for ns in names:

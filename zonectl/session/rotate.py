@@ -144,7 +144,7 @@ class Rotation:
 def check_windows(desired: DesiredState, names: Sequence[str]) -> None:
     """A schedule that never fires or a keep below 1 is an invalid policy (exit 3), found
     here even when the policy loader let it through, before any connection is made."""
-    from zonectl.windows import validate_schedule
+    from zonectl.firehose import validate_schedule
 
     problems: list[str] = []
     for ns in names:
@@ -163,7 +163,7 @@ def window_values(
     desired: DesiredState, names: Sequence[str], instant: dt.datetime
 ) -> tuple[dict[str, Any], dt.datetime | None]:
     """Each window's boundary value at `instant` and the earliest next tick."""
-    from zonectl.windows import boundary_value, next_tick
+    from zonectl.firehose import boundary_value, next_tick
 
     values = {ns: boundary_value(_firehose(desired, ns), instant) for ns in names}
     ticks = [next_tick(_firehose(desired, ns), instant) for ns in names]

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Protocol
 
+from zonectl.environment import Settings
 from zonectl.forecast.collection_moves import moves_of, with_collection_moves
-from zonectl.forecast.inputs import Range
 from zonectl.forecast.report import Forecast
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.chunk_sizes import ChunkSizes
@@ -20,33 +19,14 @@ from zonectl.mongo.namespaces_read import read_namespaces
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.settings_view import setting_lines
 from zonectl.render.status import DatabaseStatus, StatusReport
-from zonectl.session.metrics import MetricsRead, PolicyPlanner, read_cluster_metrics
+from zonectl.session.forecast import ForecastFlags, read_forecast
+from zonectl.session.metrics import MetricsRead, read_cluster_metrics
+from zonectl.session.policy_plan import read_policy_plan
 from zonectl.session.status_report import read_status_report
-from zonectl.settings import Settings
 
 Lookup = Callable[[Collection[str]], Collection[str]]  # databases -> the cluster's namespaces
 # (scope, lookup) -> the namespaces `--namespace` selects; UsageError naming an unknown one.
 NamespaceChooser = Callable[[Collection[str], Lookup], list[str]]
-
-
-class ForecastReader(Protocol):
-    """Reads the out-of-zone chunks and forecasts (zonectl.cli.forecast_wiring.read_forecast
-    with the command's flags bound, until that step lives in this layer)."""
-
-    def __call__(
-        self,
-        sizes: ChunkSizes,
-        ranges: Mapping[str, Iterable[Range]],
-        shard_zones: Mapping[str, frozenset[str]],
-        *,
-        now: dt.datetime,
-        window: Mapping[str, str] | None,
-        balancer_enabled: bool,
-        shards: Sequence[str],
-        day_windows: Sequence[Mapping[str, str]] = (),
-        no_balance: frozenset[str] = frozenset(),
-        defragmenting: frozenset[str] = frozenset(),
-    ) -> Forecast: ...
 
 
 @dataclass(frozen=True)
@@ -55,13 +35,12 @@ class MetricsWanted:
 
     settings: Settings
     cluster: str
-    plan_policy: PolicyPlanner
 
 
 @dataclass(frozen=True)
 class StatusRequest:
     database: str  # zonectl's own (lease, journals)
-    forecast: ForecastReader
+    flags: ForecastFlags  # the forecast's (--copy-rate, --parallel, --balancer-tz)
     desired: DesiredState | None = None
     choose: NamespaceChooser | None = None  # --namespace was given
     layout: bool = False  # keep where each chunk sits (the html pictures)
@@ -84,7 +63,7 @@ def read_status_view(conn: Connection, request: StatusRequest) -> StatusView:
     report = read_status_report(
         conn, database=request.database, now=now, namespaces=selected or None, layout=request.layout
     )
-    forecast = _forecast(conn, report, request.forecast, now)
+    forecast = _forecast(conn, report, request.flags, now)
     metrics: MetricsRead | None = None
     if request.metrics is not None:
         wanted = request.metrics
@@ -93,7 +72,6 @@ def read_status_view(conn: Connection, request: StatusRequest) -> StatusView:
             settings=wanted.settings,
             now=now,
             cluster=wanted.cluster,
-            plan_policy=wanted.plan_policy,
             desired=request.desired,
             report=report,
         )
@@ -110,12 +88,10 @@ def _select(conn: Connection, request: StatusRequest) -> list[str]:
     return request.choose(scope, lambda dbs: read_namespaces(conn, dbs))
 
 
-def with_policy(
-    conn: Connection, view: StatusView, desired: DesiredState, plan_policy: PolicyPlanner
-) -> StatusView:
+def with_policy(conn: Connection, view: StatusView, desired: DesiredState) -> StatusView:
     """Managed databases with their primary, the plan's notes on pins and patterns, and
     the moveCollection ops the plan would run counted in the forecast, as plan counts them."""
-    policy = plan_policy(conn, desired, conn.local())
+    policy = read_policy_plan(conn, desired, conn.local())
     plan, resolved = policy.plan, policy.resolved
     actual = resolved.actual
     zones = {s.id: s.zones for s in actual.shards}
@@ -139,7 +115,7 @@ def with_policy(
 
 
 def _forecast(
-    conn: Connection, report: StatusReport, forecast: ForecastReader, now: dt.datetime
+    conn: Connection, report: StatusReport, flags: ForecastFlags, now: dt.datetime
 ) -> Forecast:
     """The forecast for the namespaces not compliant, from what status read."""
     late = [c for c in report.collections if c.sharded and (c.outside_zone or c.straddling)]
@@ -151,10 +127,11 @@ def _forecast(
         for c in late
         if (c.server or {}).get("firstComplianceViolation") == "defragmentingChunks"
     )
-    return forecast(
+    return read_forecast(
         ChunkSizes(conn),
         ranges,
         shard_zones,
+        flags,
         now=now,
         window=report.balancer.active_window,
         day_windows=report.balancer.day_windows,

@@ -9,11 +9,11 @@ from typing import Annotated
 
 import typer
 
-from zonectl.cli.boundary import guarded
+from zonectl.cli.error_boundary import guarded
 from zonectl.cli.fleet.options import INVENTORY_HELP
 from zonectl.errors import ExitCode
-from zonectl.fleet import Cluster, load_inventory, select_clusters
-from zonectl.fleet.cronjobs import CronJobOptions, build_cronjobs, secret_name
+from zonectl.inventory import Cluster, load_inventory, select_clusters
+from zonectl.inventory.cronjobs import CronJobOptions, build_cronjobs, secret_name
 from zonectl.policy.emit import dump_yaml_stream
 
 app = typer.Typer(

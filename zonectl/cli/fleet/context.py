@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zonectl.fleet.inventory import Cluster
-from zonectl.fleet.overlay import apply_overlay
+from zonectl.inventory.clusters import Cluster
+from zonectl.inventory.overlay import apply_overlay
 from zonectl.model.desired import DesiredState
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from zonectl.apply.interrupt import Stop
 from zonectl.apply.reach import TERMINATING
-from zonectl.cli.boundary import stderr
+from zonectl.cli.error_boundary import stderr
 
 
 @contextlib.contextmanager

@@ -16,8 +16,8 @@ from typing import Any
 
 from zonectl.apply.interrupt import STOP, Stop
 from zonectl.cli.artifact import SUFFIXES
-from zonectl.cli.boundary import run_guarded, stderr
 from zonectl.cli.connection import open_cluster
+from zonectl.cli.error_boundary import run_guarded, stderr
 from zonectl.cli.fleet.context import CURRENT, FleetArgs, FleetSpec, FleetTarget, paths_key
 from zonectl.cli.fleet.interrupt import signals_raise, wind_down
 from zonectl.cli.fleet.output import Outcome, combine, summary_lines, worst_code
@@ -30,7 +30,7 @@ from zonectl.errors import (
     UsageError,
     ZonectlError,
 )
-from zonectl.fleet import (
+from zonectl.inventory import (
     Cluster,
     apply_overlay,
     check_overlay_policy,

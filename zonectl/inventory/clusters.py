@@ -15,7 +15,7 @@ from pydantic_core import ErrorDetails
 
 from zonectl.diagnostics import Diagnostic, Position, Severity, has_errors, sorted_diagnostics
 from zonectl.errors import InvalidInventoryError
-from zonectl.fleet.schema import KIND, ClusterModel, InventoryFileModel
+from zonectl.inventory.schema import KIND, ClusterModel, InventoryFileModel
 from zonectl.policy.schema import API_VERSION
 from zonectl.policy.schema_errors import allowed_keys, describe, display_path
 from zonectl.policy.source import read_documents

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from zonectl.diagnostics import Diagnostic, Severity
 from zonectl.errors import InvalidInventoryError, UsageError
-from zonectl.fleet.inventory import Cluster, Inventory, UriSource, label_keys
+from zonectl.inventory.clusters import Cluster, Inventory, UriSource, label_keys
 from zonectl.redaction import uri_problem
 
 

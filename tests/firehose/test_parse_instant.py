@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from zonectl.windows import parse_instant
+from zonectl.firehose import parse_instant
 
 UTC = dt.UTC
 

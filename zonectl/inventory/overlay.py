@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Collection
 
 from zonectl.diagnostics import Diagnostic, Position, Severity
-from zonectl.fleet.inventory import Overlay
+from zonectl.inventory.clusters import Overlay
 from zonectl.model.desired import DesiredState
 from zonectl.policy.build import digest_of
 

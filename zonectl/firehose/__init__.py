@@ -3,10 +3,10 @@ boundary at a given instant, and its encoding as a shard-key value."""
 
 from __future__ import annotations
 
-from zonectl.windows.boundary import boundary_value, next_tick, window_boundary
-from zonectl.windows.encode import encode_boundary
-from zonectl.windows.instant import parse_instant
-from zonectl.windows.schedule import validate_schedule
+from zonectl.firehose.boundary import boundary_value, next_tick, window_boundary
+from zonectl.firehose.encode import encode_boundary
+from zonectl.firehose.instant import parse_instant
+from zonectl.firehose.schedule import validate_schedule
 
 __all__ = [
     "boundary_value",

@@ -9,9 +9,9 @@ from bson import BSON, Int64, ObjectId
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zonectl.firehose import boundary_value, encode_boundary
 from zonectl.model.desired import Firehose, FirehoseType
 from zonectl.model.keys import compare
-from zonectl.windows import boundary_value, encode_boundary
 
 UTC = dt.UTC
 TYPES: list[FirehoseType] = ["date", "objectId", "epochSeconds", "epochMillis"]

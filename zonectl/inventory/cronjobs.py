@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from zonectl.fleet.inventory import Cluster
+from zonectl.inventory.clusters import Cluster
 
 POLICIES_DIR = "/etc/zonectl/policies"
 INVENTORY_DIR = "/etc/zonectl/inventory"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 
+from zonectl.firehose.boundary import window_boundary
 from zonectl.model.desired import CollectionPolicy, Firehose, Slices
 from zonectl.time_zones import load_time_zone
-from zonectl.windows.boundary import window_boundary
 
 
 def slice_boundary(slices: Slices, now: dt.datetime) -> dt.datetime:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from zonectl.windows import validate_schedule
+from zonectl.firehose import validate_schedule
 
 
 @pytest.mark.parametrize(

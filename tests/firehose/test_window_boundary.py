@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zonectl.firehose import next_tick, window_boundary
 from zonectl.model.desired import Firehose
-from zonectl.windows import next_tick, window_boundary
 
 UTC = dt.UTC
 

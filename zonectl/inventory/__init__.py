@@ -1,4 +1,4 @@
-"""Fleets of clusters: the inventory file (clusters.yaml), selecting clusters from it,
+"""The fleet's inventory: the inventory file (clusters.yaml), selecting clusters from it,
 resolving their URIs, and per-cluster overlays applied to the desired state.
 
 Entry points: `load_inventory`, `select_clusters`, `read_uris`, `apply_overlay`.
@@ -6,9 +6,9 @@ Entry points: `load_inventory`, `select_clusters`, `read_uris`, `apply_overlay`.
 
 from __future__ import annotations
 
-from zonectl.fleet.inventory import Cluster, Inventory, Overlay, UriSource, load_inventory
-from zonectl.fleet.overlay import apply_overlay, check_overlay_policy, check_overlay_shards
-from zonectl.fleet.select import parse_selectors, read_uris, select_clusters
+from zonectl.inventory.clusters import Cluster, Inventory, Overlay, UriSource, load_inventory
+from zonectl.inventory.overlay import apply_overlay, check_overlay_policy, check_overlay_shards
+from zonectl.inventory.select import parse_selectors, read_uris, select_clusters
 
 __all__ = [
     "Cluster",

@@ -7,9 +7,9 @@ import functools
 import itertools
 from typing import Any
 
+from zonectl.firehose.encode import encode_boundary
+from zonectl.firehose.schedule import next_instant, ticks_at_or_before
 from zonectl.model.desired import Firehose
-from zonectl.windows.encode import encode_boundary
-from zonectl.windows.schedule import next_instant, ticks_at_or_before
 
 
 def window_boundary(firehose: Firehose, now: dt.datetime) -> dt.datetime:
