@@ -16,7 +16,7 @@ from zonectl.cli.connection import open_cluster
 from zonectl.cli.error_boundary import guarded, stderr
 from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
-from zonectl.cli.ns_option import UNKNOWN_HELP, chooser
+from zonectl.cli.ns_option import chooser, namespace_option
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
 from zonectl.render.inert import terminal
@@ -43,11 +43,9 @@ def command(
     uri: Annotated[str | None, uri_option()] = None,
     namespaces: Annotated[
         list[str] | None,
-        typer.Option(
-            "--namespace",
-            "-n",
-            help="Analyze only these namespaces (repeatable)."
-            + UNKNOWN_HELP.format(scope="sharded or named by the policy"),
+        namespace_option(
+            "Analyze only these namespaces (repeatable).",
+            scope="sharded or named by the policy",
         ),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,

@@ -31,7 +31,7 @@ from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option
 from zonectl.cli.migrate_failures import report_failures
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
-from zonectl.cli.ns_option import UNKNOWN_HELP
+from zonectl.cli.ns_option import namespace_option
 from zonectl.environment import Settings
 from zonectl.errors import ExitCode, UsageError, ZonectlError
 from zonectl.plan.plan import Plan
@@ -93,11 +93,9 @@ def command(
     ] = False,
     namespaces: Annotated[
         list[str] | None,
-        typer.Option(
-            "--namespace",
-            "-n",
-            help="Apply only these namespaces (repeatable)."
-            + UNKNOWN_HELP.format(scope="the policy names"),
+        namespace_option(
+            "Apply only these namespaces (repeatable).",
+            scope="the policy names",
         ),
     ] = None,
     detach: Annotated[

@@ -1,11 +1,14 @@
-"""`--namespace/-n` of plan, apply, status, rotate and analyze: the help all share. The
-selection (a typo is exit 2, never an empty selection) is zonectl.session.namespaces;
-`chooser` binds it to a command's --namespace."""
+"""`--namespace/-n` of plan, apply, status, rotate and analyze: the option and the help all
+share. The selection (a typo is exit 2, never an empty selection) is
+zonectl.session.namespaces; `chooser` binds it to a command's --namespace."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+import typer
 
 from zonectl.session.namespaces import Lookup, select_namespaces
 
@@ -27,3 +30,9 @@ def chooser(
         return None
     where = "in the policy or on the cluster" if with_policy else "on the cluster"
     return functools.partial(select_namespaces, names, where=where)
+
+
+def namespace_option(what: str, *, scope: str) -> Any:
+    """`--namespace/-n` of a command whose typo is exit 2: `what` it does with the names, then
+    UNKNOWN_HELP with the `scope` its patterns select from."""
+    return typer.Option("--namespace", "-n", help=what + UNKNOWN_HELP.format(scope=scope))

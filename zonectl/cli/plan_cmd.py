@@ -28,7 +28,7 @@ from zonectl.cli.forecast_wiring import (
     parse_forecast_flags,
     with_policy_timezone,
 )
-from zonectl.cli.ns_option import UNKNOWN_HELP
+from zonectl.cli.ns_option import namespace_option
 from zonectl.environment import Settings
 from zonectl.errors import ExitCode, UsageError
 from zonectl.forecast.report import Forecast
@@ -100,12 +100,10 @@ def command(
     ] = False,
     namespaces: Annotated[
         list[str] | None,
-        typer.Option(
-            "--namespace",
-            "-n",
-            help="Plan only these namespaces (repeatable): their range and balancing ops and "
-            "the memberships their new ranges need; no membership removals or balancer settings."
-            + UNKNOWN_HELP.format(scope="the policy names"),
+        namespace_option(
+            "Plan only these namespaces (repeatable): their range and balancing ops and "
+            "the memberships their new ranges need; no membership removals or balancer settings.",
+            scope="the policy names",
         ),
     ] = None,
     copy_rate: Annotated[str | None, copy_rate_option()] = None,

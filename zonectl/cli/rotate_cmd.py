@@ -25,7 +25,7 @@ from zonectl.cli.fleet.context import FleetSpec
 from zonectl.cli.fleet.options import fleet_command
 from zonectl.cli.metrics_out import MetricsRun, metrics_file_option, named_namespaces
 from zonectl.cli.migrate_options import budget_option, check_parallel, parallel_option
-from zonectl.cli.ns_option import UNKNOWN_HELP
+from zonectl.cli.ns_option import namespace_option
 from zonectl.cli.rotate_clock import (
     DEFAULT_MAX_SKEW,
     allow_backwards_option,
@@ -76,11 +76,9 @@ def command(
     allow_backwards: Annotated[bool, allow_backwards_option()] = False,
     namespaces: Annotated[
         list[str] | None,
-        typer.Option(
-            "--namespace",
-            "-n",
-            help="Rotate only these namespaces (repeatable): their windows and placements."
-            + UNKNOWN_HELP.format(scope="the policy names"),
+        namespace_option(
+            "Rotate only these namespaces (repeatable): their windows and placements.",
+            scope="the policy names",
         ),
     ] = None,
 ) -> int:

@@ -27,7 +27,7 @@ from zonectl.cli.forecast_wiring import (
     with_policy_timezone,
 )
 from zonectl.cli.metrics_out import MetricsRun, cluster_name, metrics_file_option, show_notices
-from zonectl.cli.ns_option import UNKNOWN_HELP, chooser
+from zonectl.cli.ns_option import chooser, namespace_option
 from zonectl.environment import Settings
 from zonectl.errors import ExitCode
 from zonectl.model.desired import DesiredState
@@ -71,11 +71,9 @@ def command(
     uri: Annotated[str | None, uri_option()] = None,
     namespaces: Annotated[
         list[str] | None,
-        typer.Option(
-            "--namespace",
-            "-n",
-            help="Show only these namespaces (repeatable); shard chunk totals cover only them."
-            + UNKNOWN_HELP.format(scope="the cluster has sharded or given zone ranges"),
+        namespace_option(
+            "Show only these namespaces (repeatable); shard chunk totals cover only them.",
+            scope="the cluster has sharded or given zone ranges",
         ),
     ] = None,
     fmt: Annotated[
