@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from zonectl.model.shard_lifecycle import ShardDrain
+
 # Databases whose sharded collections are MongoDB's own (config.system.sessions in every
 # cluster): not the operator's to manage, so export and status leave them out unless they
 # carry zone ranges or are named.
@@ -146,6 +148,9 @@ class ClusterState:
     # (namespace, setting key) of one-shot settings zonectl already ran on the collection
     # as it is now (same UUID): defragmentation that has started once is not started again.
     once_done: frozenset[tuple[str, str]] = frozenset()
+    # What each shard being removed (by the policy) or draining (in config.shards) still
+    # holds, by shard id (model/shard_lifecycle.py); empty when none is.
+    drains: Mapping[str, ShardDrain] = field(default_factory=dict)
 
     @property
     def major(self) -> int:

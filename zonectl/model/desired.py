@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from zonectl.diagnostics import Position
+from zonectl.model.shard_lifecycle import ShardSpec
 
 FirehoseType = Literal["date", "objectId", "epochSeconds", "epochMillis"]
 
@@ -164,6 +165,15 @@ class DesiredState:
     # `zonectl.plan.patterns` before planning; `collections` then holds what they matched.
     patterns: Mapping[str, CollectionPolicy] = dataclasses.field(default_factory=dict)
     own_database: str = "zonectl"  # never matched by a pattern
+    # The `shards:` entries given in long form with a `state` or `host`
+    # (model/shard_lifecycle.py); a shard absent here is active and has no host to add.
+    # A removed shard's zones are dropped from `shards` (with a warning).
+    shard_specs: Mapping[str, ShardSpec] = dataclasses.field(default_factory=dict)
+
+    @property
+    def removed_shards(self) -> frozenset[str]:
+        """Shards the policy drains and removes from the cluster."""
+        return frozenset(s for s, spec in self.shard_specs.items() if spec.state == "removed")
 
     @property
     def managed_zones(self) -> frozenset[str]:

@@ -15,12 +15,13 @@ Reply = Literal["command", "write", "matched"]
 Sign = Literal["+", "-", "~"]
 # The summary bucket an op is counted in (plan/plan.py Summary).
 Counts = Literal[
-    "range_added", "range_removed", "membership", "setting", "collection_moved", "key_change", ""
+    "range_added", "range_removed", "membership", "setting", "collection_moved", "key_change",
+    "shard", "",
 ]
 # The stage of `zonectl apply` that runs it, in this order (planner docstring, rules 1-5):
 # memberships joined, key changes, range ops (per namespace, inside the pause), collections
-# moved, memberships left, then everything else.
-Phase = Literal["join", "key", "range", "relocate", "leave", "last"]
+# moved, memberships left, everything else, then shards drained and removed.
+Phase = Literal["join", "key", "range", "relocate", "leave", "last", "shards"]
 # What its impact estimate measures: chunks migrating (and their bytes), bytes copied.
 Moves = Literal["migrates", "copies", ""]
 # Formats a name or value from the cluster (a code span), and free text (escaped).
