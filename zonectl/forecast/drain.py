@@ -132,8 +132,9 @@ Chunk = tuple[str, int, int, bool]
 
 def _chunk_sizes(drain: ShardDrain, a: DrainAssumptions) -> tuple[list[Chunk], list[str]]:
     """Each chunk on the shard with its bytes: a collection's bytes shared evenly by its
-    chunks (a jumbo chunk's own bytes where known, taken out first); unknown bytes: the shard's estimated
-    remaining bytes (8.3) shared by chunk count, else half the chunk size each."""
+    chunks (a jumbo chunk's own bytes where known, taken out first); unknown bytes: the
+    shard's estimated remaining bytes (8.3) shared by chunk count, else half the chunk
+    size each."""
     notes: list[str] = []
     unknown_each = (a.max_chunk_bytes or 2 * UNKNOWN_CHUNK_BYTES) // 2
     unknown = [c for c in drain.collections if c.bytes is None]
