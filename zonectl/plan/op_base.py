@@ -15,8 +15,14 @@ Reply = Literal["command", "write", "matched"]
 Sign = Literal["+", "-", "~"]
 # The summary bucket an op is counted in (plan/plan.py Summary).
 Counts = Literal[
-    "range_added", "range_removed", "membership", "setting", "collection_moved", "key_change",
-    "shard", "",
+    "range_added",
+    "range_removed",
+    "membership",
+    "setting",
+    "collection_moved",
+    "key_change",
+    "shard",
+    "",
 ]
 # The stage of `zonectl apply` that runs it, in this order (planner docstring, rules 1-5):
 # memberships joined, key changes, range ops (per namespace, inside the pause), collections
