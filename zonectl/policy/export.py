@@ -217,8 +217,8 @@ def _shards(state: ClusterState, zones: set[str] | None) -> CommentedMap:
             entry = CommentedMap(state="removed")
             entry.fa.set_flow_style()
             shards[shard.id] = entry
-            zones = f"; zones {', '.join(seq)}" if seq else ""
-            _note(shards, f"found: draining (a removal in progress{zones})", shard.id)
+            held = f"; zones {', '.join(seq)}" if seq else ""
+            _note(shards, f"found: draining (a removal in progress{held})", shard.id)
         else:
             shards[shard.id] = seq
     return shards
