@@ -53,10 +53,10 @@ from zonectl.plan.sampling import sampling_ops
 from zonectl.plan.settings import balancer_ops, collection_setting_ops
 from zonectl.plan.shard_addition import (
     join_ops,
-    kept_draining,
     recipients,
     removed_present,
     shards_to_add,
+    stopped_draining,
 )
 from zonectl.plan.shard_removal import Removal, relocation_ops, removal_ops
 from zonectl.plan.unmanaged import owns_ranges, unmanaged_items
@@ -91,14 +91,16 @@ def make_plan(
     problems = Problems(fallback=desired.sources[0] if desired.sources else "policy")
     live = _holders(actual)
     gone = removed_present(desired, actual)
-    receive = recipients(actual, gone, kept_draining(desired, actual))
+    added = shards_to_add(desired, actual)  # they join before any data moves
+    receive = recipients(actual, gone, stopped_draining(desired, actual)) | added
     zones = _Zones(live, _memberships_after(desired, actual, live, gone, problems), receive)
     draft = _Draft(notes=list(notes), load=initial_load(actual))
     for ns in sorted(desired.collections):
         _plan_namespace(desired, actual, ns, boundaries, zones, draft, problems)
     draft.notes += stuck_notes(draft.stuck, actual.features_text)
     in_use = _check_zones_keep_a_shard(desired, actual, zones, gone, draft.zones_in_use, problems)
-    removal = Removal(gone, receive, zones.after, in_use)
+    staying = frozenset({s.id for s in actual.shards} - gone) | added
+    removal = Removal(gone, staying, receive, zones.after, in_use)
     _refuse_unplannable(problems)
     ops = _ordered_ops(desired, actual, zones, draft, problems)
     if namespaces is not None:  # shards join and leave in a full plan only

@@ -31,6 +31,14 @@ def shards_to_add(desired: DesiredState, actual: ClusterState) -> frozenset[str]
     )
 
 
+def stopped_draining(desired: DesiredState, actual: ClusterState) -> frozenset[str]:
+    """The draining shards whose drain the plan stops (8.3+): before 8.3 they keep
+    draining whatever the policy says."""
+    if actual.features < STOP_DRAINING_SINCE:
+        return frozenset()
+    return kept_draining(desired, actual)
+
+
 def kept_draining(desired: DesiredState, actual: ClusterState) -> frozenset[str]:
     """Shards config.shards marks draining that the policy keeps active: listed under
     `shards` (either form) and not `state: removed`."""

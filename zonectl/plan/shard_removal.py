@@ -34,6 +34,7 @@ class Removal:
     """What the planner knows about the shards that stay and leave."""
 
     gone: frozenset[str]  # removed by the policy, present in the cluster
+    staying: frozenset[str]  # every other shard once the plan ran (those it adds too)
     recipients: frozenset[str]  # present, staying, not draining once the join stage ran
     zones_after: Mapping[str, set[str]]  # zone -> shards carrying it once the plan ran
     zone_in_use: Mapping[str, Mapping[str, str]]  # shard -> zone -> where its ranges are
@@ -110,7 +111,7 @@ def _refusals(actual: ClusterState, removal: Removal, shard: str) -> list[Blocke
         )
         for zone, where in sorted(removal.zone_in_use.get(shard, {}).items())
     ]
-    if not {s.id for s in actual.shards} - removal.gone:
+    if not removal.staying:
         out.append(
             Blocker(
                 "last-shard",
