@@ -177,3 +177,21 @@ def test_a_restricted_plan_leaves_shards_out(served: Any, tmp_path: Path) -> Non
     code, out, err = _plan(_policy(tmp_path, text), sb.uri, "-n", "app.users", "-f", "json")
     assert code == 0, err
     assert [o["kind"] for o in json.loads(out)["ops"]] == ["set_collection_balancing"]
+
+
+def test_day_of_week_windows_in_force_on_8_3_block_the_drain_when_closed(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("8.3")
+    policy = _policy(tmp_path)
+    days = [{"day": "Friday", "start": "22:00", "stop": "23:30"}]
+    sb.client.config.settings.update_one(
+        {"_id": "balancer"}, {"$set": {"activeWindowDOW": days}}, upsert=True
+    )
+    _, out, _ = _plan(policy, sb.uri)
+    assert (
+        "blocker (outside-window): the balancer's day-of-week windows (Friday 22:00-23:30) are "
+        "closed on Friday 10:00 (UTC)"
+    ) in out
+    _, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--at", "2026-11-20T22:30:00+00:00")
+    assert "outside-window" not in out
