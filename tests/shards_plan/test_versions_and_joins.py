@@ -160,3 +160,13 @@ def test_a_host_the_cluster_has_under_that_name_differently_is_a_warning_not_an_
         f"shard s2: the policy's host other/h9:27018 is not the cluster's ({live}); zonectl "
         "never re-adds a shard: fix `host:` or the shard's name"
     ) in out + err
+
+
+def test_a_pin_moves_an_unsharded_collection_off_a_removed_shard_once(
+    served: Any, tmp_path: Path
+) -> None:
+    sb = served("8.0")
+    text = POLICY + "collections:\n  app.settings: {pin: us}\n"
+    ops = _ops(_policy(tmp_path, text), sb.uri)
+    moves = [o["args"] for o in ops if o["kind"] == "move_collection"]
+    assert moves == [{"ns": "app.settings", "to_shard": "s2", "from_shard": "s1", "zone": "us"}]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import functools
 import json
 import types
 import typing
@@ -50,9 +49,14 @@ def _nested(value: Any) -> Any:
     return _bson(_plain(value))
 
 
-@functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+_HINTS: dict[str, dict[str, Any]] = {}
+
+
+def _hints(cls: type[Op]) -> dict[str, Any]:
+    """Its fields' types, resolved once per kind."""
+    if cls.kind not in _HINTS:
+        _HINTS[cls.kind] = typing.get_type_hints(cls)
+    return _HINTS[cls.kind]
 
 
 def _holds_dataclass(hint: Any) -> bool:
