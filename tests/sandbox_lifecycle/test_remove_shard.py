@@ -29,7 +29,9 @@ def test_remove_shard_goes_started_ongoing_completed(make_cluster: Any, version:
     c = make_cluster(version, placement=["shard1"] * 3)
     started = c.admin.command("removeShard", "shard1")
     new = version >= "8.0"
-    assert {k: v for k, v in started.items() if k not in ("ok", "$clusterTime", "operationTime")} == {
+    assert {
+        k: v for k, v in started.items() if k not in ("ok", "$clusterTime", "operationTime")
+    } == {
         "msg": "draining started successfully",
         "state": "started",
         "shard": "shard1",
@@ -68,7 +70,9 @@ def test_unknown_shard_is_shard_not_found(make_cluster: Any, version: str) -> No
     assert fails(lambda: c.admin.command("removeShard", "shardz"), 70) == "Shard shardz not found"
 
 
-@pytest.mark.parametrize(("version", "verb"), [("6.0", "remove"), ("8.0", "remove"), ("8.3", "drain")])
+@pytest.mark.parametrize(
+    ("version", "verb"), [("6.0", "remove"), ("8.0", "remove"), ("8.3", "drain")]
+)
 def test_two_shards_may_drain_but_never_the_last_non_draining_one(
     make_cluster: Any, version: str, verb: str
 ) -> None:
