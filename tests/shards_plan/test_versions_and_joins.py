@@ -83,7 +83,12 @@ def test_on_8_3_each_step_names_its_own_command(served: Any, tmp_path: Path) -> 
         "continue",
         {"shardDrainingStatus": "s1"},
     )
-    assert removal["args"]["drain"]["draining"] is True
+    drain = removal["args"]["drain"]
+    assert drain["draining"] is True
+    # shardDrainingStatus's own estimate, and the unsharded collection it also lists.
+    status = sb.client.admin.command({"shardDrainingStatus": "s1"})
+    assert drain["estimated_remaining_bytes"] == status["remaining"]["estimatedRemainingBytes"]
+    assert drain["unsharded"] == status["collectionsToMove"] == ["app.settings"]
 
 
 def test_an_empty_draining_shard_is_committed_with_the_servers_command(
