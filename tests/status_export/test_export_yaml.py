@@ -54,7 +54,8 @@ def test_a_draining_shard_and_a_stopped_balancer_with_a_window_are_marked() -> N
     # The server reports no zone for its local time, so the export asks for one.
     assert "# found: config server local time; state its zone as balancer.timezone" in text
     assert "timezone:" not in text
-    assert "  b: [cold]" in text and "# found: draining (removeShard in progress)" in text
+    assert "  b: {state: removed}" in text
+    assert "# found: draining (a removal in progress; zones cold)" in text
 
 
 def test_two_ranges_meeting_at_a_date_are_flagged_as_a_possible_firehose_window() -> None:

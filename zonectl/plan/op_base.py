@@ -15,8 +15,14 @@ Reply = Literal["command", "write", "matched"]
 Sign = Literal["+", "-", "~"]
 # The summary bucket an op is counted in (plan/plan.py Summary).
 Counts = Literal[
-    "range_added", "range_removed", "membership", "setting", "collection_moved", "key_change",
-    "shard", "",
+    "range_added",
+    "range_removed",
+    "membership",
+    "setting",
+    "collection_moved",
+    "key_change",
+    "shard",
+    "",
 ]
 # The stage of `zonectl apply` that runs it, in this order (planner docstring, rules 1-5):
 # memberships joined, key changes, range ops (per namespace, inside the pause), collections
@@ -224,6 +230,11 @@ class Op:
     def line(self) -> str:
         """Its line in the text and markdown diff (after its sign), in the operator's words."""
         raise NotImplementedError
+
+    def details(self) -> tuple[str, ...]:
+        """Lines under its line in the text and markdown diff (indented by the view): what a
+        shard's removal moves and what blocks it; () for most ops."""
+        return ()
 
     def callout(self, code: Format, prose: Format) -> str:
         """Why a reviewer should look at it (the PR view's warning list); "" when nothing

@@ -24,6 +24,7 @@ from zonectl.model.desired import (
     Slices,
     ZoneRange,
 )
+from zonectl.model.shard_lifecycle import ShardSpec
 from zonectl.policy.check_misc import is_pattern
 from zonectl.policy.check_ranges import CheckedRange
 from zonectl.policy.fragment import CollectionEntry
@@ -45,10 +46,22 @@ def build_desired(
     }
     collections = {ns: c for ns, c in entries.items() if not is_pattern(ns)}
     patterns = {ns: c for ns, c in entries.items() if is_pattern(ns)}
-    shards = {name: frozenset(merged.shards[name].zones) for name in sorted(merged.shards)}
+    entries_by_name = {name: merged.shards[name] for name in sorted(merged.shards)}
+    # A removed shard's zones are dropped (warned by policy/check_shards.py).
+    shards = {
+        name: frozenset(e.zones) if e.state == "active" else frozenset()
+        for name, e in entries_by_name.items()
+    }
+    specs = {
+        name: ShardSpec(e.state, e.host, e.at(key=True))
+        for name, e in entries_by_name.items()
+        if e.state != "active" or e.host is not None
+    }
     balancer = _balancer(merged)
     positions = {name: merged.shards[name].at(key=True) for name in shards}
-    state = DesiredState(shards, collections, balancer, tuple(sources), "", patterns=patterns)
+    state = DesiredState(
+        shards, collections, balancer, tuple(sources), "", patterns=patterns, shard_specs=specs
+    )
     return DesiredState(
         shards,
         collections,
@@ -58,6 +71,7 @@ def build_desired(
         positions,
         patterns=patterns,
         own_database=own_database,
+        shard_specs=specs,
     )
 
 
@@ -155,6 +169,11 @@ def digest_of(state: DesiredState) -> str:
             normal["balancer"]["timezone"] = b.timezone
         if b.settings:  # only when stated, so other digests stay put
             normal["balancer"]["settings"] = {k: v.value for k, v in sorted(b.settings.items())}
+    if state.shard_specs:  # only when present, so other digests stay put
+        normal["shardSpecs"] = {
+            name: {"state": spec.state, "host": spec.host}
+            for name, spec in sorted(state.shard_specs.items())
+        }
     if state.patterns:  # only when present, so digests of pattern-free policies stay put
         normal["patterns"] = {ns: _normal_collection(c) for ns, c in state.patterns.items()}
     text = json_util.dumps(normal, json_options=_DIGEST_JSON, sort_keys=False)

@@ -160,10 +160,11 @@ def check_shard(shard: ShardEntry) -> list[Diagnostic]:
     seen: set[str] = set()
     for i, zone in enumerate(shard.zones):
         if not zone.strip():
-            problems.append(_error("ZP303", shard.at(i), f"empty zone name for shard {shard.name}"))
+            where = shard.zone_at(i)
+            problems.append(_error("ZP303", where, f"empty zone name for shard {shard.name}"))
         elif zone in seen:
             message = f'zone "{zone}" is listed twice for shard {shard.name}'
-            problems.append(Diagnostic("ZP302", Severity.WARNING, shard.at(i), message))
+            problems.append(Diagnostic("ZP302", Severity.WARNING, shard.zone_at(i), message))
         seen.add(zone)
     return problems
 
@@ -175,7 +176,7 @@ def check_zone_references(
     MongoDB answers ZoneNotFound. Reported once per zone, at its first use."""
     uses: dict[str, list[Position]] = {}
     for coll in collections:
-        for zone, where in _references(coll):
+        for zone, where in references(coll):
             if zone not in assigned:
                 uses.setdefault(zone, []).append(where)
     problems = []
@@ -189,7 +190,7 @@ def check_zone_references(
     return problems
 
 
-def _references(coll: CollectionEntry) -> Iterable[tuple[str, Position]]:
+def references(coll: CollectionEntry) -> Iterable[tuple[str, Position]]:
     for r in coll.ranges:
         yield r.zone, r.position
     model = coll.model

@@ -145,7 +145,8 @@ def build_policy(
         doc["balancer"] = _balancer(state)
     used = {r.zone for ns in names for r in state.ranges_of(ns)}
     doc["shards"] = _shards(state, None if namespaces is None else used)
-    carried = {z for s in state.shards for z in s.zones}
+    # A draining shard is exported as removed, without zones (ZP304): it carries none.
+    carried = {z for s in state.shards if not s.draining for z in s.zones}
     collections = CommentedMap()
     for ns in names:
         # A name with glob characters is written as the pattern matching only it.
@@ -211,9 +212,15 @@ def _shards(state: ClusterState, zones: set[str] | None) -> CommentedMap:
             continue
         seq = CommentedSeq(sorted(set(kept)))
         seq.fa.set_flow_style()
-        shards[shard.id] = seq
         if shard.draining:
-            _note(shards, "found: draining (removeShard in progress)", shard.id)
+            # Being removed: the policy says so, and a removed shard keeps no zones (ZP304).
+            entry = CommentedMap(state="removed")
+            entry.fa.set_flow_style()
+            shards[shard.id] = entry
+            held = f"; zones {', '.join(seq)}" if seq else ""
+            _note(shards, f"found: draining (a removal in progress{held})", shard.id)
+        else:
+            shards[shard.id] = seq
     return shards
 
 

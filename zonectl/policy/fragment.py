@@ -7,17 +7,23 @@ pass reports the semantic problems of the rest too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
 from zonectl.diagnostics import Diagnostic, Position, Severity
 from zonectl.policy.extjson import BoundError, decode_bound
-from zonectl.policy.schema import BalancerModel, CollectionModel, PolicyFileModel
+from zonectl.policy.schema import (
+    BalancerModel,
+    CollectionModel,
+    PolicyFileModel,
+    ShardModel,
+    ShardValue,
+)
 from zonectl.policy.schema_errors import schema_diagnostics
 from zonectl.policy.tree import Document, Limits, TreeError, build_values
 
-_ZONES = TypeAdapter(list[str], config={"strict": True})
+_SHARD: TypeAdapter[list[str] | ShardModel] = TypeAdapter(ShardValue)
 Steps = tuple[str | int, ...]
 
 
@@ -51,9 +57,16 @@ class ShardEntry:
     name: str
     zones: tuple[str, ...]
     doc: Document
+    state: Literal["active", "removed"] = "active"
+    host: str | None = None
+    long_form: bool = False  # written as {zones, state, host}: zone positions under `zones`
 
     def at(self, *steps: str | int, key: bool = False) -> Position:
         return self.doc.position(("shards", self.name, *steps), key=key)
+
+    def zone_at(self, index: int) -> Position:
+        """Where the index-th zone is written, in either form."""
+        return self.at("zones", index) if self.long_form else self.at(index)
 
 
 @dataclass
@@ -63,6 +76,13 @@ class Fragment:
     shards: list[ShardEntry] = field(default_factory=list)
     collections: list[CollectionEntry] = field(default_factory=list)
     shards_complete: bool = True  # False: some shard entry failed, so zone checks would lie
+
+
+def shard_entry(name: str, value: list[str] | ShardModel, doc: Document) -> ShardEntry:
+    """A `shards:` entry, list form (an active shard's zones) or long form."""
+    if isinstance(value, ShardModel):
+        return ShardEntry(name, tuple(value.zones), doc, value.state, value.host, long_form=True)
+    return ShardEntry(name, tuple(value), doc)
 
 
 def parse_fragment(doc: Document, limits: Limits) -> tuple[Fragment | None, list[Diagnostic]]:
@@ -84,7 +104,7 @@ def parse_fragment(doc: Document, limits: Limits) -> tuple[Fragment | None, list
         fragment = _salvage(doc, data, diagnostics)
     else:
         fragment = Fragment(doc, model.balancer)
-        fragment.shards = [ShardEntry(n, tuple(z), doc) for n, z in model.shards.items()]
+        fragment.shards = [shard_entry(n, value, doc) for n, value in model.shards.items()]
         for namespace, collection in model.collections.items():
             fragment.collections.append(_collection(doc, namespace, collection, diagnostics))
     return fragment, diagnostics
@@ -100,9 +120,9 @@ def _salvage(doc: Document, data: dict[str, Any], diagnostics: list[Diagnostic])
         pass
     shards = data.get("shards")
     if isinstance(shards, dict):
-        for name, zones in shards.items():
+        for name, value in shards.items():
             try:
-                fragment.shards.append(ShardEntry(name, tuple(_ZONES.validate_python(zones)), doc))
+                fragment.shards.append(shard_entry(name, _SHARD.validate_python(value), doc))
             except ValidationError:
                 fragment.shards_complete = False
     elif shards is not None:

@@ -18,6 +18,7 @@ from zonectl.policy import (
     check_partition,
     check_ranges,
     check_settings,
+    check_shards,
 )
 from zonectl.policy.build import build_desired
 from zonectl.policy.check_ranges import CheckedRange
@@ -95,8 +96,10 @@ def check_policy(
         problems += check_firehose.check_coverage(coll, good)
         problems += check_partition.check_partition(coll, key, good)
     if merged.shards_complete:
+        problems += check_shards.check_lifecycle(merged.shards, merged.collections.values())
+        # A zone used but carried only by removed shards is reported once, as ZP305.
         problems += check_misc.check_zone_references(
-            merged.collections.values(), merged.assigned_zones
+            merged.collections.values(), merged.assigned_zones | merged.removed_shard_zones
         )
     if merged.balancer is not None:
         problems += check_misc.check_balancer(*merged.balancer)

@@ -21,7 +21,17 @@ class Merged:
 
     @property
     def assigned_zones(self) -> frozenset[str]:
-        return frozenset(z for shard in self.shards.values() for z in shard.zones)
+        """Zones some shard that stays in the cluster carries (a removed shard's are dropped)."""
+        return frozenset(
+            z for shard in self.shards.values() if shard.state == "active" for z in shard.zones
+        )
+
+    @property
+    def removed_shard_zones(self) -> frozenset[str]:
+        """Zones written on removed shards (dropped, with a warning: policy/check_shards.py)."""
+        return frozenset(
+            z for shard in self.shards.values() if shard.state == "removed" for z in shard.zones
+        )
 
 
 def merge_fragments(fragments: Iterable[Fragment]) -> tuple[Merged, list[Diagnostic]]:

@@ -184,15 +184,45 @@ class CollectionModel(_CollectionSettings):
     """What zonectl manages for one namespace."""
 
 
+class ShardModel(_Model):
+    """A `shards:` entry in long form: its zones, and where it stands in its lifecycle."""
+
+    zones: list[StrictStr] = Field(
+        default_factory=list, description="Zones this shard carries (dropped when removed)."
+    )
+    state: Literal["active", "removed"] = Field(
+        "active",
+        description="active: a shard of the cluster; removed: drain everything off it and "
+        "remove it from the cluster (removeShard; startShardDraining/commitShardRemoval on 8.3+).",
+    )
+    host: StrictStr | None = Field(
+        None,
+        description='Replica set seed list "rs/host:port,...": addShard when the cluster '
+        "lacks this shard, before its zones are given.",
+    )
+
+
+def _shard_tag(value: Any) -> str:
+    return "zones" if isinstance(value, list) else "entry"
+
+
+# One branch reports its error: a list is checked as the zones, a mapping as the long form.
+ShardValue = Annotated[
+    Annotated[list[StrictStr], Tag("zones")] | Annotated[ShardModel, Tag("entry")],
+    Discriminator(_shard_tag),
+]
+
+
 class PolicyFileModel(_Model):
     """One zonectl policy document. Files are merged; each shard or namespace once."""
 
     apiVersion: Literal["zonectl/v1"] = Field(description="Format version of this file.")
     kind: Literal["ZonePolicy"] = Field(description="Always ZonePolicy.")
     balancer: BalancerModel | None = Field(None, description="Balancer settings to manage.")
-    shards: dict[StrictStr, list[StrictStr]] = Field(
+    shards: dict[StrictStr, ShardValue] = Field(
         default_factory=dict,
-        description="shard -> zones; authoritative for every zone named here.",
+        description="shard -> zones (a list), or {zones, state, host}; authoritative for "
+        "every zone named here.",
     )
     collections: dict[StrictStr, CollectionModel] = Field(
         default_factory=dict,

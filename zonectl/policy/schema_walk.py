@@ -72,7 +72,10 @@ def forms(branches: dict[str, Any]) -> str:
 def _form(annotation: Any) -> str:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         keys = [k for k, f in annotation.model_fields.items() if f.is_required()]
+        keys = keys or list(annotation.model_fields)  # all optional: name them all
         return "{" + ", ".join(f"{k}: ..." for k in keys) + "}"
+    if typing.get_origin(annotation) is list:
+        return "[...]"
     if typing.get_origin(annotation) is Literal:
         return " or ".join(json.dumps(v) for v in typing.get_args(annotation))
     if annotation is bool:  # as YAML spells it
