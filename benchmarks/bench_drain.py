@@ -281,6 +281,9 @@ def run_case(case: Case, chunks: int, chunk_bytes: int, tmp: Path) -> dict[str, 
                 row["apply"] = (sandbox.clock.now() - t0).total_seconds()
             with pymongo.MongoClient(server.uri) as client:
                 row["removed"] = client.config.shards.find_one({"_id": GONE}) is None
+            if not row["removed"]:  # it started the drain and returned: not a measured drain
+                row["apply_error"] = "the shard is still there after apply --migrate"
+                row["apply"] = None
         finally:
             server.close()
     return row
@@ -349,7 +352,10 @@ def main() -> None:
                 "remove_shard op for the policy's `state: removed`"
             )
         elif r["apply"] is None:
-            print(f"{name}: apply --migrate failed: {r.get('apply_error')}")
+            print(
+                f"{name}: apply --migrate not measured: {r.get('apply_error')} (this zonectl's "
+                "apply does not drain with --migrate yet)"
+            )
         else:
             print(
                 f"{name}: apply --migrate took {r['apply_real']:.1f} s of wall time; the "

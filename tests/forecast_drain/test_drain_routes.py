@@ -93,6 +93,12 @@ def test_each_balancer_migration_moves_at_most_the_chunk_size() -> None:
     assert f.balancer.migrations == 2
     assert f.balancer.seconds == 2 * (1.0 + 2.0) + 1.0
     assert f.migrate.seconds == 1.0 + 4.0
+    # A collection's own chunk size wins for its chunks alone (config.system.sessions has
+    # a small one; the others keep the cluster's).
+    two = ShardDrain("s2", True, (d.collections[0], DrainCollection("db.s", 1, 256 * MIB)))
+    caps = {"db.s": 64 * MIB}
+    f = forecast_drain(two, assume(max_chunk_bytes=128 * MIB, chunk_caps=caps), NOW)
+    assert f.balancer.migrations == 2 + 4
 
 
 def test_unsharded_data_moves_one_at_a_time_alongside_the_chunks() -> None:

@@ -48,6 +48,7 @@ class DrainAssumptions:
     balance_jumbo: bool = False  # attemptToBalanceJumboChunks
     force_jumbo: bool = False  # apply --migrate --force-jumbo
     max_chunk_bytes: int | None = None  # what one balancer migration moves at most
+    chunk_caps: Mapping[str, int] = field(default_factory=dict)  # per namespace, if its own
     reshard: ReshardRates | None = None  # None: no forceRedistribution (before 7.2)
     # Bytes per shard of each collection (namespace -> shard -> bytes), for the reshard
     # route; a collection missing here is assumed spread evenly over every shard.
@@ -178,11 +179,11 @@ def _balancer(
         return DrainRoute(None, "the balancer is off: nothing drains without --migrate")
     if not a.recipients and sizes:
         return DrainRoute(None, "no shard can take its chunks (every other one is draining)")
-    cap = a.max_chunk_bytes
     pieces: list[int] = []
-    for _, _, size, jumbo in sizes:
+    for ns, _, size, jumbo in sizes:
         if jumbo and not a.balance_jumbo:
             continue
+        cap = a.chunk_caps.get(ns, a.max_chunk_bytes)
         # a jumbo chunk cannot be split: it moves whole
         count = max(1, math.ceil(size / cap)) if cap and not jumbo else 1
         pieces += [size // count] * count

@@ -61,9 +61,10 @@ def _unsharded(d: DrainForecast) -> str:
         moves.append(f"movePrimary of {plural(d.primaries, 'database')}")
     if not moves:
         return ""
+    floor = " (at least 5m each moveCollection)" if d.collection_moves else ""
     return (
-        f"{' and '.join(moves)}: ~{format_duration(d.unsharded_s)}, one at a time (at least 5m "
-        "each moveCollection), alongside the chunks"
+        f"{' and '.join(moves)}: ~{format_duration(d.unsharded_s)}, one at a time{floor}, "
+        "alongside the chunks"
     )
 
 

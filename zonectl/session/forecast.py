@@ -184,7 +184,8 @@ def drain_assumptions(
             balance_jumbo = change[2]
     names = [c.namespace for c in drain.collections]
     loads = {ns: dict(b) for ns in names if (b := sizes.shard_bytes(ns)) is not None}
-    caps = [sizes.move_cap(ns) for ns in names] if sizes.by_data_size else []
+    # each collection's own (config.system.sessions has a small one of its own)
+    caps = {ns: sizes.move_cap(ns) for ns in names} if sizes.by_data_size else {}
     features = feature_release(actual.version, actual.fcv) or (7, 0)
     learned = a.learned
     phases = ReshardRates(a.cost.rate, learned.reshard_phases) if learned else None
@@ -195,7 +196,7 @@ def drain_assumptions(
         balancer_enabled=a.balancer_enabled,
         window=a.window,
         balance_jumbo=bool(balance_jumbo),
-        max_chunk_bytes=min(caps) if caps else None,
+        chunk_caps=caps,
         # forceRedistribution (7.2+, at the cluster's FCV), as for the zones' reshard route
         reshard=(phases or ReshardRates(a.cost.rate)) if features >= (7, 2) else None,
         loads=loads,
