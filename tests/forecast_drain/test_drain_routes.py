@@ -142,3 +142,13 @@ def test_unknown_sizes_are_taken_from_the_estimated_remaining_bytes() -> None:
 def test_an_empty_drain_takes_no_time() -> None:
     f = forecast_drain(ShardDrain("s2", True), assume(balancer_enabled=False), NOW)
     assert f.balancer.seconds == f.migrate.seconds == 0.0
+
+
+def test_config_system_sessions_migrates_beside_the_reshardings() -> None:
+    # It cannot be resharded: its 400 chunks (1 s each, one at a time) outlast the one
+    # resharding of db.a (its 5-minute minimum and 2 s of writes blocked).
+    sessions = DrainCollection("config.system.sessions", 400, 0)
+    d = ShardDrain("s2", True, (DrainCollection("db.a", 1, 64 * MIB), sessions))
+    f = forecast_drain(d, assume(reshard=ReshardRates(64 * MIB)), NOW)
+    assert f.reshard is not None
+    assert (f.reshard.seconds, f.reshard.migrations) == (400.0, 1)

@@ -55,12 +55,12 @@ kind: ZonePolicy
 WINDOW = 'balancer:\n  enabled: true\n  activeWindow: {start: "23:00", stop: "02:00"}\n'
 
 
-def _serve(sandbox_server: Callable[..., Any], jumbo: list[int]) -> Any:
-    sandbox = Sandbox("7.0")
+def _serve(sandbox_server: Callable[..., Any], jumbo: list[int], version: str = "7.0") -> Any:
+    sandbox = Sandbox(version)
     sandbox.clock.set(T0)
     text = CLUSTER.format(jumbo=jumbo)
     build.seed(sandbox, load_cluster_file("cluster.yaml", text), "cluster.yaml")
-    return sandbox_server("7.0", sandbox=sandbox)
+    return sandbox_server(version, sandbox=sandbox)
 
 
 def _plan(tmp_path: Path, uri: str, balancer: str, *more: str) -> str:
@@ -113,4 +113,19 @@ def test_a_jumbo_chunk_makes_both_routes_never_with_the_way_out(
         "(attemptToBalanceJumboChunks is off); split them, or take apply --migrate "
         "--force-jumbo or resharding; its other chunks leave in ~11m30s), by apply --migrate "
         "never (1 jumbo chunk stops it: pass --force-jumbo; with it ~5m49s)"
+    )
+
+
+def test_on_8_0_resharding_is_named_where_a_jumbo_chunk_blocks_the_others(
+    sandbox_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    # app.events resharded onto s0 and s1 (its 5-minute minimum and 2 s of blocked writes:
+    # 302 s), then the movePrimary (1 s); config.system.sessions cannot be resharded: its
+    # 341 chunks migrate meanwhile (341 s), and end last.
+    sb = _serve(sandbox_server, [3], "8.0")
+    out = _plan(tmp_path, sb.uri, "")
+    (line,) = [line for line in out.splitlines() if line.startswith("  drain of shard")]
+    assert line.endswith(
+        "by apply --migrate never (1 jumbo chunk stops it: pass --force-jumbo; with it "
+        "~5m49s), by resharding ~5m41s (at 2026-11-20 10:05 UTC)"
     )

@@ -12,13 +12,15 @@ data's moves. Pure: the drain, the assumptions and `now` are passed in (plan and
   so one at a time (eager.py's Dispatcher), no throttle, no window; jumbo chunks only with
   --force-jumbo.
 - Resharding (forceRedistribution) every collection on the shard to its own key: one at a
-  time in the cluster, each from all donors to all recipients at once (reshard.py).
+  time in the cluster, each from all donors to all recipients at once (reshard.py);
+  config.system.sessions, which cannot be resharded, migrates meanwhile.
 - Unsharded data: a moveCollection per unsharded collection (at least ~5 min each, one at a
   time, alongside the chunk migrations) and a movePrimary per database, after them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 from collections.abc import Mapping, Sequence
@@ -239,12 +241,14 @@ def _reshard(
 ) -> DrainRoute:
     """Each collection resharded to its own key onto the other shards, one after another
     (one resharding at a time in a cluster), then the unsharded moves (a moveCollection is
-    a resharding too)."""
+    a resharding too). config.system.sessions cannot be resharded: its chunks migrate
+    meanwhile, one at a time (`_migrate`)."""
     if not a.recipients:
         return DrainRoute(None, "no shard to reshard onto")
     on_shard: dict[str, int] = {}
     for ns, _, size, _ in sizes:
-        on_shard[ns] = on_shard.get(ns, 0) + size
+        if not ns.startswith("config."):
+            on_shard[ns] = on_shard.get(ns, 0) + size
     onto = {r: frozenset[str]() for r in a.recipients}
     total = 0.0
     for ns, nbytes in on_shard.items():
@@ -252,7 +256,10 @@ def _reshard(
         loads[drain.shard] = nbytes
         coll = NamespaceChunks(ns, [], [], [], loads=loads)
         total += forecast_reshard(coll, onto, rates).seconds
-    return DrainRoute(total + unsharded_s, migrations=len(on_shard))
+    internal = [c for c in sizes if c[0].startswith("config.")]
+    forced = dataclasses.replace(a, force_jumbo=True)
+    beside = _migrate(drain, internal, forced).seconds or 0.0
+    return DrainRoute(max(total + unsharded_s, beside), migrations=len(on_shard))
 
 
 def _unsharded_seconds(drain: ShardDrain, a: DrainAssumptions) -> float:
