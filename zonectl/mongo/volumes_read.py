@@ -4,8 +4,8 @@ every captured database, whose `raw` answers per shard connection string with `f
 cluster_db_stats_cmd.cpp), and the data's compression and index size per document.
 
 A shard that holds nothing of a database answers zeros, filesystem sizes included (mongod's
-CmdDbStats), so the volume is the largest any database reported; `admin`, which every shard
-holds, is asked when no user database is captured. A user without the dbStats action
+CmdDbStats): `admin`, which every shard holds, is asked too, and a volume is the largest
+figure any reply gave. A user without the dbStats action
 (clusterMonitor grants it) gets a twin without volumes, and the note says so."""
 
 from __future__ import annotations
@@ -27,12 +27,10 @@ class Volumes:
     notes: list[str] = field(default_factory=list)
 
 
-def read_volumes(
-    conn: Connection, databases: Iterable[str], hosts: Mapping[str, str]
-) -> Volumes:
+def read_volumes(conn: Connection, databases: Iterable[str], hosts: Mapping[str, str]) -> Volumes:
     """`hosts`: shard connection string -> shard id (config.shards' host and _id)."""
     out = Volumes()
-    names = list(databases) or ["admin"]
+    names = [*databases, "admin"]
     used: dict[str, tuple[int, int]] = {}
     for db in names:
         try:
@@ -48,7 +46,7 @@ def read_volumes(
         except PyMongoError as exc:
             raise ClusterError(f"{conn.uri}: dbStats on {db} failed: {redact(str(exc))}") from None
         raw = reply.get("raw")
-        for host, stats in (raw.items() if isinstance(raw, Mapping) else ()):
+        for host, stats in raw.items() if isinstance(raw, Mapping) else ():
             shard = hosts.get(str(host))
             if shard is None or not isinstance(stats, Mapping):
                 continue
@@ -61,15 +59,13 @@ def read_volumes(
             figures = _storage(raw.values() if isinstance(raw, Mapping) else ())
             if figures is not None:
                 out.storage[db] = figures
-    for shard in sorted(set(hosts.values())):
-        fs = used.get(shard)
-        if fs is None or fs[1] <= 0:
-            out.notes.append(
-                f"not captured: the volume of shard {shard}: it reported no filesystem sizes; "
-                "the twin's shard gets the sandbox's default disk"
-            )
-        else:
-            out.shards[shard] = fs
+    out.shards = {s: fs for s, fs in used.items() if fs[1] > 0}
+    missing = len(set(hosts.values()) - set(out.shards))
+    if missing:  # counted, not named: the note must not undo an anonymized twin
+        out.notes.append(
+            f"not captured: the volumes of {missing} shard(s) that reported no filesystem "
+            "sizes; the twin gives them the sandbox's default disk"
+        )
     return out
 
 

@@ -24,13 +24,12 @@ from zonectl.sandbox.errors import CommandError
 def coll_stats(request: Request) -> dict[str, Any]:
     ns = namespace_of(request)
     cluster = request.sandbox.cluster
-    store = cluster.chunks(ns)
-    # A sharded collection exists by its chunks, documents stored or not.
-    meta = unsharded.meta_of(cluster, ns) or ({} if store is not None else None)
+    meta = unsharded.meta_of(cluster, ns)
     if meta is None:
         raise CommandError.of("NamespaceNotFound", f"Collection [{ns}] not found.")
     size, count = unsharded.size_of(cluster, ns)
     capped = bool(meta.get("options", {}).get("capped"))
+    store = cluster.chunks(ns)
     files = {shard: f for shard, f in volume_stats.files(cluster) if f.ns == ns}
     stored = {
         "storageSize": sum(f.storage_size for f in files.values()),

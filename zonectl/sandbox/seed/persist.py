@@ -3,10 +3,11 @@
 Format: a header line, then BSON records: one `meta`, one per plain collection, per
 sharded collection a `store` record followed by one record per chunk (its served document,
 size and count), and last one `volumes` record (the shards' disks, the collections' storage
-figures and each file's allocated size: catalog/volumes.py). Records are encoded with the codec the wire uses (sandbox/codec.py), so
-every value a client stored comes back as it was: a UUID, a time-zone-aware date, a date
-outside Python's range. Written to a temporary file in the same
-directory, fsynced, then renamed over the target: a failed save keeps the previous file.
+figures and each file's allocated size: catalog/volumes.py). Records are encoded with the
+codec the wire uses (sandbox/codec.py), so every value a client stored comes back as it was:
+a UUID, a time-zone-aware date, a date outside Python's range. Written to a temporary file
+in the same directory, fsynced, then renamed over the target: a failed save keeps the
+previous file.
 """
 
 from __future__ import annotations

@@ -19,9 +19,11 @@ def configure(cluster: Cluster, spec: ClusterFile) -> None:
     for shard in spec.shards:
         if shard.disk is not None:
             volumes.disks[shard.name] = Disk(shard.disk.size_bytes, shard.disk.baseline_bytes)
-    for coll in [*spec.collections, *spec.unsharded]:
-        if coll.compression is not None or coll.indexBytesPerDocument is not None:
-            volumes.storage[coll.ns] = Storage(
-                coll.compression if coll.compression is not None else DEFAULT_COMPRESSION,
-                coll.indexBytesPerDocument if coll.indexBytesPerDocument is not None else INDEX,
+    figures = [(c.ns, c.compression, c.indexBytesPerDocument) for c in spec.collections]
+    figures += [(u.ns, u.compression, u.indexBytesPerDocument) for u in spec.unsharded]
+    for ns, compression, index in figures:
+        if compression is not None or index is not None:
+            volumes.storage[ns] = Storage(
+                compression if compression is not None else DEFAULT_COMPRESSION,
+                index if index is not None else INDEX,
             )
