@@ -64,3 +64,20 @@ def test_a_dropped_collection_gives_its_files_back(tmp_path: Path) -> None:
         after = used(client, db="admin")  # b holds nothing of app any more: it answers zeros
     assert after[HOST_A][0] == 14 * GIB - 64 * STORED
     assert after[HOST_B][0] == 2 * GIB
+
+
+def test_move_collection_rewrites_the_collection_and_the_donor_drops_its_file(
+    tmp_path: Path,
+) -> None:
+    text = cluster_file(tmp_path).read_text().replace('version: "7.0"', 'version: "8.0"')
+    extra = "unsharded:\n  - {ns: app.notes, bytes: 409600000, docs: 400000}\n"
+    path = cluster_file(tmp_path, extra, text)
+    stored = 409600000 // 2 + 400000 * 64
+    with sandbox_uri.start(f"sandbox:{path}?now={NOW}") as sb:
+        client: pymongo.MongoClient[dict] = pymongo.MongoClient(sb.uri)
+        before = used(client, db="admin")
+        client.admin.command({"moveCollection": "app.notes", "toShard": "b"})
+        after = used(client, db="admin")
+    assert before[HOST_A][0] == 14 * GIB + stored  # a is app's primary: the notes live there
+    assert after[HOST_A][0] == 14 * GIB
+    assert after[HOST_B][0] == before[HOST_B][0] + stored
