@@ -161,6 +161,7 @@ def command(
             force_jumbo=force_jumbo,
             lease_ttl=dt.timedelta(seconds=parse_duration(lease_ttl, "--lease-ttl") or 300),
             detach=detach,
+            migrate=migrate,
         )
         saved = _read_plan(plan_file) if plan_file else None
         # A saved plan is re-checked against the policy it came from (digest, managed namespaces).
