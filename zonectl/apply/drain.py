@@ -104,11 +104,9 @@ class ShardStage(NamespaceMigration):
             rem = reply_of.parse(self.ports.send(probe))
         else:
             rem = reply_of.parse(self._send(probe, ""))
-        return rem if rem.drained else reply_of.with_bytes(rem, self._fresh_drain(op))
-
-    def _fresh_drain(self, op: RemoveShard) -> ShardDrain | None:
-        reader = self.ports.drains
-        return None if reader is None else reader.read_drain(op.shard)
+        if rem.drained or rem.bytes is not None or self.ports.drains is None:
+            return rem
+        return reply_of.with_bytes(rem, self.ports.drains.read_drain(op.shard))
 
     def _settle(self, op: RemoveShard, *, moved: bool) -> None:
         """Commit the removal once the shard is empty; else say where the drain stands."""
