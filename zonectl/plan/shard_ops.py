@@ -88,7 +88,7 @@ class RemoveShard(
             )
         if self.step == "commit":
             return f"remove shard {self.shard} (empty; {self.command_name})"
-        what = "drain" if self.step == "start" else "draining continues:"
+        what = "drain" if self.step == "start" else "continue draining"
         return f"{what} shard {self.shard}: {', '.join(held)} to move ({self.command_name})"
 
     def details(self) -> tuple[str, ...]:
