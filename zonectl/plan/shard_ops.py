@@ -80,12 +80,8 @@ class RemoveShard(
         if d.unsharded:
             held.append(plural(len(d.unsharded), "unsharded collection"))
         if d.databases:
-            held.append(
-                plural(
-                    len(d.databases),
-                    "database primary",
-                )
-            )
+            n = len(d.databases)
+            held.append(f"{n} database {'primary' if n == 1 else 'primaries'}")
         if self.step == "commit":
             return f"remove shard {self.shard} (empty; {self.command_name})"
         what = "drain" if self.step == "start" else "continue draining"
