@@ -19,10 +19,13 @@ Per case, in simulated time from the same start:
   fresh copy of the same cluster (warmed up the same way); where this zonectl does not plan
   the removal, the row says it was not available.
 - the serial lower bound: the durations of the draining shard's moves end to end (donor
-  step timings in config.changelog, summed), from run (a); apply's wall time over it.
+  step timings in config.changelog, summed): "bound" of run (a)'s, and apply's time over
+  the bound of its own moves (app/bnd; a shard takes part in one migration at a time, so
+  no schedule drains it sooner).
 
 Cases: 16 MiB/s, no window; 4 MiB/s inside a 01:00-01:20 window that closes and reopens
-before the drain ends; 16 MiB/s with a per-document cost and 10 % jitter.
+before the drain ends; 16 MiB/s with a per-document cost and 10 % jitter; 16 MiB/s with one
+recipient (s1) at a third of it.
 
     python benchmarks/bench_drain.py [--chunks 400] [--chunk-mib 32] [--only win]
 """
@@ -47,7 +50,7 @@ from zonectl.cli.commands import register
 from zonectl.forecast.balancer_window import ActiveWindow, parse_hhmm
 from zonectl.forecast.drain import DrainAssumptions, forecast_drain
 from zonectl.forecast.learn import choose_model, learn
-from zonectl.forecast.units import DEFAULT_COPY_RATE, format_duration
+from zonectl.forecast.units import DEFAULT_COPY_RATE, format_duration, parse_rate
 from zonectl.model.shard_lifecycle import DrainCollection, ShardDrain
 from zonectl.sandbox.balancer.main_loop import run_rounds_until
 from zonectl.sandbox.clock import Clock
@@ -78,10 +81,15 @@ class Case:
     window: tuple[str, str] | None = None
     per_doc_us: float = 0.0
     jitter: float = 0.0
+    slow: str | None = None  # a shard at a third of the copy rate
 
 
 def cluster_yaml(chunks: int, case: Case) -> str:
-    shards = "\n".join(f"  - {{name: {s}}}" for s in SHARDS)
+    slow_rate = f"{parse_rate(case.copy_rate) / 3 / MIB:.3f}MiB/s"
+    shards = "\n".join(
+        f"  - {{name: {s}" + (f", copyRate: {slow_rate}" if s == case.slow else "") + "}"
+        for s in SHARDS
+    )
     costs = f"copyRate: {case.copy_rate}, perDocumentMicros: {case.per_doc_us}"
     costs += f", jitter: {case.jitter}, jitterSeed: 39"
     if case.window:
@@ -212,7 +220,7 @@ def library_forecast(sandbox: Sandbox, uri: str, case: Case) -> dict[str, Any]:
 def drain_by_balancer(sandbox: Sandbox, uri: str) -> tuple[float, float, int]:
     """(a): removeShard, movePrimary, balancer rounds until the shard is empty, removeShard
     until completed. (seconds, the serial bound of its moves, moves)."""
-    t0 = sandbox.clock.now()
+    t0, before = sandbox.clock.now(), changelog_ids(uri)
     with pymongo.MongoClient(uri, tz_aware=True) as client:
         reply = client.admin.command("removeShard", GONE)
         for db in reply.get("dbsToMove", []):
@@ -225,16 +233,27 @@ def drain_by_balancer(sandbox: Sandbox, uri: str) -> tuple[float, float, int]:
         state = client.admin.command("removeShard", GONE)["state"]
         if state != "completed":
             raise SystemExit(f"removeShard after the drain answered {state!r}")
-        bound, moves = serial_bound(client, t0)
+        bound, moves = serial_bound(client, before)
     return (sandbox.clock.now() - t0).total_seconds(), bound, moves
 
 
-def serial_bound(client: pymongo.MongoClient[dict[str, Any]], t0: dt.datetime) -> tuple[float, int]:
-    """The draining shard's moves end to end: each successful moveChunk.from off it since
-    `t0`, its donor step timings summed."""
+def changelog_ids(uri: str) -> set[Any]:
+    """The changelog entries already there (the warm-up's last move may commit at the very
+    instant the drain starts: a time filter would count it)."""
+    with pymongo.MongoClient(uri) as client:
+        return {e["_id"] for e in client.config.changelog.find({}, {"_id": 1})}
+
+
+def serial_bound(
+    client: pymongo.MongoClient[dict[str, Any]], before: set[Any]
+) -> tuple[float, int]:
+    """The draining shard's moves end to end: each successful moveChunk.from off it not
+    among the entries `before`, its donor step timings summed."""
     total, moves = 0.0, 0
-    query = {"what": "moveChunk.from", "time": {"$gte": t0}, "details.from": GONE}
+    query = {"what": "moveChunk.from", "details.from": GONE}
     for e in client.config.changelog.find(query):
+        if e["_id"] in before:
+            continue
         d = e["details"]
         if d.get("note", "success") != "success":
             continue
@@ -266,12 +285,14 @@ def run_case(case: Case, chunks: int, chunk_bytes: int, tmp: Path) -> dict[str, 
         server.close()
 
     # (b) apply --migrate, timed around the user's command, on a fresh copy.
-    row["apply"] = row["apply_real"] = None
+    row["apply"] = row["apply_real"] = row["apply_bound"] = None
+    row["apply_moves"] = 0
     if removes:
         sandbox = make_sandbox(cluster_file, chunk_bytes, varied)
         server = serve(sandbox)
         try:
             warm_up(sandbox, server.uri)
+            before = changelog_ids(server.uri)
             t0, real0 = sandbox.clock.now(), time.perf_counter()
             result = zonectl("apply", str(policy), "--uri", server.uri, "--migrate", "--yes")
             row["apply_real"] = time.perf_counter() - real0
@@ -279,8 +300,9 @@ def run_case(case: Case, chunks: int, chunk_bytes: int, tmp: Path) -> dict[str, 
                 row["apply_error"] = (result.stderr or result.stdout).strip().splitlines()[-1:]
             else:
                 row["apply"] = (sandbox.clock.now() - t0).total_seconds()
-            with pymongo.MongoClient(server.uri) as client:
+            with pymongo.MongoClient(server.uri, tz_aware=True) as client:
                 row["removed"] = client.config.shards.find_one({"_id": GONE}) is None
+                row["apply_bound"], row["apply_moves"] = serial_bound(client, before)
             if not row["removed"]:  # it started the drain and returned: not a measured drain
                 row["apply_error"] = "the shard is still there after apply --migrate"
                 row["apply"] = None
@@ -303,12 +325,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--chunks", type=int, default=400, help="of the collection, all shards")
     parser.add_argument("--chunk-mib", type=int, default=32, help="median chunk size")
-    parser.add_argument("--only", help="run one case (its slug: plain, win, jit)")
+    parser.add_argument("--only", help="run one case (its slug: plain, win, jit, slow)")
     args = parser.parse_args()
     cases = [
         Case("16MiB/s, no window", "plain", "16MiB/s"),
         Case("4MiB/s, window 01:00-01:20", "win", "4MiB/s", ("01:00", "01:20")),
         Case("16MiB/s, per-doc, 10% jitter", "jit", "16MiB/s", None, 10.0, 0.1),
+        Case("16MiB/s, s1 3x slower", "slow", "16MiB/s", slow="s1"),
     ]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -327,11 +350,13 @@ def main() -> None:
             f"{r['case'].name:30} {r['how']:>4} {f['cost_source']:>8} {r['moves']:>6} "
             f"{_dur(r['bound']):>9} {_dur(fb):>9} {_dur(r['balancer']):>9} "
             f"{_ratio(fb, r['balancer']):>7} {_dur(fm):>9} {_dur(r['apply']):>9} "
-            f"{_ratio(fm, r['apply']):>7} {_ratio(r['apply'], r['bound']):>8}"
+            f"{_ratio(fm, r['apply']):>7} {_ratio(r['apply'], r['apply_bound']):>8}"
         )
         seconds.append(
-            f"{r['case'].name}: seconds: bound {r['bound']:.1f}, forecast balancer {fb}, "
-            f"balancer {r['balancer']:.1f}, forecast migrate {fm}, apply {r['apply']}"
+            f"{r['case'].name}: seconds: balancer's moves end to end {r['bound']:.1f} "
+            f"({r['moves']} moves), forecast balancer {fb}, balancer {r['balancer']:.1f}, "
+            f"forecast migrate {fm}, apply {r['apply']}, apply's moves end to end "
+            f"{r['apply_bound']} ({r['apply_moves']} moves)"
         )
     print("\n".join(seconds))
     print(

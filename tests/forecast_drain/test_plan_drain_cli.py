@@ -97,6 +97,10 @@ def test_plan_prints_the_drain_by_each_route(
     assert drain["balancer"]["seconds"] == pytest.approx(13 * 3600 + 349 + 344, abs=0.01)
     assert drain["balancer"]["at"].startswith("2026-11-20T23:11:3")
     assert (drain["cost_source"], drain["reshard"]) == ("assumed", None)
+    page = _plan(tmp_path, sb.uri, WINDOW, "--format", "html")
+    table = page[page.index('<table data-role="drain-table">') :].split("</table>")[0]
+    assert "<td>s2</td>" in table
+    assert "~13h11m (at 2026-11-20 23:11 UTC, inside its window 23:00-02:00 UTC)" in table
 
 
 def test_a_jumbo_chunk_makes_both_routes_never_with_the_way_out(
