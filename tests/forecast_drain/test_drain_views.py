@@ -48,7 +48,7 @@ def test_the_text_gives_each_route_with_its_finish_instant() -> None:
     assert "by resharding" not in text.split("drain of shard s3")[0]  # slower: not named
     assert (
         "  drain of shard s3: 3 chunks, 192.0 MiB, 1 jumbo chunk; by the balancer never "
-        "(1 jumbo chunk stays: the balancer skips them (attemptToBalanceJumboChunks is off); "
+        "(1 jumbo chunk stays: the balancer never moves a jumbo chunk off a draining shard; "
         "split them, or take apply --migrate --force-jumbo or resharding; its other chunks "
         "leave in ~1h00m), by apply --migrate never (1 jumbo chunk stops it: pass "
         "--force-jumbo; with it ~6s), by resharding ~5m02s (at 2026-03-02 00:05 UTC)\n"

@@ -113,8 +113,8 @@ def test_a_jumbo_chunk_makes_both_routes_never_with_the_way_out(
     (line,) = [line for line in out.splitlines() if line.startswith("  drain of shard")]
     assert line == (
         "  drain of shard s2: 345 chunks, 256.0 MiB, 1 jumbo chunk, 1 database primary; "
-        "by the balancer never (1 jumbo chunk stays: the balancer skips them "
-        "(attemptToBalanceJumboChunks is off); split them, or take apply --migrate "
+        "by the balancer never (1 jumbo chunk stays: the balancer never moves a jumbo "
+        "chunk off a draining shard; split them, or take apply --migrate "
         "--force-jumbo or resharding; its other chunks leave in ~11m30s), by apply --migrate "
         "never (1 jumbo chunk stops it: pass --force-jumbo; with it ~5m49s)"
     )

@@ -47,7 +47,6 @@ class DrainAssumptions:
     balancer_enabled: bool = True
     window: BalancerWindow | None = None  # the balancer's window in force, if any
     throttle_s: float = THROTTLE_S  # balancerMigrationsThrottlingMs (a config server parameter)
-    balance_jumbo: bool = False  # attemptToBalanceJumboChunks
     force_jumbo: bool = False  # apply --migrate --force-jumbo
     max_chunk_bytes: int | None = None  # what one balancer migration moves at most
     chunk_caps: Mapping[str, int] = field(default_factory=dict)  # per namespace, if its own
@@ -183,7 +182,10 @@ def _balancer(
         return DrainRoute(None, "no shard can take its chunks (every other one is draining)")
     pieces: list[int] = []
     for ns, _, size, jumbo in sizes:
-        if jumbo and not a.balance_jumbo:
+        # The draining step of BalancerPolicy::balance skips a jumbo chunk whatever
+        # attemptToBalanceJumboChunks says (mongo:src/mongo/db/s/balancer/balancer_policy.cpp;
+        # SERVER-86055, open); the sandbox answers the same (docs/sandbox-fidelity.md).
+        if jumbo:
             continue
         cap = a.chunk_caps.get(ns, a.max_chunk_bytes)
         # a jumbo chunk cannot be split: it moves whole
@@ -198,11 +200,11 @@ def _balancer(
         t += dt.timedelta(seconds=a.cost.seconds(drain.shard, _recipient(a, n), size))
         step += 1
     seconds = (t - now).total_seconds()
-    stuck = sum(1 for s in sizes if s[3]) if not a.balance_jumbo else 0
+    stuck = sum(1 for s in sizes if s[3])
     if stuck:
         why = (
-            f"{_jumbo(stuck)} {'stays' if stuck == 1 else 'stay'}: the balancer skips them "
-            "(attemptToBalanceJumboChunks is off); split them, or take apply --migrate "
+            f"{_jumbo(stuck)} {'stays' if stuck == 1 else 'stay'}: the balancer never moves a "
+            "jumbo chunk off a draining shard; split them, or take apply --migrate "
             "--force-jumbo or resharding"
         )
         return DrainRoute(None, why, step, seconds)

@@ -9,7 +9,6 @@ import datetime as dt
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from zonectl.balancer_settings.table import row
 from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.balancer_day_windows import DayWindows
 from zonectl.forecast.balancer_window import ActiveWindow, BalancerWindow, parse_hhmm
@@ -171,17 +170,11 @@ def drain_assumptions(
     recipients: tuple[str, ...],
     ops: Sequence[Op] = (),
 ) -> DrainAssumptions:
-    """The drain's assumptions: the forecast's, with attemptToBalanceJumboChunks as the plan
-    leaves it, the chunk size of its collections, and their bytes per shard (for the
-    reshard route). balancerMigrationsThrottlingMs is a config server parameter zonectl
-    does not read: its default (1 s) is assumed."""
+    """The drain's assumptions: the forecast's, the chunk size of its collections, and their
+    bytes per shard (for the reshard route). balancerMigrationsThrottlingMs is a config
+    server parameter zonectl does not read: its default (1 s) is assumed. No balancer
+    setting moves a jumbo chunk off a draining shard (forecast/drain.py)."""
     a = forecast.assumptions
-    jumbo = row("cluster", "attemptToBalanceJumboChunks")
-    balance_jumbo = jumbo.live_value(actual.settings.get(jumbo.doc))
-    for op in ops:
-        change = op.setting_change()
-        if change is not None and change[:2] == (None, jumbo.key):
-            balance_jumbo = change[2]
     names = [c.namespace for c in drain.collections]
     loads = {ns: dict(b) for ns in names if (b := sizes.shard_bytes(ns)) is not None}
     # each collection's own (config.system.sessions has a small one of its own)
@@ -195,7 +188,6 @@ def drain_assumptions(
         recipients=recipients,
         balancer_enabled=a.balancer_enabled,
         window=a.window,
-        balance_jumbo=bool(balance_jumbo),
         chunk_caps=caps,
         # forceRedistribution (7.2+, at the cluster's FCV), as for the zones' reshard route
         reshard=(phases or ReshardRates(a.cost.rate)) if features >= (7, 2) else None,
