@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import get_args
 
+from zonectl.apply.disk_guard import refuse_full
 from zonectl.apply.interrupt import check_stop, stop_requested
 from zonectl.apply.namespace_migration import NamespaceMigration, Queued
 from zonectl.apply.outcome import ApplyOptions as ApplyOptions
@@ -83,6 +84,7 @@ def _run_leased(
     if not plan.ops and not previews:
         return
     refuse_blocked(plan, detach=options.detach, budget_s=options.migrate_budget_s)
+    refuse_full(plan)
     if not confirm(prepared, previews):
         raise ZonectlError("apply cancelled; nothing was changed")
     _Runner(ports, options, events, lease, result).run(plan, previews)
