@@ -179,3 +179,15 @@ def test_a_saved_plan_keeps_its_capacity_report() -> None:
     report, _ = project(make_loads(plan, actual, DesiredState()), actual, DesiredState(), "app")
     saved = Plan(plan.ops, AT, "", "", capacity=report)
     assert load_plan(dump_plan(saved)).capacity == report
+
+
+def test_a_resharding_to_zones_needs_room_on_the_zones_shards() -> None:
+    volumes = {s: _volume(s, 1 * GIB) for s in ("s0", "s1", "s2")}
+    actual = _state(volumes)
+    zones = ({"zone": "hot", "min": LO, "max": HI},)
+    op = ReshardCollection(
+        "app.events", {"x": 1}, {"x": 1}, zones, True, impact=Impact(1, 1, 30 * GIB)
+    )
+    loads = make_loads(_plan(op), actual, DesiredState())
+    assert {s: r["reshard"].incoming for s, r in loads.items()} == {
+        "s1": 30 * GIB, "s2": 30 * GIB}  # fmt: skip

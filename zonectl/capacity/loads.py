@@ -3,7 +3,9 @@
 - ranges: a new range's migrating chunks (its impact estimate) go to the shards of its zone
   once the plan has run, spread evenly, as apply --migrate's `make_moves` (fewest chunks
   first) and the balancer (even chunk counts inside a zone) both leave them;
-- reshard: a resharding needs ((collection + indexes) x 2) / shards on each shard that stays;
+- reshard: a resharding needs ((collection + indexes) x 2) / shards on each shard that
+  takes the copy: the shards of the zones it places the collection in, else every shard
+  that stays;
 - drain: a removed shard's collections go to the shards of the zones it carries that their
   ranges use, else to every shard that stays and is not draining;
 - move_collection: an unsharded collection moved whole to its new shard.
@@ -67,9 +69,13 @@ def make_loads(plan: Plan, actual: ClusterState, desired: DesiredState) -> Loads
         if change is not None and change.adds and op.moves == "migrates" and impact is not None:
             holders = zones.get(change.zone, frozenset()) & staying
             _add(loads, "ranges", holders, impact.bytes, change.ns, change.ns)
-        elif key is not None and key.reshards and impact is not None and staying:
-            # each shard holds a copy's share beside the original until the commit
-            _add(loads, "reshard", staying, impact.bytes * 2, key.ns, key.ns)
+        elif key is not None and key.reshards and impact is not None:
+            # each recipient holds its share of the copy beside the original until the
+            # commit: the shards of the zones it places the collection in (the reshard
+            # route), else every shard that stays
+            placed = {r.zone for r in op.ranges_after() or ()}
+            recipients = {s for z in placed for s in zones.get(z, frozenset())} & staying
+            _add(loads, "reshard", recipients or staying, impact.bytes * 2, key.ns, key.ns)
         elif moved is not None and impact is not None:
             _add(loads, "move_collection", [moved.to_shard], impact.bytes, moved.ns, moved.ns)
     if any(op.counts_as == "shard" and op.sign == "-" for op in plan.ops):
