@@ -18,7 +18,7 @@ from bson import json_util
 from bson.json_util import JSONMode, JSONOptions
 
 from zonectl.atomic import write_atomically
-from zonectl.twin import chunkfile
+from zonectl.twin import chunkfile, volumes
 from zonectl.twin.anonymize import Anonymizer, BoundMap
 from zonectl.twin.capture import Capture
 from zonectl.twin.costs import rename
@@ -166,7 +166,11 @@ def _yaml_doc(
     if capture.fcv:
         doc["featureCompatibilityVersion"] = capture.fcv
     doc["shards"] = [
-        {"name": shard(str(s["_id"])), "zones": [zone(str(z)) for z in s.get("tags", [])]}
+        {
+            "name": shard(str(s["_id"])),
+            "zones": [zone(str(z)) for z in s.get("tags", [])],
+            **volumes.disk(capture, str(s["_id"])),
+        }
         for s in capture.shards
     ]
     doc["databases"] = [
@@ -183,6 +187,7 @@ def _yaml_doc(
             "noBalance": bool(c.get("noBalance", False)),
             "chunks": max(1, counts.get(str(c["_id"]), 1)),
             **({"queryAnalyzer": analyzers[str(c["_id"])]} if str(c["_id"]) in analyzers else {}),
+            **volumes.collection_fields(capture, str(c["_id"])),
         }
         for c in capture.collections
     ]
