@@ -18,8 +18,8 @@ GIB = 1 << 30
 
 
 def cluster(chunks: int = 128) -> str:
-    """app.events: `chunks` chunks of 64 MiB (128 of them: 8 GiB) on s0, stored at half their size (snappy's
-    typical ratio) plus 64 bytes of index per document."""
+    """app.events: `chunks` chunks of 64 MiB (128 of them: 8 GiB) on s0, stored at half
+    their size (snappy's typical ratio) plus 64 bytes of index per document."""
     return f"""
 shards:
   - {{name: s0, disk: {{size: 400GiB, baseline: 2GiB}}}}

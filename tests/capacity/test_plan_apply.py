@@ -13,8 +13,6 @@ from typing import Any
 import pytest
 from capacity_kit import AT, GIB, metadata, policy, zonectl
 
-from zonectl.sandbox.auth.users import AuthConfig, User
-
 BLOCKED = (
     "  BLOCKED shard s1: volume 20.0 GiB, 14.0 GiB used (70.0%); after this plan 18.1 GiB "
     "(90.5%), past its limit 85% (17.0 GiB)"

@@ -29,9 +29,8 @@ def test_a_resharding_onto_the_small_shard_is_blocked_and_refused(
     collection onto the zone's shard beside the original: 2 x 8 GiB stored on s1."""
     sb = served()
     path = policy(tmp_path)
-    Path(path).write_text(
-        Path(path).read_text().replace("{pin: small}", "{pin: small, migrate: reshard, reshard: true}")
-    )
+    route = "{pin: small, migrate: reshard, reshard: true}"
+    Path(path).write_text(Path(path).read_text().replace("{pin: small}", route))
     code, out, err = _plan(path, sb.uri, "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
