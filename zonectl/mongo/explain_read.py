@@ -150,17 +150,18 @@ def _read_chunks(
     return tallies, straddling
 
 
-def _count_plain(conn: Connection, entries: Sequence[Doc]) -> dict[str, dict[tuple[str, str], Tally]]:
-    """Chunks and jumbo chunks per collection and shard, in one aggregate (uuid from 5.0,
-    ns in 4.4)."""
+def _count_plain(
+    conn: Connection, entries: Sequence[Doc]
+) -> dict[str, dict[tuple[str, str], Tally]]:
+    """Chunks and jumbo chunks per collection and shard, in one aggregate over the whole of
+    config.chunks (grouped by uuid from 5.0, by ns in 4.4): one pass on the server, a few
+    documents per collection back, and no `$in` list that grows with the collections."""
     if not entries:
         return {}
     uuid_form = version_tuple(conn.version)[0] >= 5 and all("uuid" in d for d in entries)
     by = "$uuid" if uuid_form else "$ns"
-    ids = [d["uuid"] if uuid_form else d["_id"] for d in entries]
-    name = {_ident(i): str(d["_id"]) for i, d in zip(ids, entries, strict=True)}
+    name = {_ident(d["uuid"] if uuid_form else d["_id"]): str(d["_id"]) for d in entries}
     pipeline: list[dict[str, Any]] = [
-        {"$match": {by[1:]: {"$in": ids}}},
         {
             "$group": {
                 "_id": {"c": by, "s": "$shard"},
@@ -175,7 +176,7 @@ def _count_plain(conn: Connection, entries: Sequence[Doc]) -> dict[str, dict[tup
         raise ClusterError(f"{conn.uri}: counting chunks failed: {redact(str(exc))}") from None
     out: dict[str, dict[tuple[str, str], Tally]] = {}
     for g in groups:
-        ns = name.get(_ident(g["_id"]["c"]))
+        ns = name.get(_ident(g["_id"].get("c")))
         if ns is not None:
             out.setdefault(ns, {})[(str(g["_id"]["s"]), NO_ZONE)] = Tally(int(g["n"]), int(g["j"]))
     return out
