@@ -53,9 +53,7 @@ def test_text_markdown_and_a_file(sandbox_server: Any, tmp_path: Path) -> None:
     assert lines[3].startswith("  zone-violation: 2 chunks outside their zone (e.g. hot on shard0)")
     assert lines[4].startswith("    fix: nothing to do: the balancer moves it")
     out = tmp_path / "explain.md"
-    md = runner.invoke(
-        app, ["explain", "--uri", kit.handle.uri, "-f", "markdown", "-o", str(out)]
-    )
+    md = runner.invoke(app, ["explain", "--uri", kit.handle.uri, "-f", "markdown", "-o", str(out)])
     assert md.exit_code == 0 and md.stdout == ""
     page = out.read_text()
     assert "| `app.events` | moving | zone-violation |" in page

@@ -88,15 +88,15 @@ def test_a_shard_being_removed_is_drained(sandbox_server: Any, version: str) -> 
     doc = kit.explain()
     (coll,) = doc["collections"]
     assert (coll["state"], coll["reasons"][0]["code"]) == ("moving", "draining")
-    assert "draining shard shard1 holds 2 chunks of this collection" in coll["reasons"][0]["message"]
+    assert (
+        "draining shard shard1 holds 2 chunks of this collection" in coll["reasons"][0]["message"]
+    )
     _bears_out(kit, "t.c", "moving")
     assert S1 not in kit.placement("t.c")
 
 
 @pytest.mark.parametrize("version", ["5.0", "7.0"])
-def test_a_zone_whose_only_shard_drains_has_no_recipient(
-    sandbox_server: Any, version: str
-) -> None:
+def test_a_zone_whose_only_shard_drains_has_no_recipient(sandbox_server: Any, version: str) -> None:
     kit = make_kit(sandbox_server, version)
     kit.admin.command("addShardToZone", S2, zone="hot")
     kit.collection("t.c", [0, 50, 100], [S0, S0, S0, S1])

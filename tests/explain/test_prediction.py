@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from tests.explain.kit import SHARDS, Kit, make_kit
 
 # 5.0: chunk counts; 7.0: data size.

@@ -84,7 +84,9 @@ def test_by_data_size_the_donor_is_the_most_loaded_shard_whatever_its_zones() ->
     shards = (ShardFacts("a"), ShardFacts("b", frozenset({"z"})), ShardFacts("c", frozenset({"z"})))
     tally = {("a", NO_ZONE): Tally(20), ("b", "z"): Tally(10)}
     sizes = {"a": 20 * MIB, "b": 10 * MIB, "c": 0}
-    coll = CollectionFacts("db.c", tally, range_zones=frozenset({"z"}), sizes=sizes, max_chunk_bytes=MIB)
+    coll = CollectionFacts(
+        "db.c", tally, range_zones=frozenset({"z"}), sizes=sizes, max_chunk_bytes=MIB
+    )
     found = explain(coll, ClusterFacts(shards, True, now=NOW))
     # The no-zone group moves (a to c); zone z alone would not.
     assert (found.state, [r.code for r in found.reasons]) == ("moving", ["chunks-imbalance"])

@@ -31,7 +31,6 @@ from zonectl.render.explain import (
 from zonectl.session.explain import ExplainRequest, explain_cluster
 from zonectl.session.namespaces import select_namespaces
 
-
 SCOPE = "among the cluster's sharded collections"
 
 
@@ -51,9 +50,7 @@ def command(
             scope="the cluster has sharded",
         ),
     ] = None,
-    fmt: Annotated[
-        Format, typer.Option("--format", "-f", help="Output format.")
-    ] = Format.text,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
     out: Annotated[Path | None, out_option()] = None,
     copy_rate: Annotated[str | None, copy_rate_option()] = None,
     balancer_tz: Annotated[str | None, balancer_tz_option()] = None,
@@ -85,9 +82,7 @@ def command(
     settings = Settings.from_environ(os.environ)
     flags = parse_forecast_flags(copy_rate, None, balancer_tz)
     flags = with_policy_timezone(flags, None, settings.config_timezone)
-    choose = (
-        functools.partial(select_namespaces, namespaces, where=SCOPE) if namespaces else None
-    )
+    choose = functools.partial(select_namespaces, namespaces, where=SCOPE) if namespaces else None
     request = ExplainRequest(flags=flags, choose=choose)
     with open_cluster(uri, uri_origin(uri)) as conn:
         found = explain_cluster(conn, request)

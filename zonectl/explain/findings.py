@@ -71,9 +71,7 @@ def _violation(coll: CollectionFacts, cluster: ClusterFacts, move: Move | None) 
         first = off[0]
         parts.append(f"{plural(count, 'chunk')} outside their zone (e.g. {first[1]} on {first[0]})")
     if coll.straddling:
-        parts.append(
-            f"{plural(coll.straddling, 'chunk')} straddling a zone boundary (split first)"
-        )
+        parts.append(f"{plural(coll.straddling, 'chunk')} straddling a zone boundary (split first)")
     to = f"; the next goes {move.donor} -> {move.to}" if move else ""
     return Reason(ZONE_VIOLATION, " and ".join(parts) + to, MIGRATE_NOW)
 
@@ -96,7 +94,9 @@ def _imbalance(coll: CollectionFacts, cluster: ClusterFacts, move: Move) -> Reas
     return Reason(CHUNKS_IMBALANCE, text, MIGRATE_NOW)
 
 
-def blockers(coll: CollectionFacts, cluster: ClusterFacts, checks: Sequence[ZoneCheck]) -> list[Reason]:
+def blockers(
+    coll: CollectionFacts, cluster: ClusterFacts, checks: Sequence[ZoneCheck]
+) -> list[Reason]:
     """Why what is off stays: jumbo chunks, zones without a receiver (stuck)."""
     out: list[Reason] = []
     jumbo_off = [(s, z, j) for s, z, _, j in outside(coll, cluster) if j]
@@ -148,7 +148,9 @@ def _homeless(coll: CollectionFacts, cluster: ClusterFacts) -> list[str]:
     return said
 
 
-def below(coll: CollectionFacts, cluster: ClusterFacts, checks: Sequence[ZoneCheck]) -> list[Reason]:
+def below(
+    coll: CollectionFacts, cluster: ClusterFacts, checks: Sequence[ZoneCheck]
+) -> list[Reason]:
     """Zones whose difference the balancer's rule leaves alone, with the numbers."""
     out = []
     for c in checks:

@@ -33,7 +33,9 @@ SDD_PRIVILEGE = (
     "$shardedDataDistribution was refused: needs the shardedDataDistribution action "
     "(clusterMonitor grants it)"
 )
-CHANGELOG_PRIVILEGE = "config.changelog was refused: needs find on config.changelog (clusterMonitor)"
+CHANGELOG_PRIVILEGE = (
+    "config.changelog was refused: needs find on config.changelog (clusterMonitor)"
+)
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,7 @@ def read_explain(conn: Connection, now: dt.datetime) -> ExplainRead:
         ns = str(doc["_id"])
         unknown: dict[str, str] = {}
         if sizes_note and data_size:
-            unknown["below-threshold"] = (
-                "the data-size rule could not be checked: " + sizes_note
-            )
+            unknown["below-threshold"] = "the data-size rule could not be checked: " + sizes_note
         if sizes_note:
             unknown["range-deletions-pending"] = "orphans could not be read: " + sizes_note
         if history_note:
@@ -195,13 +195,17 @@ def _read_distribution(
     if version_tuple(conn.version) < SDD_SINCE:
         return None, None, ""
     try:
-        docs = list(conn.client.admin.aggregate([{"$shardedDataDistribution": {}}], batchSize=WHOLE))
+        docs = list(
+            conn.client.admin.aggregate([{"$shardedDataDistribution": {}}], batchSize=WHOLE)
+        )
     except OperationFailure as exc:
         if exc.code == UNAUTHORIZED:
             return None, None, SDD_PRIVILEGE
         return None, None, f"$shardedDataDistribution failed: {redact(str(exc))}"
     except PyMongoError as exc:
-        raise ClusterError(f"{conn.uri}: $shardedDataDistribution failed: {redact(str(exc))}") from None
+        raise ClusterError(
+            f"{conn.uri}: $shardedDataDistribution failed: {redact(str(exc))}"
+        ) from None
     sizes: dict[str, dict[str, int]] = {}
     orphans: dict[str, dict[str, int]] = {}
     for doc in docs:
@@ -262,7 +266,11 @@ def failures_of(entries: Sequence[Doc]) -> dict[str, Failures]:
         errors = sum(1 for e in failed if e.get("what") == "moveChunk.error")
         aborted = len(failed) - errors
         message = next(
-            (str((e.get("details") or {})["errmsg"]) for e in failed if (e.get("details") or {}).get("errmsg")),
+            (
+                str((e.get("details") or {})["errmsg"])
+                for e in failed
+                if (e.get("details") or {}).get("errmsg")
+            ),
             "",
         )
         last = failed[0].get("time")

@@ -55,7 +55,7 @@ def render_explain_json(found: Explanations) -> str:
 
 
 def render_explain_markdown(found: Explanations) -> str:
-    lines = [f"### zonectl explain", "", markdown_text(summary(found)), ""]
+    lines = ["### zonectl explain", "", markdown_text(summary(found)), ""]
     if found.collections:
         lines += ["| collection | state | first reason | forecast done |", "|---|---|---|---|"]
         for c in found.collections:
