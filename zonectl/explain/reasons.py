@@ -7,6 +7,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+FORMAT_VERSION = 1  # of the JSON document; a change that breaks a reader bumps it
+
 BALANCED = "balanced"  # nothing to move
 MOVING = "moving"  # the balancer moves it in its coming rounds
 WAITING = "waiting"  # it will, but not now (window closed, a DDL or defragmentation first)
@@ -73,7 +75,11 @@ class Explanations:
     notes: tuple[str, ...] = field(default=())
 
     def as_dict(self) -> dict[str, Any]:
-        return {"at": iso(self.at), "collections": [c.as_dict() for c in self.collections]}
+        return {
+            "format_version": FORMAT_VERSION,
+            "at": iso(self.at),
+            "collections": [c.as_dict() for c in self.collections],
+        }
 
 
 def iso(instant: dt.datetime) -> str:
