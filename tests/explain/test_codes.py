@@ -151,3 +151,30 @@ def test_balancing_off_and_migrations_not_allowed_are_stuck(
     assert states["t.frozen"][1][0] == "migrations-not-allowed"
     _bears_out(kit, "t.off", "stuck")
     _bears_out(kit, "t.frozen", "stuck")
+
+
+def test_day_of_week_windows_say_which_day_the_window_opens(sandbox_server: Any) -> None:
+    """8.3's activeWindowDOW: only Tuesday's 01:00-02:00 entry, on a Monday noon."""
+    kit = make_kit(sandbox_server, "8.3")
+    kit.collection("t.c", list(range(1, 9)), [S0] * 9, mb=1)
+    kit.setting("balancer", activeWindowDOW=[{"day": "Tuesday", "start": "01:00", "stop": "02:00"}])
+    doc = kit.explain()
+    (coll,) = doc["collections"]
+    assert coll["state"] == "waiting"
+    assert coll["reasons"][0]["code"] == "outside-window"
+    assert "it opens at 2026-03-03T01:00:00Z (in 13h00m)" in coll["reasons"][0]["message"]
+    _bears_out(kit, "t.c", "waiting")
+
+
+@pytest.mark.parametrize(("version", "state"), [("6.0.2", "moving"), ("6.0.3", "balanced")])
+def test_three_small_chunks_move_by_counts_before_6_0_3_and_not_by_size_after(
+    sandbox_server: Any, version: str, state: str
+) -> None:
+    kit = make_kit(sandbox_server, version)
+    kit.collection("t.c", [10, 20], [S0, S0, S0])
+    found, codes = kit.states()["t.c"]
+    assert (found, codes) == (
+        state,
+        ["chunks-imbalance" if state == "moving" else "below-threshold"],
+    )
+    _bears_out(kit, "t.c", state)
