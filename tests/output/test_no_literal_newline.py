@@ -123,6 +123,8 @@ def _runs(uri: str, policy: Path, tmp: Path) -> Iterator[tuple[list[str], set[in
         yield ["analyze", p, "--uri", uri, "--format", fmt], {0}
     for fmt in ("text", "json"):
         yield ["doctor", p, "--uri", uri, "--format", fmt], {0, 1}
+    for fmt in ("text", "json", "markdown"):
+        yield ["explain", "--uri", uri, "--format", fmt], {0}
     yield ["export", "--uri", uri], {0}
     yield ["export", "--uri", uri, "-o", str(tmp / "exported.yaml")], {0}
     yield ["apply", p, "--uri", uri, "--dry-run"], {0, 1}

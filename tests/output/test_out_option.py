@@ -79,6 +79,11 @@ CHECKS: dict[str, dict[str, Callable[[str], bool]]] = {
         "text": lambda t: t.startswith("zonectl doctor: "),
         "json": _json,
     },
+    "explain": {
+        "text": lambda t: t.startswith("explain at ") and "sharded collections" in t,
+        "json": _json,
+        "markdown": lambda t: t.startswith("### zonectl explain"),
+    },
 }
 CASES = [(command, fmt) for command, formats in CHECKS.items() for fmt in formats]
 

@@ -10,6 +10,7 @@ def register(app: typer.Typer) -> None:
         analyze_cmd,
         apply_cmd,
         doctor_cmd,
+        explain_cmd,
         export_cmd,
         plan_cmd,
         recover_cmd,
@@ -35,3 +36,4 @@ def register(app: typer.Typer) -> None:
     app.command("doctor")(doctor_cmd.command)
     app.command("analyze")(analyze_cmd.command)
     app.command("twin")(twin_cmd.command)
+    app.command("explain")(explain_cmd.command)

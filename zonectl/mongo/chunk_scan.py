@@ -70,6 +70,9 @@ class ChunkCompliance:
     jumbo: int = 0
     first_outside: Example | None = None
     first_straddling: Example | None = None
+    # (shard, zone) -> [chunks, jumbo chunks]; zone None: no zone, straddling ones included
+    # (the balancer's DistributionStatus counts, for zonectl explain).
+    tally: dict[tuple[str, str | None], list[int]] = field(default_factory=dict)
 
 
 class _Boundaries:
@@ -142,6 +145,7 @@ def scan_compliance(
     result = ChunkCompliance()
     per_shard = result.per_shard
     per_zone = result.per_zone
+    tally = result.tally
     prev_max: Any = None
     cmax: Any = None
     below = 0  # boundaries < the previous chunk's max
@@ -150,9 +154,10 @@ def scan_compliance(
         cmin, cmax, shard = doc["min"], doc["max"], doc["shard"]
         result.chunks += 1
         per_shard[shard] = per_shard.get(shard, 0) + 1
-        if doc.get("jumbo"):
-            result.jumbo += 1
+        jumbo = 1 if doc.get("jumbo") else 0
+        result.jumbo += jumbo
         if m == 0:
+            _count(tally, shard, None, jumbo)
             if layout is not None:
                 layout.add(shard, IN_PLACE, None, cmin)
             continue
@@ -173,12 +178,14 @@ def scan_compliance(
         prev_max = cmax
         if below > at_or_below_min:  # a boundary strictly inside (cmin, cmax)
             result.straddling += 1
+            _count(tally, shard, None, jumbo)
             if result.first_straddling is None:
                 result.first_straddling = Example(cmin, cmax, shard)
             if layout is not None:
                 layout.add(shard, STRADDLING, None, cmin)
             continue
         zone = bounds.zones[at_or_below_min - 1] if at_or_below_min else None
+        _count(tally, shard, zone, jumbo)
         kind = IN_PLACE
         if zone is not None:
             per_zone[zone] = per_zone.get(zone, 0) + 1
@@ -193,6 +200,17 @@ def scan_compliance(
     if layout is not None:
         layout.last_max = cmax
     return result
+
+
+def _count(
+    tally: dict[tuple[str, str | None], list[int]], shard: str, zone: str | None, jumbo: int
+) -> None:
+    counts = tally.get((shard, zone))
+    if counts is None:
+        tally[(shard, zone)] = [1, jumbo]
+    else:
+        counts[0] += 1
+        counts[1] += jumbo
 
 
 def chunk_filter(collection: Mapping[str, Any], version: str) -> dict[str, Any]:

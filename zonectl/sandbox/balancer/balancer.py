@@ -30,6 +30,7 @@ from zonectl.sandbox.balancer.migrations import (
     ActiveMigrations,
     InFlight,
     commit_move,
+    fail_commit,
     forget_migration,
     log_move,
     record_migration,
@@ -91,6 +92,9 @@ class Balancer:
         )
         self.auto_merger = AutoMerger(cluster)  # 7.0+
         self.defrag = Defragmenter(cluster, lambda ns: [m.min for m in self.active.touching(ns)])
+        # Donor shards whose `failMigrationCommit` fail point is on (a shard's fail point, set
+        # on its mongod, which the sandbox has no endpoint for: tests set it here).
+        self.fail_commit_on: set[str] = set()
         self._cond = threading.Condition(lock)
         self._round: RoundResult | None = None
         self._round_started: dt.datetime | None = None
@@ -224,7 +228,10 @@ class Balancer:
     def _finish(self, mig: InFlight) -> None:
         self.active.release(mig)
         forget_migration(self.cluster, mig)
-        if not commit_move(self.cluster, mig):
+        if mig.donor in self.fail_commit_on:
+            in_error = not fcv.below(self.cluster.catalog, self.cluster.version, (8, 3))
+            mig.error = fail_commit(self.cluster, mig, in_error)
+        elif not commit_move(self.cluster, mig):
             mig.error = CommandError.of(
                 "ConflictingOperationInProgress",
                 f"chunk of {mig.ns} changed while it was migrating; the move was abandoned",

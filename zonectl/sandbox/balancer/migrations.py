@@ -182,6 +182,24 @@ def commit_move(cluster: Cluster, mig: InFlight) -> bool:
     return True
 
 
+# The donor's `failMigrationCommit` fail point (migration_source_manager.cpp): the commit
+# fails with InternalError and this message, which moveChunk.error carries from FCV 8.3
+# (jstests/sharding/move_chunk_error_errmsg.js, requires_fcv_83); MoveTimingHelper's
+# moveChunk.from ("aborted") carries it in every release.
+FAIL_COMMIT_MESSAGE = "Failing _recvChunkCommit due to failpoint."
+
+
+def fail_commit(cluster: Cluster, mig: InFlight, errmsg_in_error: bool) -> CommandError:
+    """A commit refused by the donor's failMigrationCommit fail point: nothing moves, the
+    changelog says so as the donor writes it (`_cleanupOnError`, then MoveTimingHelper)."""
+    donor_ms = mig.cost.donor_ms if mig.cost is not None else (0,) * 6
+    log_move(cluster, "moveChunk.error", mig, {}, by=mig.donor,
+             errmsg=FAIL_COMMIT_MESSAGE if errmsg_in_error else None)  # fmt: skip
+    log_move(cluster, "moveChunk.from", mig, _steps(donor_ms[:4], 6), by=mig.donor,
+             note="aborted", errmsg=FAIL_COMMIT_MESSAGE)  # fmt: skip
+    return CommandError.of("InternalError", FAIL_COMMIT_MESSAGE)
+
+
 def _steps(ms: tuple[int, ...], total: int) -> dict[str, Any]:
     return {f"step {n} of {total}": v for n, v in enumerate(ms, 1)}
 
@@ -209,6 +227,8 @@ def log_move(
         details.update({"from": mig.donor, "to": mig.recipient})
         if what == "moveChunk.commit":
             details.update(steps)  # counts
+        if what == "moveChunk.error" and errmsg:
+            details["errmsg"] = errmsg
     cluster.log_change(what, mig.ns, details, shard=by)
 
 

@@ -60,7 +60,9 @@ class CollectionView:
 class PolicyParams:
     by_data_size: bool  # 6.0+: data size; 5.0: chunk counts (reference §5.3 table)
     imbalance_threshold: int  # chunk-count threshold (kDefaultImbalanceThreshold)
-    force_jumbo: bool = False  # attemptToBalanceJumboChunks
+    # attemptToBalanceJumboChunks: sent as forceJumbo with the migration (a chunk not yet
+    # flagged may then pass ChunkTooBig); it never makes a flagged chunk a candidate.
+    force_jumbo: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,8 +124,10 @@ class _Distribution:
                 worst, worst_load = shard.id, load
         return worst
 
-    def movable(self, indices: Iterable[int], force_jumbo: bool) -> int | None:
-        return next((i for i in indices if force_jumbo or not self.coll.is_jumbo(i)), None)
+    def movable(self, indices: Iterable[int]) -> int | None:
+        """The first chunk not flagged jumbo: `_singleZoneBalance...` skips flagged ones
+        whatever forceJumbo says (balancer_policy.cpp, 5.0 to 8.x; warning 21894/6581602)."""
+        return next((i for i in indices if not self.coll.is_jumbo(i)), None)
 
     def migration(self, i: int, to: str, reason: str) -> Migration:
         return Migration(self.coll.ns, self.coll.chunk(i), to, reason)
@@ -159,7 +163,7 @@ def _zone_balance_step(
             return None
         if most - ideal < params.imbalance_threshold:
             return None
-    i = dist.movable(dist.in_zone(donor, zone), params.force_jumbo)
+    i = dist.movable(dist.in_zone(donor, zone))
     if i is None:
         return None  # warning 21894: only jumbo chunks for this zone
     return dist.migration(i, recipient, CHUNKS_IMBALANCE)
@@ -198,8 +202,9 @@ def balance_collection(
                 zone = coll.zones[i]
                 if zone == NO_ZONE or zone in shard.zones:
                     continue
-                if not params.force_jumbo and coll.is_jumbo(i):
-                    continue  # warning 21891: violates its zone but is jumbo
+                if coll.is_jumbo(i):
+                    # warning 21891, before forceJumbo is looked at (balancer_policy.cpp)
+                    continue
                 to = dist.least_loaded(zone, params, available)
                 if to is None:
                     continue  # warning 21892: no appropriate recipient; nothing fails
