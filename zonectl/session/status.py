@@ -61,7 +61,12 @@ def read_status_view(conn: Connection, request: StatusRequest) -> StatusView:
     now = conn.wall()
     selected = _select(conn, request) if request.choose is not None else None
     report = read_status_report(
-        conn, database=request.database, now=now, namespaces=selected or None, layout=request.layout
+        conn,
+        database=request.database,
+        now=now,
+        namespaces=selected or None,
+        layout=request.layout,
+        config_tz=request.flags.tz,
     )
     forecast = _forecast(conn, report, request.flags, now)
     metrics: MetricsRead | None = None

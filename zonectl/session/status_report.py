@@ -10,16 +10,19 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from zonectl.model.cluster import ClusterState
+from zonectl.model.drain_blockers import drain_blockers
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example
 from zonectl.mongo.chunk_sizes import per_chunk
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.lease import describe_holder
 from zonectl.mongo.status import StatusRead, int_or_none, read_status, sorted_ranges
 from zonectl.plan.settings_view import setting_lines
+from zonectl.render.metrics import in_active_window
 from zonectl.render.status import (
     BalancerState,
     ChunkRef,
     CollectionStatus,
+    DrainStatus,
     LeaseState,
     OpenJournal,
     RangeStatus,
@@ -37,16 +40,21 @@ def read_status_report(
     now: dt.datetime,
     namespaces: Collection[str] | None = None,
     layout: bool = False,
+    config_tz: dt.tzinfo | None = None,
 ) -> StatusReport:
     """The whole report. `namespaces` limits the per-namespace part (and the shard chunk
     totals) to those; unknown names are reported in `notes`. With `layout`, each sharded
-    namespace also keeps where every chunk sits (a few bytes a chunk) for the pictures."""
+    namespace also keeps where every chunk sits (a few bytes a chunk) for the pictures.
+    `config_tz`: the config server's time zone, in which a drain's window is read."""
     read = read_status(conn, database=database, namespaces=namespaces, layout=layout)
-    return status_report(read, now)
+    return status_report(read, now, config_tz)
 
 
-def status_report(read: StatusRead, now: dt.datetime) -> StatusReport:
-    """The report of what was read; a lease is expired if it expires at or before `now`."""
+def status_report(
+    read: StatusRead, now: dt.datetime, config_tz: dt.tzinfo | None = None
+) -> StatusReport:
+    """The report of what was read; a lease is expired if it expires at or before `now`;
+    a drain's window blocker only with `config_tz` (the window is that zone's wall clock)."""
     collections = tuple(_collection(read, ns) for ns in read.names)
     servers = {c.namespace: c.server for c in collections}
     state = dataclasses.replace(
@@ -70,6 +78,25 @@ def status_report(read: StatusRead, now: dt.datetime) -> StatusReport:
         own_state_read=read.own_state_read,
         reshardings=read.reshardings,
         settings=setting_lines(state, None),
+        drains=_drains(state, now, config_tz),
+    )
+
+
+def _drains(
+    state: ClusterState, now: dt.datetime, config_tz: dt.tzinfo | None
+) -> tuple[DrainStatus, ...]:
+    """Each draining shard with its blockers (model/drain_blockers.py); the ETA is the
+    forecast's, added by the caller (session/status.py)."""
+    b = state.balancer
+    window_open = (
+        in_active_window(b.active_window, now.astimezone(config_tz), b.day_windows)
+        if config_tz is not None
+        else None
+    )
+    return tuple(
+        DrainStatus(drain, drain_blockers(state, drain, window_open))
+        for _, drain in sorted(state.drains.items())
+        if drain.draining
     )
 
 

@@ -166,7 +166,12 @@ def _yaml_doc(
     if capture.fcv:
         doc["featureCompatibilityVersion"] = capture.fcv
     doc["shards"] = [
-        {"name": shard(str(s["_id"])), "zones": [zone(str(z)) for z in s.get("tags", [])]}
+        {
+            "name": shard(str(s["_id"])),
+            "zones": [zone(str(z)) for z in s.get("tags", [])],
+            # a shard caught mid-drain keeps draining in the twin (removeShard was run)
+            **({"draining": True} if s.get("draining") else {}),
+        }
         for s in capture.shards
     ]
     doc["databases"] = [

@@ -86,6 +86,8 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
     for i, shard in enumerate(spec.shards):
         host = shard.host or f"{shard.name}/{shard.name}.sandbox:{27018 + i}"
         cluster.add_shard(shard.name, host, shard.zones)
+        if shard.draining:
+            cluster.set_shard_field(shard.name, "draining", True)
     names = cluster.shard_names()
     if not names:
         raise SeedError(f"{source}: field 'shards': at least one shard is needed")

@@ -39,6 +39,9 @@ class ShardSpec(_Model):
     # This shard's migration copy rate (e.g. archive disks: "20MiB/s"); a migration runs at
     # the slower of its donor's and recipient's rates. Default: balancer.copyRate.
     copyRate: str | None = None
+    # Being drained (removeShard or startShardDraining was run): config.shards `draining:
+    # true`, so the balancer moves its chunks off (a twin of a cluster caught mid-drain).
+    draining: bool = False
 
     @field_validator("copyRate")
     @classmethod
