@@ -53,6 +53,7 @@ CODES: dict[str, int] = {
     "ImmutableField": 66,
     "ConflictingUpdateOperators": 40,
     "ConflictingOperationInProgress": 117,
+    "FailedToSatisfyReadPreference": 133,
     "NamespaceNotSharded": 118,
     "DocumentValidationFailure": 121,
     "ChunkTooBig": 153,

@@ -34,6 +34,11 @@ class VersionProfile:
     chunk_size_status_double: bool = False
     # balancer-settings.md §1.4: `activeWindowDOW` honoured (at FCV >= 8.3) by an 8.3+ binary
     has_window_dow: bool = False
+    # shard-lifecycle.md §2: startShardDraining, shardDrainingStatus, commitShardRemoval and
+    # stopShardDraining (mongo:src/mongo/db/s/config/configsvr_*_shard_draining_command.cpp,
+    # jstests/sharding/shard_draining_status.js `requires_fcv_83`); removeShard's
+    # `remaining.estimatedRemainingBytes` comes with them.
+    has_shard_draining_commands: bool = False
 
     @property
     def major_minor(self) -> str:
@@ -43,6 +48,12 @@ class VersionProfile:
     def has_auto_merger(self) -> bool:
         """balancer-settings.md §3: the AutoMerger and `{_id: "automerge"}` are 7.0+."""
         return self.balancer_toggles_automerge
+
+    @property
+    def lists_collections_to_move(self) -> bool:
+        """shard-lifecycle.md §1: removeShard's `collectionsToMove` (and its count in
+        `remaining`) are 8.0+ (SERVER-89883; manual, removeShard)."""
+        return self.version_array[0] >= 8
 
     @property
     def version_array(self) -> list[int]:
@@ -139,6 +150,7 @@ PROFILES["8.3"] = replace(
     max_wire_version=28,
     has_enable_balancing=True,
     has_window_dow=True,
+    has_shard_draining_commands=True,
 )
 
 DEFAULT_VERSION = "7.0"

@@ -33,6 +33,7 @@ MANAGER_CLUSTER = frozenset(
     {
         "addShard", "removeShard", "listShards", "flushRouterConfig", "enableSharding",
         "setFeatureCompatibilityVersion", "cleanupOrphaned", "listSessions",
+        "transitionToDedicatedConfigServer",
     }
 )  # fmt: skip
 MANAGER_ANY_DB = frozenset(

@@ -70,6 +70,9 @@ class Cluster:
         self._stores: dict[str, ChunkStore] = {}
         self._by_uuid: dict[Any, ChunkStore] = {}
         self._ts = (0, 0)
+        # Replica sets addShard can reach (cluster file `spareShards`: {name, host}); None
+        # for a sandbox built by commands alone, where any host answers (commands/add_shard.py).
+        self.spares: list[dict[str, str]] | None = None
         for ns in (SHARDS, DATABASES, COLLECTIONS, TAGS, SETTINGS, VERSION, CHANGELOG):
             catalog.ensure(ns)
         # config.version since 5.0 holds only the cluster id (minCompatibleVersion and

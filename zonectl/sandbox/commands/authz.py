@@ -54,6 +54,14 @@ COMMAND_PRIVILEGES: dict[str, Need] = {
     "commitReshardCollection": [[("{ns}", "commitReshardCollection")]],
     "addShard": [[("cluster", "addShard")]],
     "removeShard": [[("cluster", "removeShard")]],
+    # 8.3's draining commands: the removeShard action on the cluster (inferred: the manual
+    # names clusterManager for each, whose removeShard action they share).
+    "startShardDraining": [[("cluster", "removeShard")]],
+    "shardDrainingStatus": [[("cluster", "removeShard")]],
+    "commitShardRemoval": [[("cluster", "removeShard")]],
+    "stopShardDraining": [[("cluster", "removeShard")]],
+    # action_type.idl: transitionToDedicatedConfigServer (clusterManager)
+    "transitionToDedicatedConfigServer": [[("cluster", "transitionToDedicatedConfigServer")]],
     "listShards": [[("cluster", "listShards")]],
     "flushRouterConfig": [[("cluster", "flushRouterConfig")]],
     "find": [[("{ns}", "find")]],

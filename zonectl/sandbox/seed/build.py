@@ -88,6 +88,8 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
         cluster.add_shard(shard.name, host, shard.zones)
         if shard.draining:
             cluster.set_shard_field(shard.name, "draining", True)
+    # Only these replica sets answer addShard (commands/add_shard.py).
+    cluster.spares = [{"name": s.name, "host": s.host} for s in spec.spareShards]
     names = cluster.shard_names()
     if not names:
         raise SeedError(f"{source}: field 'shards': at least one shard is needed")

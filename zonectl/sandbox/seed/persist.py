@@ -74,7 +74,9 @@ def _write(sandbox: Sandbox, path: Path) -> None:
 def _records(sandbox: Sandbox) -> Iterator[dict[str, Any]]:
     cluster = sandbox.cluster
     meta = {"t": "meta", "version": sandbox.version.major_minor, "ts": list(cluster.ts_state())}
-    yield {**meta, "clock": sandbox.clock.now()}
+    # spareShards: the replica sets addShard reaches (absent: any host answers).
+    spares = {} if cluster.spares is None else {"spares": cluster.spares}
+    yield {**meta, "clock": sandbox.clock.now(), **spares}
     for ns in sandbox.catalog.namespaces():
         coll = sandbox.catalog.get(ns)
         if isinstance(coll, MemoryCollection):
@@ -120,6 +122,9 @@ def load(sandbox: Sandbox, path: str | Path) -> None:
                 if ts:
                     cluster.restore_ts(int(ts[0]), int(ts[1]))
                 _restore_clock(sandbox, record.get("clock"))
+                if "spares" in record:
+                    spares = bson.decode(record.raw, _PLAIN)["spares"]
+                    cluster.spares = [{"name": d["name"], "host": d["host"]} for d in spares]
             elif kind == "coll":
                 plain = bson.decode(record.raw, _PLAIN)
                 coll = MemoryCollection(record["ns"], plain["docs"], plain.get("meta"))

@@ -51,6 +51,22 @@ class ShardSpec(_Model):
         return value
 
 
+class SpareShardSpec(_Model):
+    """A replica set a rehearsal may add with addShard (new hardware): `host` is its
+    connection string "set/host:port,...", `name` only a label (addShard names the shard)."""
+
+    name: str
+    host: str
+
+    @field_validator("host")
+    @classmethod
+    def _replica_set(cls, value: str) -> str:
+        set_name, slash, members = value.partition("/")
+        if not (set_name and slash and members):
+            raise ValueError(f"{value!r} is not a replica set connection string: 'set/host:port'")
+        return value
+
+
 class DatabaseSpec(_Model):
     name: str
     primary: str | None = None
@@ -241,6 +257,7 @@ class ClusterFile(_Model):
     # The binary's own release (the default) or the last LTS before it: catalog/fcv.py.
     featureCompatibilityVersion: str | None = None
     shards: list[ShardSpec]
+    spareShards: list[SpareShardSpec] = []
     databases: list[DatabaseSpec] = []
     collections: list[CollectionSpec] = []
     unsharded: list[UnshardedSpec] = []
