@@ -8,6 +8,7 @@ import datetime as dt
 from bson import Int64, ObjectId
 from plan_builders import MAX, MIN
 
+from zonectl.model.shard_lifecycle import Blocker, DrainCollection, JumboChunk, ShardDrain
 from zonectl.plan.ops import (
     AddShardToZone,
     AssignZoneRange,
@@ -26,6 +27,7 @@ from zonectl.plan.ops import (
     SplitChunk,
 )
 from zonectl.plan.setting_ops import SetClusterSetting, SetCollectionSetting
+from zonectl.plan.shard_ops import AddShard, MovePrimary, RemoveShard, StopShardDraining
 
 D = dt.datetime(2026, 1, 10, tzinfo=dt.UTC)
 ONE_OF_EACH: list[Op] = [
@@ -54,5 +56,41 @@ ONE_OF_EACH: list[Op] = [
         {"_id": 1},
         ({"zone": "eu", "min": {"_id": Int64(0)}, "max": {"_id": MAX}},),
         impact=Impact(4, 4, 2 << 30),
+    ),
+    AddShard("shard-new-0", "rs-new/h1:27018,h2:27018"),
+    StopShardDraining("shard-std-1"),
+    MovePrimary("shop", "shard-std-0", "shard-old-0"),
+    RemoveShard(
+        "shard-old-0",
+        "continue",
+        "removeShard",
+        ShardDrain(
+            "shard-old-0",
+            draining=True,
+            collections=(
+                DrainCollection(
+                    "app.events",
+                    3,
+                    7 << 20,
+                    (
+                        JumboChunk(
+                            "app.events", {"ts": D, "_id": MIN}, {"ts": MAX, "_id": MAX}, 5 << 20
+                        ),
+                    ),
+                ),
+                DrainCollection(
+                    "app.h", 2, None, (JumboChunk("app.h", {"x": Int64(-5)}, {"x": Int64(5)}),)
+                ),
+            ),
+            unsharded=("shop.carts",),
+            databases=("shop",),
+            orphan_docs=12,
+            orphan_bytes=3072,
+            estimated_remaining_bytes=None,
+        ),
+        (
+            Blocker("jumbo", "2 jumbo chunks", "`zonectl apply --migrate --force-jumbo`"),
+            Blocker("zone-in-use", "only shard of zone eu", "give zone eu to another shard", True),
+        ),
     ),
 ]

@@ -56,6 +56,10 @@ def test_every_op_describes_itself_and_gives_its_command(op: Op) -> None:
         "reshardCollection",
         "configureQueryAnalyzer",
         "configureCollectionBalancing",
+        "addShard",
+        "removeShard",
+        "stopShardDraining",
+        "movePrimary",
     }
 
 
@@ -83,8 +87,9 @@ def test_loading_refuses_another_format_version() -> None:
 
 def test_summary_line_counts_adds_removes_rezoned_shards_and_migration() -> None:
     assert summary_line(a_plan(ONE_OF_EACH)) == (
-        "2 to add, 1 to remove, 2 shards to re-zone, 8 settings to change, "
-        "1 collection to move, 2 shard keys to change (1 blocked); "
+        "2 to add, 1 to remove, 2 shards to re-zone, 1 shard to add to the cluster, "
+        "1 shard to drain and remove, 1 drain to stop, 8 settings to change, "
+        "2 collections to move, 2 shard keys to change (1 blocked); "
         "migration impact not estimated."
     )
     with_impact = a_plan([ONE_OF_EACH[0], ONE_OF_EACH[2]])

@@ -13,6 +13,7 @@ from zonectl.firehose.slices import slice_boundaries
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.drain_read import with_drain_facts
 from zonectl.mongo.reshard_read import read_indexes, read_reshardings
 from zonectl.mongo.settings_read import with_settings_facts
 from zonectl.mongo.state import read_config_documents
@@ -36,6 +37,7 @@ def read_resolved(conn: Connection, desired: DesiredState, at: dt.datetime) -> R
     actual = read_config_documents(conn, wanted).cluster_state(conn)
     actual = with_key_change_facts(conn, desired, actual)
     actual = with_settings_facts(conn, desired, actual)
+    actual = with_drain_facts(conn, desired, actual)  # only when a shard is removed or draining
     if not needs_listing(desired, actual.collections):
         return Resolved(desired, actual, {}, ())
     listing = read_listing(conn, desired)

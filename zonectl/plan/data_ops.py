@@ -108,14 +108,18 @@ class MoveCollection(
 
     def describe(self) -> str:
         source = f" from {self.from_shard}" if self.from_shard else ""
-        return f"move collection {self.ns}{source} to {self.to_shard} (zone {self.zone})"
+        return f"move collection {self.ns}{source} to {self.to_shard} ({self._why()})"
 
     def line(self) -> str:
         source = f" from {self.from_shard}" if self.from_shard else ""
         return (
             f"moveCollection{source} to {self.to_shard} "
-            f"(zone {self.zone}{_copy(self.impact)}; 5 min at least)"
+            f"({self._why()}{_copy(self.impact)}; 5 min at least)"
         )
+
+    def _why(self) -> str:
+        """Its pinned zone, or (zone "") the shard being removed it leaves."""
+        return f"zone {self.zone}" if self.zone else f"shard {self.from_shard} is removed"
 
     def callout(self, code: Format, prose: Format) -> str:
         return (

@@ -231,6 +231,11 @@ class Op:
         """Its line in the text and markdown diff (after its sign), in the operator's words."""
         raise NotImplementedError
 
+    def details(self) -> tuple[str, ...]:
+        """Lines under its line in the text and markdown diff (indented by the view): what a
+        shard's removal moves and what blocks it; () for most ops."""
+        return ()
+
     def callout(self, code: Format, prose: Format) -> str:
         """Why a reviewer should look at it (the PR view's warning list); "" when nothing
         to call out. `code` formats cluster names and values, `prose` free text."""

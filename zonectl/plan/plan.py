@@ -50,6 +50,10 @@ class Summary:
     key_changes: int = 0  # refineCollectionShardKey and reshardCollection ops
     blocked: int = 0  # of those, ops that cannot run yet (opt-in, index, one at a time)
     same_key: int = 0  # of those, reshardings to the same key (the reshard route)
+    # Shards joining (`+`), drained and removed (`-`), and drains stopped (`~`).
+    shards_added: int = 0
+    shards_removed: int = 0
+    drains_stopped: int = 0
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,9 @@ class Plan:
             key_changes=len(keys),
             blocked=sum(bool(op.blocked) for op, _ in keys),
             same_key=sum(k.same_key for _, k in keys),
+            shards_added=sum(op.counts_as == "shard" and op.sign == "+" for op in ops),
+            shards_removed=sum(op.counts_as == "shard" and op.sign == "-" for op in ops),
+            drains_stopped=sum(op.counts_as == "shard" and op.sign == "~" for op in ops),
         )
 
     def with_impacts(self, impacts: Mapping[int, Impact]) -> Plan:

@@ -51,6 +51,14 @@ from zonectl.plan.plan import Plan, make_fingerprint
 from zonectl.plan.ranges import Problems, WantedRange, diff_ranges, namespace_ranges
 from zonectl.plan.sampling import sampling_ops
 from zonectl.plan.settings import balancer_ops, collection_setting_ops
+from zonectl.plan.shard_addition import (
+    join_ops,
+    recipients,
+    removed_present,
+    shards_to_add,
+    stopped_draining,
+)
+from zonectl.plan.shard_removal import Removal, relocation_ops, removal_ops
 from zonectl.plan.unmanaged import owns_ranges, unmanaged_items
 from zonectl.plan.unsharded import (
     book_move,
@@ -82,16 +90,23 @@ def make_plan(
     """
     problems = Problems(fallback=desired.sources[0] if desired.sources else "policy")
     live = _holders(actual)
-    zones = _Zones(live, _memberships_after(desired, actual, live, problems))
+    gone = removed_present(desired, actual)
+    added = shards_to_add(desired, actual)  # they join before any data moves
+    receive = recipients(actual, gone, stopped_draining(desired, actual)) | added
+    zones = _Zones(live, _memberships_after(desired, actual, live, gone, problems), receive)
     draft = _Draft(notes=list(notes), load=initial_load(actual))
     for ns in sorted(desired.collections):
         _plan_namespace(desired, actual, ns, boundaries, zones, draft, problems)
     draft.notes += stuck_notes(draft.stuck, actual.features_text)
-    _check_zones_keep_a_shard(desired, actual, zones, draft.zones_in_use, problems)
+    in_use = _check_zones_keep_a_shard(desired, actual, zones, gone, draft.zones_in_use, problems)
+    staying = frozenset({s.id for s in actual.shards} - gone) | added
+    removal = Removal(gone, staying, receive, zones.after, in_use)
     _refuse_unplannable(problems)
     ops = _ordered_ops(desired, actual, zones, draft, problems)
-    if namespaces is not None:
+    if namespaces is not None:  # shards join and leave in a full plan only
         ops = _restrict(ops, frozenset(namespaces), desired, problems)
+    else:
+        ops = _with_shard_ops(ops, desired, actual, removal, draft, problems, at)
     return Plan(
         ops=tuple(ops),
         at=at,
@@ -112,7 +127,12 @@ class _Zones:
     """zone -> the shards carrying it: `live` now, `after` once the plan has run."""
 
     live: dict[str, set[str]]
-    after: dict[str, set[str]]
+    after: dict[str, set[str]]  # a removed shard keeps its zones until it leaves
+    receive: frozenset[str] = frozenset()  # shards that stay and are not draining
+
+    def receivers(self, zone: str) -> frozenset[str]:
+        """The shards of `zone` that can take data once the plan has run."""
+        return frozenset(self.after.get(zone, set())) & self.receive
 
 
 @dataclass
@@ -166,7 +186,7 @@ def _pin_moves(
 ) -> None:
     """The move that puts an unsharded collection on a shard of its pinned zone, booked on
     that shard's load so the next pin picks another shard on a tie."""
-    zone_shards = frozenset(zones.after.get(cp.pin or "", set()))
+    zone_shards = zones.receivers(cp.pin or "")
     moves = pin_unsharded(cp, actual, zone_shards, draft.load, problems, draft.notes, draft.stuck)
     for op in moves:
         book_move(op, draft.load, None)
@@ -210,11 +230,15 @@ def _check_zones_keep_a_shard(
     desired: DesiredState,
     actual: ClusterState,
     zones: _Zones,
+    gone: frozenset[str],
     in_use: dict[str, str],
     problems: Problems,
-) -> None:
+) -> dict[str, dict[str, str]]:
     """An error for each zone that would have ranges (planned, or live ones the policy
-    leaves alone) but no shard once the plan has run (ZoneStillInUse, §1.3)."""
+    leaves alone) but no shard once the plan has run (ZoneStillInUse, §1.3). A removed
+    shard counts as gone: a zone only removed shards keep is returned instead (shard ->
+    zone -> where its ranges are), a refusal on their removal (plan/shard_removal.py)."""
+    refused: dict[str, dict[str, str]] = {}
     for lr in actual.ranges:
         if not owns_ranges(desired, lr.namespace):
             entry = desired.collections.get(lr.namespace)
@@ -223,11 +247,16 @@ def _check_zones_keep_a_shard(
                 where = f"{problems.where(entry.position)}: live ranges of {lr.namespace}"
             in_use.setdefault(lr.zone, where)
     for zone, where in sorted(in_use.items()):
-        if not zones.after.get(zone):
+        keep = zones.after.get(zone, set())
+        if not keep:
             problems.errors.append(
                 f"{where}: zone {zone} would have ranges but no shard; "
                 f"list a shard for it under `shards`"
             )
+        elif not keep - gone:
+            for shard in keep:
+                refused.setdefault(shard, {})[zone] = where
+    return refused
 
 
 def _refuse_unplannable(problems: Problems) -> None:
@@ -266,6 +295,27 @@ def _ordered_ops(
     ]  # fmt: skip
 
 
+def _with_shard_ops(
+    ops: list[Op],
+    desired: DesiredState,
+    actual: ClusterState,
+    removal: Removal,
+    draft: _Draft,
+    problems: Problems,
+    at: dt.datetime,
+) -> list[Op]:
+    """Shards joining first (before the memberships they get), the unsharded data of
+    removed shards moved after the pins' moves, and each removal last (plan/shard_*.py)."""
+    joins = join_ops(desired, actual, problems, draft.notes)
+    moved = {r.ns for op in draft.move_ops if (r := op.relocation()) is not None}
+    relocate = relocation_ops(actual, removal, draft.load, moved)
+    cut = next(
+        (i for i, op in enumerate(ops) if op.phase not in ("join", "key", "range", "relocate")),
+        len(ops),
+    )
+    return [*joins, *ops[:cut], *relocate, *ops[cut:], *removal_ops(desired, actual, removal, at)]
+
+
 def _holders(actual: ClusterState) -> dict[str, set[str]]:
     holders: dict[str, set[str]] = {}
     for shard in actual.shards:
@@ -278,18 +328,28 @@ def _memberships_after(
     desired: DesiredState,
     actual: ClusterState,
     live: dict[str, set[str]],
+    gone: frozenset[str],
     problems: Problems,
 ) -> dict[str, set[str]]:
-    """zone -> shards carrying it once the plan has run (managed zones as the policy says)."""
-    known = {s.id for s in actual.shards}
-    for shard in sorted(set(desired.shards) - known):
+    """zone -> shards carrying it once the plan has run (managed zones as the policy says;
+    a shard it adds counts, a removed one keeps its live zones: they leave with it)."""
+    present = {s.id for s in actual.shards}
+    known = present | shards_to_add(desired, actual)
+    for shard in sorted(set(desired.shards) - known - desired.removed_shards):
         problems.error(
             desired.shard_positions.get(shard),
-            f"unknown shard {shard!r} under `shards`; the cluster has {sorted(known)}",
+            f"unknown shard {shard!r} under `shards`; the cluster has {sorted(present)}",
         )
     after = {zone: set(holders) for zone, holders in live.items()}
     for zone in desired.managed_zones:
-        after[zone] = {s for s, zones in desired.shards.items() if zone in zones and s in known}
+        after[zone] = {
+            s
+            for s, zones in desired.shards.items()
+            if zone in zones and s in known and s not in desired.removed_shards
+        }
+    for zone, holders in live.items():
+        for shard in holders & gone:
+            after.setdefault(zone, set()).add(shard)
     return after
 
 

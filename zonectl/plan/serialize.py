@@ -2,7 +2,8 @@
 what `--format json` prints and what `apply --plan` loads back into op objects.
 
 BSON values use canonical extended JSON, so NumberLong bounds of hashed keys, dates and
-MinKey/MaxKey survive the round trip exactly.
+MinKey/MaxKey survive the round trip exactly. A field holding dataclasses (a removal's
+ShardDrain and Blockers) is saved as objects of their fields and rebuilt from its type.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import types
+import typing
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,13 +36,68 @@ def _plain(value: Any) -> Any:
     return dict(value) if isinstance(value, Mapping) else value
 
 
+def _nested(value: Any) -> Any:
+    """A dataclass (or a tuple of them) as JSON objects of its fields: numbers, strings and
+    booleans as plain JSON, so readers of the plan need no extended JSON for them; mappings
+    (chunk bounds) in canonical extended JSON."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _nested(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [_nested(v) for v in value]
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    return _bson(_plain(value))
+
+
+_HINTS: dict[str, dict[str, Any]] = {}
+
+
+def _hints(cls: type[Op]) -> dict[str, Any]:
+    """Its fields' types, resolved once per kind."""
+    if cls.kind not in _HINTS:
+        _HINTS[cls.kind] = typing.get_type_hints(cls)
+    return _HINTS[cls.kind]
+
+
+def _holds_dataclass(hint: Any) -> bool:
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return True
+    return any(_holds_dataclass(arg) for arg in typing.get_args(hint))
+
+
+def _decode(hint: Any, value: Any) -> Any:
+    """`value` (JSON) as the type `hint` says: dataclasses field by field, tuples of them,
+    optional ones; anything else from canonical extended JSON (lists as tuples)."""
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        hints = typing.get_type_hints(hint)
+        names = {f.name for f in dataclasses.fields(hint) if f.init}
+        unknown = set(value) - names
+        if unknown:
+            raise ValueError(f"{hint.__name__} has no field {sorted(unknown)[0]!r}")
+        return hint(**{k: _decode(hints[k], v) for k, v in value.items()})
+    args = typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return tuple(_decode(args[0], v) for v in value)
+    if origin in (typing.Union, types.UnionType) and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        return None if value is None else _decode(rest[0], value)
+    decoded = json_util.loads(json.dumps(value), json_options=_OPTS)
+    return tuple(decoded) if isinstance(decoded, list) else decoded
+
+
 def op_to_doc(op: Op) -> dict[str, Any]:
     doc: dict[str, Any] = {"kind": op.kind, "description": op.describe()}
     if op.namespace is not None:
         doc["namespace"] = op.namespace
     doc["destructive"] = op.destructive
+    hints = _hints(type(op))
     args = {
-        f.name: _bson(_plain(getattr(op, f.name)))
+        f.name: (
+            _nested(getattr(op, f.name))
+            if _holds_dataclass(hints[f.name])
+            else _bson(_plain(getattr(op, f.name)))
+        )
         for f in dataclasses.fields(op)
         if f.name != "impact"
     }
@@ -57,10 +115,14 @@ def op_from_doc(doc: dict[str, Any]) -> Op:
     if cls is None:
         raise ZonectlError(f"saved plan has an unknown op kind {doc.get('kind')!r}")
     names = {f.name for f in dataclasses.fields(cls)}
+    hints = _hints(cls)
     args: dict[str, Any] = {}
     for name, value in doc.get("args", {}).items():
         if name not in names:
             raise ZonectlError(f"saved plan: op {cls.kind} has no field {name!r}")
+        if _holds_dataclass(hints[name]):
+            args[name] = _decode(hints[name], value)
+            continue
         decoded = json_util.loads(json.dumps(value), json_options=_OPTS)
         args[name] = tuple(decoded) if isinstance(decoded, list) else decoded
     if "impact" in doc and "impact" in names:
@@ -89,6 +151,9 @@ def plan_to_doc(plan: Plan) -> dict[str, Any]:
             "migrating_bytes": s.bytes,
             "impact_known": s.impact_known,
             **({"collections_to_move": s.collections} if s.collections else {}),
+            **({"shards_to_add": s.shards_added} if s.shards_added else {}),
+            **({"shards_to_remove": s.shards_removed} if s.shards_removed else {}),
+            **({"drains_to_stop": s.drains_stopped} if s.drains_stopped else {}),
         },
         "ops": [op_to_doc(op) for op in plan.ops],
         "unmanaged": [dataclasses.asdict(u) for u in plan.unmanaged],

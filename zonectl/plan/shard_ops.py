@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from zonectl.model.shard_lifecycle import Blocker, ShardDrain
-from zonectl.plan.op_base import Format, Op, format_bytes, plural
+from zonectl.plan.op_base import Format, Op, format_bytes, format_range, plural
 
 # start: the drain has not begun; continue: it has, and chunks or unsharded data remain;
 # commit: the shard is empty, the removal can be committed.
@@ -91,6 +91,39 @@ class RemoveShard(
         what = "drain" if self.step == "start" else "draining continues:"
         return f"{what} shard {self.shard}: {', '.join(held)} to move ({self.command_name})"
 
+    def details(self) -> tuple[str, ...]:
+        """Per collection its chunks and bytes, the jumbo chunks with their sizes, the
+        unsharded data, pending orphans, then each blocker and its fix."""
+        d = self.drain
+        out = [
+            f"{c.namespace}: {plural(c.chunks, 'chunk')}"
+            + (f", {format_bytes(c.bytes)}" if c.bytes is not None else ", size unknown")
+            for c in d.collections
+        ]
+        out += [
+            f"jumbo chunk {j.namespace} {format_range(j.min, j.max)}: "
+            + (format_bytes(j.bytes) if j.bytes is not None else "size unknown")
+            for j in d.jumbo
+        ]
+        if d.unsharded:
+            out.append(f"unsharded (moveCollection): {', '.join(d.unsharded)}")
+        if d.databases:
+            out.append(f"primary of (movePrimary): {', '.join(d.databases)}")
+        if d.orphan_docs:
+            out.append(
+                f"orphans: {plural(d.orphan_docs, 'document')} ({format_bytes(d.orphan_bytes)}) "
+                "waiting for range deletion"
+            )
+        if d.estimated_remaining_bytes is not None:
+            out.append(
+                f"estimatedRemainingBytes: {format_bytes(d.estimated_remaining_bytes)} "
+                "(shardDrainingStatus)"
+            )
+        for b in self.blockers:
+            out.append(f"{'BLOCKED' if b.refuses else 'blocker'} ({b.code}): {b.message}")
+            out.append(f"  fix: {b.fix}")
+        return tuple(out)
+
     def callout(self, code: Format, prose: Format) -> str:
         text = f"shard {code(self.shard)} is drained and removed from the cluster"
         for b in self.blockers:
@@ -103,7 +136,7 @@ class RemoveShard(
 
 @dataclass(frozen=True)
 class StopShardDraining(
-    Op, kind="stop_shard_draining", sign="+", counts_as="shard", phase="join", apply_only=True
+    Op, kind="stop_shard_draining", sign="~", counts_as="shard", phase="join", apply_only=True
 ):
     """stopShardDraining (8.3+): a draining shard set back to active becomes a recipient
     again. Before 8.3 no command cancels a drain; the planner says so instead."""

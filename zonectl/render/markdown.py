@@ -10,6 +10,7 @@ from zonectl.render.inert import markdown_code as code
 from zonectl.render.inert import markdown_text, terminal
 from zonectl.render.summary import (
     BALANCER_GROUP,
+    SHARDS_GROUP,
     ZONES_GROUP,
     format_bytes,
     grouped,
@@ -52,6 +53,12 @@ def render_markdown(plan: Plan) -> str:
     ]
     if s.collections:
         out.append(f"| collections to move (moveCollection) | {s.collections} |")
+    if s.shards_added:
+        out.append(f"| shards to add to the cluster | {s.shards_added} |")
+    if s.shards_removed:
+        out.append(f"| shards to drain and remove | {s.shards_removed} |")
+    if s.drains_stopped:
+        out.append(f"| shard drains to stop | {s.drains_stopped} |")
     if s.impact_known and (s.to_add or s.collections):
         out.append(f"| chunks to migrate (estimate) | ~{s.chunks} (~{format_bytes(s.bytes)}) |")
     out.append("")
@@ -64,7 +71,7 @@ def render_markdown(plan: Plan) -> str:
     for group, ops in grouped(plan):
         origin = plan.origins.get(group)
         pattern = f" (from pattern {code(origin)})" if origin else ""
-        title = group if group in (ZONES_GROUP, BALANCER_GROUP) else code(group)
+        title = group if group in (ZONES_GROUP, SHARDS_GROUP, BALANCER_GROUP) else code(group)
         out += [f"**{title}**{pattern}", "", "```diff"]
         out += [" ".join(op_line(op)) for op in ops]
         out += ["```", ""]

@@ -11,6 +11,7 @@ from zonectl.plan.unsharded import UNREACHABLE
 
 ZONES_GROUP = "zone memberships"
 BALANCER_GROUP = "balancer"
+SHARDS_GROUP = "shards joining and leaving"
 
 
 def summary_line(plan: Plan) -> str:
@@ -30,6 +31,12 @@ def summary_line(plan: Plan) -> str:
         f"{s.to_add} to add, {s.to_remove} to remove, "
         f"{plural(s.shards_rezoned, 'shard')} to re-zone"
     )
+    if s.shards_added:
+        text += f", {plural(s.shards_added, 'shard')} to add to the cluster"
+    if s.shards_removed:
+        text += f", {plural(s.shards_removed, 'shard')} to drain and remove"
+    if s.drains_stopped:
+        text += f", {plural(s.drains_stopped, 'drain')} to stop"
     if s.settings:
         text += f", {plural(s.settings, 'setting')} to change"
     if s.collections:
@@ -53,17 +60,20 @@ def summary_line(plan: Plan) -> str:
 def group_of(op: Op) -> str:
     if op.counts_as == "membership":
         return ZONES_GROUP
+    if op.namespace is None and op.counts_as in ("shard", "collection_moved"):
+        return SHARDS_GROUP  # shards joining and leaving, and database primaries moved
     return op.namespace or BALANCER_GROUP
 
 
 def grouped(plan: Plan) -> list[tuple[str, list[Op]]]:
-    """Ops by group: memberships first, namespaces sorted, the balancer last; each group in
-    plan (execution) order."""
+    """Ops by group: memberships first, then shards joining and leaving, namespaces sorted,
+    the balancer last; each group in plan (execution) order."""
     groups: dict[str, list[Op]] = {}
     for op in plan.ops:
         groups.setdefault(group_of(op), []).append(op)
 
     def rank(name: str) -> tuple[int, str]:
-        return (0 if name == ZONES_GROUP else 2 if name == BALANCER_GROUP else 1, name)
+        first = {ZONES_GROUP: 0, SHARDS_GROUP: 1}
+        return (first.get(name, 3 if name == BALANCER_GROUP else 2), name)
 
     return [(name, groups[name]) for name in sorted(groups, key=rank)]

@@ -15,9 +15,12 @@ _RESET = "\x1b[0m"
 def op_line(op: Op) -> tuple[str, str]:
     """(sign, text) for one op: the wording shared by the text and markdown views (where it
     sits in a code block); names and values from the cluster shown inert. A blocked key
-    change gets a second line saying why, made inert on its own (the line break is ours)."""
-    blocked = op.blocked
-    more = f"\n      BLOCKED: {terminal(blocked)}" if blocked else ""
+    change gets a second line saying why, an op with details (a shard's removal) a line for
+    each, each made inert on its own (the line breaks are ours)."""
+    blocked, details = op.blocked, op.details()
+    more = "".join(f"\n      {terminal(line)}" for line in details)
+    if blocked and not details:  # an op with details lists its blockers among them
+        more = f"\n      BLOCKED: {terminal(blocked)}"
     return op.sign, terminal(op.line()) + more
 
 

@@ -1,0 +1,24 @@
+"""Fixtures for the plan of shards joining and leaving (see shards_kit)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from shards_kit import CLUSTER, make_sandbox
+
+
+@pytest.fixture
+def served(sandbox_server: Callable[..., Any]) -> Callable[..., Any]:
+    """served(version, text) -> a SandboxHandle of the seeded cluster, clock at T0."""
+
+    def make(version: str = "7.0", text: str = CLUSTER) -> Any:
+        return sandbox_server(version, sandbox=make_sandbox(version, text))
+
+    return make
