@@ -65,7 +65,7 @@ def test_analyze_warns_of_a_drain_a_jumbo_chunk_or_the_balancer_off_will_not_fin
     assert found["ZA114"]["severity"] == "warning"
 
 
-def test_analyze_names_a_zone_of_the_drained_chunks_no_other_shard_carries(
+def test_a_zone_carried_only_by_draining_shards_is_za108_not_a_second_finding(
     tmp_path: Path,
 ) -> None:
     # s1 also holds app.users' [US, MaxKey) chunk, zone us, which only s1 carries... once s2
@@ -76,3 +76,16 @@ def test_analyze_names_a_zone_of_the_drained_chunks_no_other_shard_carries(
     out = zonectl("analyze", "--uri", cluster_uri(tmp_path, lone), "--format", "json")
     rules = {f["rule"] for f in json.loads(out.stdout)["findings"]}
     assert "ZA108" in rules and "ZA113" not in rules
+
+
+def test_analyze_names_a_zone_no_other_shard_carries_with_its_fix(tmp_path: Path) -> None:
+    # zone us keeps its range but no shard carries it (config.tags written directly): s1's
+    # chunk [US, MaxKey) has nowhere to go.
+    lone = CLUSTER.replace("placement: [s0, s1, s1, s2]", "placement: [s0, s1, s1, s1]")
+    lone = lone.replace("{name: s2, zones: [us]}", "{name: s2, zones: []}")
+    found = _findings(cluster_uri(tmp_path, lone))
+    assert found["ZA113"]["evidence"] == (
+        "s1 is draining and holds chunks of app.users, whose zone us no other shard carries: "
+        "the balancer has nowhere to move them, so the removal never finishes"
+    )
+    assert found["ZA113"]["fix"].startswith("Give zone us to an active shard")

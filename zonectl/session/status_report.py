@@ -9,6 +9,7 @@ import datetime as dt
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from zonectl.model.balancer_window import in_active_window
 from zonectl.model.cluster import ClusterState
 from zonectl.model.drain_blockers import drain_blockers
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example
@@ -17,7 +18,6 @@ from zonectl.mongo.connect import Connection
 from zonectl.mongo.lease import describe_holder
 from zonectl.mongo.status import StatusRead, int_or_none, read_status, sorted_ranges
 from zonectl.plan.settings_view import setting_lines
-from zonectl.render.metrics import in_active_window
 from zonectl.render.status import (
     BalancerState,
     ChunkRef,
