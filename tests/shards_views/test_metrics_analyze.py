@@ -12,7 +12,7 @@ from typing import Any
 from views_kit import CLUSTER, cluster_uri, zonectl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "metrics"))
-from metrics_kit import samples  # noqa: E402
+from metrics_kit import samples
 
 
 def _metrics(uri: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
@@ -72,7 +72,9 @@ def test_a_zone_carried_only_by_draining_shards_is_za108_not_a_second_finding(
     # leaves zone us: every shard of zone us is then s1, so ZA108 names it instead of ZA113.
     lone = CLUSTER.replace("placement: [s0, s1, s1, s2]", "placement: [s0, s1, s1, s1]")
     lone = lone.replace("{name: s2, zones: [us]}", "{name: s2, zones: []}")
-    lone = lone.replace("{name: s1, zones: [eu], draining: true}", "{name: s1, zones: [eu, us], draining: true}")
+    lone = lone.replace(
+        "{name: s1, zones: [eu], draining: true}", "{name: s1, zones: [eu, us], draining: true}"
+    )
     out = zonectl("analyze", "--uri", cluster_uri(tmp_path, lone), "--format", "json")
     rules = {f["rule"] for f in json.loads(out.stdout)["findings"]}
     assert "ZA108" in rules and "ZA113" not in rules

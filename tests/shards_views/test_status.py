@@ -71,7 +71,9 @@ def test_the_balancer_off_and_a_closed_window_block_the_drain(tmp_path: Path) ->
 
 def test_a_zone_whose_other_shards_all_drain_has_no_recipient(tmp_path: Path) -> None:
     both = CLUSTER.replace("{name: s2, zones: [us]}", "{name: s2, zones: [us], draining: true}")
-    both = both.replace("{name: s1, zones: [eu], draining: true}", "{name: s1, zones: [eu, us], draining: true}")
+    both = both.replace(
+        "{name: s1, zones: [eu], draining: true}", "{name: s1, zones: [eu, us], draining: true}"
+    )
     doc = json.loads(_status(cluster_uri(tmp_path, both), "--format", "json"))
     assert [d["shard"] for d in doc["drains"]] == ["s1", "s2"]
     s1 = _drain(doc, "s1")["blockers"]

@@ -65,8 +65,7 @@ def _jumbo(drain: ShardDrain) -> Blocker:
         "jumbo",
         f"{_plural(len(drain.jumbo), 'jumbo chunk')} on {drain.shard} the balancer never "
         f"moves off a draining shard: {listed}",
-        "`zonectl apply --migrate --force-jumbo`, split the chunk, or reshard "
-        "the collection",
+        "`zonectl apply --migrate --force-jumbo`, split the chunk, or reshard the collection",
     )
 
 

@@ -6,7 +6,6 @@ per-collection reads for all collections at once (analyze_bulk)."""
 from __future__ import annotations
 
 import dataclasses
-
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,8 +28,8 @@ from zonectl.model.keys import sort_key
 from zonectl.mongo.analyze_bulk import Reply, read_changes, read_chunk_infos, read_key_replies
 from zonectl.mongo.chunk_batch import ChunkBatch, straddling
 from zonectl.mongo.connect import Connection
-from zonectl.mongo.shard_key_read import key_metrics, workload_of
 from zonectl.mongo.drain_read import read_drains
+from zonectl.mongo.shard_key_read import key_metrics, workload_of
 from zonectl.mongo.state import WHOLE, read_config_documents
 from zonectl.mongo.workload_read import with_workload
 from zonectl.plan.impact import default_chunk_bytes
