@@ -22,6 +22,7 @@ from zonectl.forecast.units import DEFAULT_COPY_RATE
 from zonectl.model.keys import sort_key
 from zonectl.mongo.changelog_read import read_migration_history
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.volumes_read import read_volumes
 from zonectl.twin import history
 from zonectl.twin.capture import Capture, is_user_collection
 from zonectl.twin.costs import section
@@ -81,10 +82,8 @@ class LiveCapture:
             ) from None
 
     def capture(self) -> Capture:
-        shards = [
-            {str(k): d[k] for k in ("_id", "tags", "draining") if k in d}
-            for d in self._find("shards")
-        ]
+        found = self._find("shards")
+        shards = [{str(k): d[k] for k in ("_id", "tags", "draining") if k in d} for d in found]
         databases = [d for d in self._find("databases") if d.get("_id") not in ("admin", "config")]
         collections = sorted(
             (d for d in self._find("collections") if is_user_collection(d)),
@@ -98,6 +97,9 @@ class LiveCapture:
             if s.get("_id") == "chunksize" and s.get("value"):
                 self.chunksize_mb = int(s["value"])
         sizes = self._read_sizes()
+        hosts = {str(d["host"]): str(d["_id"]) for d in found if "host" in d}
+        volumes = read_volumes(self.conn, [str(d["_id"]) for d in databases], hosts)
+        self.notes.extend(volumes.notes)
         now = self.conn.wall()
         log = read_migration_history(self.conn, now)
         learned = (
@@ -129,6 +131,8 @@ class LiveCapture:
             captured_at=now,
             history=history.newest(log.entries),
             analyzers=analyzers,
+            volumes=volumes.shards,
+            storage=volumes.storage,
         )
 
     def _read_sizes(self) -> str:

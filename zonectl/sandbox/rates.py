@@ -1,6 +1,7 @@
-"""Copy rates as a cluster file, a `sandbox:?copyRate=` URI and a twin write them: `40MiB/s`,
-`1.5GB/s`, a bare `64MiB`. The sandbox's own reading, so that nothing of the forecast it is
-measured against runs inside it; a bad value raises ValueError with the accepted forms."""
+"""Copy rates (`40MiB/s`, `1.5GB/s`, a bare `64MiB`) and sizes (`20GiB`, bytes) as a cluster
+file, a `sandbox:?copyRate=` URI and a twin write them. The sandbox's own reading, so that
+nothing of the forecast it is measured against runs inside it; a bad value raises ValueError
+with the accepted forms."""
 
 from __future__ import annotations
 
@@ -22,3 +23,17 @@ def parse_rate(text: str) -> float:
     if value <= 0:
         raise ValueError(f"{text!r}: a copy rate must be above zero")
     return float(value)
+
+
+def parse_size(value: str | int) -> int:
+    """Bytes from `20GiB`, `500MB`, `1.5TB` or a number of bytes (0 or more)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a size like 20GiB, 500MB or a number of bytes")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"{value}: a size is 0 or more bytes")
+        return value
+    size = _SIZE.match(value)
+    if size is None:
+        raise ValueError(f"{value!r} is not a size like 20GiB, 500MB or a number of bytes")
+    return int(float(size.group(1)) * _UNITS[(size.group(2) or "").lower()])

@@ -41,11 +41,18 @@ def twin_from_cluster(
 
     def read_chunks(coll: Mapping[str, Any], writer: ChunkWriter) -> None:
         mark = writer.mark()
+        held: dict[str, list[int]] = {}  # shard -> [bytes, documents] the twin gives it
         for row in live.read_chunks(coll):
             if row is AGAIN:  # the collection changed while read: read again from its start
                 writer.rewind(mark)
+                held = {}
             else:
                 writer.chunk(row.min, row.max, row.shard, row.nbytes, row.docs, row.jumbo)
+                have = held.setdefault(row.shard, [0, 0])
+                have[0] += row.nbytes
+                have[1] += row.docs
+        for shard, figures in held.items():
+            capture.held[(shard, str(coll["_id"]))] = figures
 
     written = write_twin(capture, read_chunks, out, render=render, jsonl=jsonl, anonymize=anonymize)
     return TwinFiles(written, capture)

@@ -43,3 +43,10 @@ class Capture:
     history: list[dict[str, Any]] = field(default_factory=list)  # history.sanitize'd
     # config.queryAnalyzers (7.0+): each collection's query sampling configuration.
     analyzers: list[dict[str, Any]] = field(default_factory=list)
+    # dbStats (zonectl/mongo/volumes_read.py): shard -> (fsUsedSize, fsTotalSize), and
+    # database -> (storageSize / size, index bytes per document) of what its data holds now.
+    volumes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    storage: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # (shard, namespace) -> [bytes, documents] of the chunks written to the twin, for the
+    # baseline each shard's disk gets: its fsUsedSize less what the twin's data takes there.
+    held: dict[tuple[str, str], list[int]] = field(default_factory=dict)

@@ -18,7 +18,7 @@ from bson import json_util
 from bson.json_util import JSONMode, JSONOptions
 
 from zonectl.atomic import write_atomically
-from zonectl.twin import chunkfile
+from zonectl.twin import chunkfile, volumes
 from zonectl.twin.anonymize import Anonymizer, BoundMap
 from zonectl.twin.capture import Capture
 from zonectl.twin.costs import rename
@@ -169,6 +169,7 @@ def _yaml_doc(
         {
             "name": shard(str(s["_id"])),
             "zones": [zone(str(z)) for z in s.get("tags", [])],
+            **volumes.disk(capture, str(s["_id"])),
             # a shard caught mid-drain keeps draining in the twin (removeShard was run)
             **({"draining": True} if s.get("draining") else {}),
         }
@@ -188,6 +189,7 @@ def _yaml_doc(
             "noBalance": bool(c.get("noBalance", False)),
             "chunks": max(1, counts.get(str(c["_id"]), 1)),
             **({"queryAnalyzer": analyzers[str(c["_id"])]} if str(c["_id"]) in analyzers else {}),
+            **volumes.collection_fields(capture, str(c["_id"])),
         }
         for c in capture.collections
     ]

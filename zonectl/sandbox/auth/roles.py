@@ -60,8 +60,18 @@ def _manager() -> Privileges:
     )
 
 
+# clusterMonitor's actions on any database (role_graph_builtin_roles.cpp:
+# clusterMonitorRoleDatabaseActions, granted on forAnyNormalResource()).
+MONITOR_ANY_DB = frozenset({"collStats", "dbStats", "indexStats"})
+
+
 def _monitor() -> Privileges:
-    return (("cluster", MONITOR_CLUSTER), ("db:config", READ), ("db:local", READ))
+    return (
+        ("cluster", MONITOR_CLUSTER),
+        ("anyNormal", MONITOR_ANY_DB),
+        ("db:config", READ),
+        ("db:local", READ),
+    )
 
 
 def role_privileges(role: str, db: str) -> Privileges:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import bson
@@ -141,6 +141,12 @@ class ChunkReads:
 
     def data_sizes(self) -> dict[str, int]:
         return self._totals.data_sizes()
+
+    def on_growth(self, watch: Callable[[str, int, int], None] | None) -> None:
+        """Call `watch(shard, bytes, documents)` whenever a shard's figures grow, and now for
+        what each holds (catalog/volumes.py keeps each file's allocated size from it)."""
+        self._totals.watch = watch
+        self._totals.announce()
 
     def shard_totals(self) -> dict[str, tuple[int, int, int]]:
         """Per shard owning chunks: (chunks, bytes, documents)."""

@@ -32,6 +32,7 @@ from zonectl.sandbox.catalog.chunk_doc import DocForm
 from zonectl.sandbox.catalog.chunks import ChunkStore
 from zonectl.sandbox.catalog.namespaces import Catalog
 from zonectl.sandbox.catalog.store import Collection, Document
+from zonectl.sandbox.catalog.volumes import Volumes
 from zonectl.sandbox.clock import Clock
 from zonectl.sandbox.keyorder import compare, encode
 from zonectl.sandbox.versions import VersionProfile
@@ -73,6 +74,8 @@ class Cluster:
         # Replica sets addShard can reach (cluster file `spareShards`: {name, host}); None
         # for a sandbox built by commands alone, where any host answers (commands/add_shard.py).
         self.spares: list[dict[str, str]] | None = None
+        # Each shard's volume and what each collection's files keep allocated (volumes.py).
+        self.volumes = Volumes()
         for ns in (SHARDS, DATABASES, COLLECTIONS, TAGS, SETTINGS, VERSION, CHANGELOG):
             catalog.ensure(ns)
         # config.version since 5.0 holds only the cluster id (minCompatibleVersion and
@@ -249,11 +252,13 @@ class Cluster:
         store = ChunkStore(ns, doc["uuid"], epoch, self.chunk_form())
         store.load(bounds, shards, ts, sizes, counts, keys)
         self._stores[ns] = store
+        self.volumes.track(store)
         return store
 
     def attach_store(self, store: ChunkStore) -> None:
         """Register a restored store (persistence)."""
         self._stores[store.ns] = store
+        self.volumes.track(store)
 
     def set_collection_field(self, ns: str, field: str, value: Any) -> None:
         self._set_field(COLLECTIONS, self.collection_doc(ns), field, value)
@@ -265,6 +270,7 @@ class Cluster:
         if ns not in self._stores:
             return False
         del self._stores[ns]
+        self.volumes.forget(ns)  # WiredTiger drops the collection's files
         self.coll(COLLECTIONS).remove(ns)
         for zr in self.zone_ranges(ns):
             self.coll(TAGS).remove(zr.id)

@@ -1,17 +1,20 @@
 """Per-shard accounting of one collection's chunks, kept in step with every change: each
 shard's (chunks, bytes, documents), and the encoded mins of its chunks in order (the
-{uuid, shard, min} index), so a shard's figures need no walk over the chunks."""
+{uuid, shard, min} index), so a shard's figures need no walk over the chunks. A watcher
+(`watch`, catalog/volumes.py) hears of every growth of a shard's bytes or documents."""
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 
 class ShardTotals:
     def __init__(self) -> None:
         self._totals: dict[str, list[int]] = {}  # shard -> [chunks, bytes, documents]
         self._by_shard: dict[str, list[bytes]] = {}  # shard -> its chunks' encoded mins
+        # Called with (shard, bytes, documents) after either grew on that shard.
+        self.watch: Callable[[str, int, int], None] | None = None
 
     def rebuild(
         self, shards: Sequence[str], keys: Sequence[bytes], sizes: Iterable[int],
@@ -20,8 +23,11 @@ class ShardTotals:
         """Recount from scratch (chunk i: shards[i], keys[i], sizes[i], counts[i])."""
         self._totals = {}
         self._by_shard = {}
+        watch, self.watch = self.watch, None  # once per shard below, not once per chunk
         for shard, size, count in zip(shards, sizes, counts, strict=True):
             self.add(shard, 1, size, count)
+        self.watch = watch
+        self.announce()
         for key, shard in zip(keys, shards, strict=True):
             self._by_shard.setdefault(shard, []).append(key)  # keys ascend: stays sorted
 
@@ -30,6 +36,14 @@ class ShardTotals:
         t[0] += chunks
         t[1] += size
         t[2] += count
+        if self.watch is not None and (size > 0 or count > 0):
+            self.watch(shard, t[1], t[2])
+
+    def announce(self) -> None:
+        """Tell the watcher what every shard holds now."""
+        if self.watch is not None:
+            for shard, t in self._totals.items():
+                self.watch(shard, t[1], t[2])
 
     def index_add(self, shard: str, key: bytes) -> None:
         bisect.insort(self._by_shard.setdefault(shard, []), key)

@@ -111,6 +111,8 @@ def register_database(cluster: Cluster, ns: str) -> None:
 def track_moved(cluster: Cluster, ns: str, to: str) -> None:
     """Commit a moveCollection: (re)write the unsplittable entry, one chunk on `to`."""
     size, count = size_of(cluster, ns)
+    # A move rewrites the collection on the recipient (a resharding): the donor drops its files.
+    cluster.volumes.forget(ns)
     bounds: list[dict[str, Any]] = [{"_id": MinKey()}, {"_id": MaxKey()}]
     store = cluster.chunks(ns)
     if store is not None:  # moved before: its one chunk changes shard

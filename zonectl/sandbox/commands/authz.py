@@ -71,6 +71,8 @@ COMMAND_PRIVILEGES: dict[str, Need] = {
     "aggregate": [[("{ns}", "find")]],
     "listCollections": [[("{ns}", "listCollections")]],
     "collStats": [[("{ns}", "collStats")]],
+    # cluster_db_stats_cmd.cpp checkAuthForOperation: dbStats on the database
+    "dbStats": [[("{ns}", "dbStats")]],
     "listIndexes": [[("{ns}", "listIndexes")]],
     "insert": [[("{ns}", "insert")]],
     "update": [[("{ns}", "update")]],

@@ -26,7 +26,7 @@ from zonectl.sandbox.catalog.sessions import create_sessions
 from zonectl.sandbox.catalog.unsharded import create_with_options, set_meta
 from zonectl.sandbox.keyorder import encode
 from zonectl.sandbox.rates import parse_rate
-from zonectl.sandbox.seed import twin_load
+from zonectl.sandbox.seed import twin_load, volumes_seed
 from zonectl.sandbox.seed.doc_keys import record_documents
 from zonectl.sandbox.seed.schema import (
     ClusterFile,
@@ -110,6 +110,7 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
         for coll in spec.collections:
             _seed_collection(sandbox, coll, names, source)
     create_sessions(cluster)  # every real cluster has it
+    volumes_seed.configure(cluster, spec)  # the shards' disks, the collections' compression
     for entry in spec.unsharded:
         _seed_unsharded(sandbox, entry)
     if spec.balancer is not None:

@@ -1,11 +1,13 @@
 """Save the whole sandbox state to a file and load it back, so a demo survives restarts.
 
-Format: a header line, then BSON records: one `meta`, one per plain collection, and per
+Format: a header line, then BSON records: one `meta`, one per plain collection, per
 sharded collection a `store` record followed by one record per chunk (its served document,
-size and count). Records are encoded with the codec the wire uses (sandbox/codec.py), so
-every value a client stored comes back as it was: a UUID, a time-zone-aware date, a date
-outside Python's range. Written to a temporary file in the same
-directory, fsynced, then renamed over the target: a failed save keeps the previous file.
+size and count), and last one `volumes` record (the shards' disks, the collections' storage
+figures and each file's allocated size: catalog/volumes.py). Records are encoded with the
+codec the wire uses (sandbox/codec.py), so every value a client stored comes back as it was:
+a UUID, a time-zone-aware date, a date outside Python's range. Written to a temporary file
+in the same directory, fsynced, then renamed over the target: a failed save keeps the
+previous file.
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ def _records(sandbox: Sandbox) -> Iterator[dict[str, Any]]:
         sizes, counts = store.sizes()
         for i, raw in enumerate(store.raw_slice()):
             yield {"d": RawBSONDocument(raw), "s": sizes[i], "c": counts[i]}
+    yield {"t": "volumes", **cluster.volumes.state()}
 
 
 def read_version(path: str | Path) -> str | None:
@@ -146,6 +149,8 @@ def load(sandbox: Sandbox, path: str | Path) -> None:
                     counts.append(int(chunk["c"]))
                 store.load_documents(raws, sizes, counts)
                 cluster.attach_store(store)
+            elif kind == "volumes":  # after the stores: their files keep the saved sizes
+                cluster.volumes.restore(bson.decode(record.raw, _PLAIN))
             else:
                 raise StateFileError(f"{path}: unknown record {kind!r}")
 

@@ -22,6 +22,7 @@ from ruamel.yaml.error import MarkedYAMLError
 
 from zonectl.errors import ZonectlError
 from zonectl.sandbox.rates import parse_rate
+from zonectl.sandbox.seed.volume_spec import Compression, DiskSpec, IndexBytes
 
 
 class SeedError(ZonectlError):
@@ -39,6 +40,7 @@ class ShardSpec(_Model):
     # This shard's migration copy rate (e.g. archive disks: "20MiB/s"); a migration runs at
     # the slower of its donor's and recipient's rates. Default: balancer.copyRate.
     copyRate: str | None = None
+    disk: DiskSpec | None = None  # the shard's volume (volume_spec.py)
     # Being drained (removeShard or startShardDraining was run): config.shards `draining:
     # true`, so the balancer moves its chunks off (a twin of a cluster caught mid-drain).
     draining: bool = False
@@ -154,6 +156,8 @@ class CollectionSpec(_Model):
     documents: DocumentsSpec | None = None
     workload: list[QueryShapeSpec] = []
     queryAnalyzer: QueryAnalyzerSpec | None = None
+    compression: float | None = Compression  # storageSize / size (volume_spec.py)
+    indexBytesPerDocument: float | None = IndexBytes
 
 
 class UnshardedSpec(_Model):
@@ -163,6 +167,8 @@ class UnshardedSpec(_Model):
     bytes: int = Field(default=1024 * 1024, ge=0)
     docs: int = Field(default=1000, ge=0)
     type: Literal["collection", "view", "timeseries", "capped"] = "collection"
+    compression: float | None = Compression  # storageSize / size (volume_spec.py)
+    indexBytesPerDocument: float | None = IndexBytes
 
 
 class ZoneRangeSpec(_Model):
