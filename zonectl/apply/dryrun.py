@@ -30,7 +30,7 @@ def dry_run_commands(
     per namespace its pause, ranges and splits; the one queue of moves (its moveCollection
     ops first) listed namespace by namespace, since the queue decides at run time which
     goes first; the restores of the namespaces that had moves (last paused, first
-    restored); moveCollection ops without --migrate, memberships left, the rest."""
+    restored); moveCollection ops without --migrate, memberships left, the rest, shards removed."""
     by_ns: dict[str, list[Op]] = {}
     for op in plan.ops:
         if (change := op.range_change()) is not None:
@@ -66,4 +66,6 @@ def dry_run_commands(
         out.append(_of(SetBalancerEnabled(True)))
     out.extend(_of(op) for op in phase["relocate"] if op not in queued_colls)
     out.extend(_of(op) for op in phase["leave"] + phase["last"])
+    # A removal's first command; what follows depends on the server's answers (apply/drain.py).
+    out.extend(_of(op) for op in phase["shards"])
     return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -154,9 +154,13 @@ def make_moves(
     major: int,
     force_jumbo: bool = False,
     sizes: Sequence[int] | None = None,
+    draining: Collection[str] = frozenset(),
+    donor: str | None = None,
 ) -> MoveSet:
     """One move per out-of-zone chunk, each to the zone's shard holding the fewest chunks
-    of `ns` at that point (ties by name), so a zone of several shards fills evenly."""
+    of `ns` at that point (ties by name), so a zone of several shards fills evenly. Every
+    chunk on a `draining` shard moves: to a shard of its zone, or, outside every zone, to
+    any shard that is not draining. `donor`: only the chunks on that shard (a drain)."""
     ordered, mins = _ranges_index(ranges)
     sizes = list(sizes) if sizes is not None else [0] * len(chunks)
     load: dict[str, int] = {s: 0 for s in shard_zones}
@@ -169,20 +173,23 @@ def make_moves(
     jumbo: list[str] = []
     stranded: set[str] = set()
     violating = runs = 0
-    previous: LiveRange | None = None
+    previous: LiveRange | bool | None = False  # False: the last chunk stays
+    receivers = sorted(s for s in shard_zones if s not in draining)
     for index, c in enumerate(chunks):
-        r = zone_of(c, ordered, mins)
         shard = str(c["shard"])
-        if r is None or r.zone in shard_zones.get(shard, ()):
-            previous = None
+        r = zone_of(c, ordered, mins)
+        leaving = shard in draining
+        stays = r.zone in shard_zones.get(shard, ()) if r is not None else True
+        if (donor is not None and shard != donor) or (stays and not leaving):
+            previous = False
             continue
         violating += 1
         if previous is not r:
             runs += 1
         previous = r
-        holders = sorted(s for s, zones in shard_zones.items() if r.zone in zones)
+        holders = receivers if r is None else [s for s in receivers if r.zone in shard_zones[s]]
         if not holders:
-            stranded.add(r.zone)
+            stranded.update([r.zone] if r is not None else [])
             continue
         if c.get("jumbo") and not force_jumbo:
             jumbo.append(f"{ns} {_text(c)}")

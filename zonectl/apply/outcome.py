@@ -23,6 +23,7 @@ class ApplyOptions:
     lease_ttl: dt.timedelta = dt.timedelta(minutes=5)
     operation: str = "apply"
     detach: bool = False  # --detach: leave a resharding running on the server
+    migrate: bool = False  # --migrate: a shard being removed is drained by zonectl's moves
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from zonectl.model.cluster import ClusterState, LiveMove, LiveRange, ReshardProgress
+from zonectl.model.shard_lifecycle import ShardDrain
 from zonectl.plan.ops import Op
 
 Doc = Mapping[str, Any]
@@ -74,6 +75,13 @@ class MoveWatch(Protocol):
     def read_owner(self, ns: str, lo: Mapping[str, Any]) -> str | None: ...
 
 
+class DrainReader(Protocol):
+    """What a shard being removed still holds, read afresh (progress, and the chunks
+    `apply --migrate` moves off it)."""
+
+    def read_drain(self, shard: str) -> ShardDrain: ...
+
+
 class AuditStore(Protocol):
     def write(self, doc: Doc) -> None: ...
 
@@ -100,6 +108,7 @@ class Ports:
     reshard: ReshardControl | None = None  # needed only by ReshardCollection ops
     memos: MemoStore | None = None  # needed only by ops with a memo (one-shot settings)
     moves: MoveWatch | None = None  # a move's lookup after a reset (apply/move_lookup.py)
+    drains: DrainReader | None = None  # needed only by RemoveShard ops (apply/drain.py)
     # Seconds on the cluster's clock, for --budget and the progress bar: time.monotonic,
     # or an in-process sandbox's (virtual) clock so both run in simulated time.
     clock: Callable[[], float] = time.monotonic

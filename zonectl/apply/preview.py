@@ -4,6 +4,7 @@ and membership ops applied to the chunks, ranges and shards read now. Sends noth
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -34,6 +35,7 @@ def preview_migration(
     ranges = ports.chunks.read_ranges(ns)
     state = ports.read_state([ns])
     zones = {s.id: set(s.zones) for s in state.shards if not s.draining}
+    draining = frozenset(s.id for s in state.shards if s.draining)
     for op in plan.ops if plan is not None else ():
         change, member = op.range_change(), op.membership_change()
         if change is not None and change.ns == ns:
@@ -47,14 +49,48 @@ def preview_migration(
                 zones[member.shard].add(member.zone)
             else:
                 zones[member.shard].discard(member.zone)
-    splits = migrate.make_splits(ns, chunks, ranges)
-    after = migrate.split_locally(chunks, splits)
     shard_zones = {shard: tuple(sorted(z)) for shard, z in zones.items()}
+    return _preview(ports, ns, chunks, ranges, shard_zones, force_jumbo, draining)
+
+
+def drain_preview(
+    ports: Ports, ns: str, shard: str, leaving: Collection[str], force_jumbo: bool
+) -> Preview:
+    """The splits (at zone bounds inside its chunks) and moves that take every chunk of
+    `ns` off `shard`: each to a shard of its zone, else to any shard; never to a shard
+    draining or `leaving` (removed by the plan)."""
+    chunks = ports.chunks.read_chunks(ns)
+    ranges = ports.chunks.read_ranges(ns)
+    state = ports.read_state([ns])
+    gone = {shard, *leaving, *(s.id for s in state.shards if s.draining)}
+    shard_zones = {s.id: tuple(sorted(s.zones)) for s in state.shards if s.id not in gone}
+    own = [c for c in chunks if c["shard"] == shard]
+    return _preview(
+        ports, ns, chunks, ranges, shard_zones, force_jumbo, frozenset(gone), own=own, donor=shard
+    )
+
+
+def _preview(
+    ports: Ports,
+    ns: str,
+    chunks: list[dict[str, Any]],
+    ranges: Sequence[LiveRange],
+    shard_zones: Mapping[str, tuple[str, ...]],
+    force_jumbo: bool,
+    draining: frozenset[str],
+    *,
+    own: Sequence[Mapping[str, Any]] | None = None,
+    donor: str | None = None,
+) -> Preview:
+    """The splits at zone bounds inside `own` (every chunk when None), then the moves."""
+    splits = migrate.make_splits(ns, chunks if own is None else own, ranges)
+    after = migrate.split_locally(chunks, splits)
     default = ports.chunks.max_chunk_bytes(ns) // 2
     sizes = migrate.estimate_sizes(after, ports.chunks.read_shard_bytes(ns), default)
     moves = migrate.make_moves(
-        ns, after, ranges, shard_zones, major=ports.major, force_jumbo=force_jumbo, sizes=sizes
-    )
+        ns, after, ranges, shard_zones, major=ports.major, force_jumbo=force_jumbo, sizes=sizes,
+        draining=draining, donor=donor,
+    )  # fmt: skip
     return Preview(ns, tuple(splits), _measured(ports, moves))
 
 

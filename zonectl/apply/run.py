@@ -12,8 +12,10 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import get_args
 
+from zonectl.apply.drain import ShardStage
+from zonectl.apply.drain_reply import refuse_blocked_removals
 from zonectl.apply.interrupt import check_stop, stop_requested
-from zonectl.apply.namespace_migration import NamespaceMigration, Queued
+from zonectl.apply.namespace_migration import Queued
 from zonectl.apply.outcome import ApplyOptions as ApplyOptions
 from zonectl.apply.outcome import ApplyResult as ApplyResult
 from zonectl.apply.outcome import Events as Events
@@ -41,6 +43,7 @@ from zonectl.model.keys import sort_key
 from zonectl.plan.op_base import Phase
 from zonectl.plan.ops import MoveCollection, Op
 from zonectl.plan.plan import Plan
+from zonectl.plan.shard_ops import AddShard, RemoveShard
 
 
 def run_apply(
@@ -83,12 +86,13 @@ def _run_leased(
     if not plan.ops and not previews:
         return
     refuse_blocked(plan, detach=options.detach, budget_s=options.migrate_budget_s)
+    refuse_blocked_removals(plan)
     if not confirm(prepared, previews):
         raise ZonectlError("apply cancelled; nothing was changed")
     _Runner(ports, options, events, lease, result).run(plan, previews)
 
 
-class _Runner(NamespaceMigration):
+class _Runner(ShardStage):
     def __init__(
         self, ports: Ports, options: ApplyOptions, events: Events, lease: Lease, result: ApplyResult
     ) -> None:
@@ -145,7 +149,7 @@ class _Runner(NamespaceMigration):
         migrating = {p.ns for p in previews}
         order = list(by_ns) + sorted(migrating - set(by_ns))
         for op in stage["join"]:
-            self._step(op)
+            self._add_shard(op) if isinstance(op, AddShard) else self._step(op)
         for op in stage["key"]:  # before the ranges: a refine rewrites the bounds they remove
             key = op.key_change()
             self._reshard(op, key.ns) if key is not None and key.reshards else self._step(op)
@@ -166,8 +170,14 @@ class _Runner(NamespaceMigration):
         for op in colls:
             if op not in queued_colls:
                 self._move_collection(op)
+        for op in stage["relocate"]:
+            if not isinstance(op, MoveCollection):  # movePrimary off a shard being removed
+                self._step(op)
         for op in stage["leave"] + stage["last"]:
             self._step(op)
+        leaving = [op.shard for op in stage["shards"] if isinstance(op, RemoveShard)]
+        for op in stage["shards"]:  # last: a shard drained once everything else is in place
+            self._remove_shard(op, leaving) if isinstance(op, RemoveShard) else self._step(op)
 
     @contextlib.contextmanager
     def _cluster_pause(self) -> Iterator[None]:

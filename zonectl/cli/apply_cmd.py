@@ -144,6 +144,12 @@ def command(
     --budget aborts it before its critical section when the server's estimate
     says it cannot end in time, --detach leaves it running.
 
+    A shard the policy removes (`state: removed`) is drained last: without
+    --migrate apply starts the drain, says what is left and what stops it,
+    and returns; a later apply (cron) commits the removal once the balancer
+    has emptied the shard. With --migrate zonectl moves its chunks itself
+    (each to a shard of its zone) and removes it in the same run.
+
     With --metrics-file (not with --dry-run), the file gets the cluster's
     metrics after the run and this run's time, exit code and last success.
     """
@@ -161,6 +167,7 @@ def command(
             force_jumbo=force_jumbo,
             lease_ttl=dt.timedelta(seconds=parse_duration(lease_ttl, "--lease-ttl") or 300),
             detach=detach,
+            migrate=migrate,
         )
         saved = _read_plan(plan_file) if plan_file else None
         # A saved plan is re-checked against the policy it came from (digest, managed namespaces).

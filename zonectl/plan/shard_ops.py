@@ -80,15 +80,11 @@ class RemoveShard(
         if d.unsharded:
             held.append(plural(len(d.unsharded), "unsharded collection"))
         if d.databases:
-            held.append(
-                plural(
-                    len(d.databases),
-                    "database primary",
-                )
-            )
+            n = len(d.databases)
+            held.append(f"{n} database {'primary' if n == 1 else 'primaries'}")
         if self.step == "commit":
             return f"remove shard {self.shard} (empty; {self.command_name})"
-        what = "drain" if self.step == "start" else "draining continues:"
+        what = "drain" if self.step == "start" else "continue draining"
         return f"{what} shard {self.shard}: {', '.join(held)} to move ({self.command_name})"
 
     def details(self) -> tuple[str, ...]:

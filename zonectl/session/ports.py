@@ -11,6 +11,7 @@ from zonectl.mongo.audit import MongoAudit
 from zonectl.mongo.balancing import MongoBalancing
 from zonectl.mongo.chunks_read import MongoChunks
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.drain_ports import MongoDrains
 from zonectl.mongo.executor import bind
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease
@@ -41,6 +42,7 @@ def build_ports(conn: Connection, database: str) -> Ports:
         reshard=MongoReshard(conn),
         memos=MongoOnce(client, database),
         moves=MongoMoveWatch(client),
+        drains=MongoDrains(conn),
         clock=conn.clock,
         down_s=conn.down_s,
     )

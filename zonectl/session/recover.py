@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from zonectl.apply.drain_reply import drains_started, left_draining
 from zonectl.apply.recover import recover_open
 from zonectl.apply.safeguards import held_lease, whoami
 from zonectl.errors import ZonectlError
@@ -19,6 +20,7 @@ from zonectl.model.keys import format_value
 from zonectl.mongo.audit import MongoAudit
 from zonectl.mongo.balancing import MongoBalancing
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.drain_ports import MongoDrains
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease, describe_holder
 from zonectl.mongo.reshard_read import MongoReshard, read_progress, read_reshardings
@@ -54,8 +56,12 @@ def recover(
     ):
         if before is not None:
             tell(f"zonectl: took over the lease of {describe_holder(before)}")
-        done = recover_open(MongoJournal(client, database), MongoBalancing(client))
+        journal = MongoJournal(client, database)
+        started = drains_started(journal.find_open())
+        done = recover_open(journal, MongoBalancing(client))
         done += _settle_reshardings(conn, resharding, tell)
+        for drain in MongoDrains(conn).read_draining():  # reported, never undone
+            tell(terminal(f"zonectl: {left_draining(drain, started.get(drain.shard))}"))
         _audit(MongoAudit(client, database), done)
     return Recovered(done, read_moves(conn))
 
