@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks, simulate_balancer
 from zonectl.forecast.balancer_window import BalancerWindow
 from zonectl.forecast.burndown import BurnDown, make_burndown
+from zonectl.forecast.drain import DrainForecast
 from zonectl.forecast.eager import EagerOutcome, PendingMove, simulate_eager
 from zonectl.forecast.finish_range import FinishRange, balancer_finish_range
 from zonectl.forecast.learn import Learned
@@ -88,6 +89,8 @@ class Forecast:
     reshard: tuple[ReshardRoute, ...] = field(default=())
     # The balancer total's range where estimated sizes decide the night it ends in.
     balancer_range: FinishRange | None = None
+    # Each shard the plan removes: its drain's time by each route (forecast/drain.py).
+    drains: tuple[DrainForecast, ...] = field(default=())
 
     @property
     def chunks(self) -> int:

@@ -9,6 +9,7 @@ from zonectl.forecast.learn import MIN_SAMPLES, Learned
 from zonectl.forecast.report import FLAG, LEARNED, CollectionMoveForecast, Forecast
 from zonectl.forecast.reshard import recommend
 from zonectl.forecast.units import format_bytes, format_duration, format_rate
+from zonectl.render.forecast_drain import drain_lines, drain_markdown, drains_dict
 from zonectl.render.inert import markdown_code, markdown_text, terminal
 from zonectl.render.mermaid import burndown_mermaid
 from zonectl.render.summary import plural
@@ -116,7 +117,15 @@ def _collections_total(f: Forecast) -> str:
 
 def render_forecast_text(f: Forecast) -> str:
     if not f.namespaces and not f.collections:
-        return "Forecast: nothing to move; every chunk is in its zone.\n"
+        if not f.drains:
+            return "Forecast: nothing to move; every chunk is in its zone.\n"
+        lines = [
+            f"Forecast: every chunk is in its zone; {plural(len(f.drains), 'shard')} to drain "
+            f"(assumed: {assumed_text(f)})",
+            f"  cost: {describe_cost(f)}",
+            *drain_lines(f),
+        ]
+        return "".join(f"{terminal(line)}\n" for line in lines)
     lines = [
         f"Forecast: {plural(f.chunks, 'chunk')}, {format_bytes(f.bytes)} to move"
         f"{_collections_total(f)} (assumed: {assumed_text(f)})",
@@ -137,6 +146,7 @@ def render_forecast_text(f: Forecast) -> str:
                  f"{_when(f.eager_s, f.now)}")  # fmt: skip
     lines.append(f"  total by the balancer: {balancer_total(f)}")
     lines += reshard_lines(f)
+    lines += drain_lines(f)
     lines.extend(f"  {note}" for note in f.notes)
     for b in f.backlog:
         drained = b.balancer_drained.strftime("%Y-%m-%d %H:%M UTC") if b.balancer_drained else "-"
@@ -190,6 +200,8 @@ def render_forecast_markdown(f: Forecast) -> str:
         "",
     ]
     if not f.namespaces and not f.collections:
+        if f.drains:
+            return "\n".join([*out, "Every chunk is in its zone.", *drain_markdown(f), ""])
         return "\n".join([*out, "Nothing to move: every chunk is in its zone.", ""])
     out += [
         "| namespace | chunks | bytes | `--migrate` | balancer |",
@@ -209,6 +221,7 @@ def render_forecast_markdown(f: Forecast) -> str:
         f"{markdown_text(balancer_total(f))} |"
     )
     out += ["", *(markdown_text(line.strip()) for line in reshard_lines(f))] if f.reshard else []
+    out += drain_markdown(f)
     out.extend(f"\n{note[:1].upper()}{note[1:]}." for note in f.notes)
     return "\n".join([*out, "", *burndown_mermaid(f)])
 
@@ -218,6 +231,13 @@ def _iso(t: dt.datetime | None) -> str | None:
 
 
 def forecast_dict(f: Forecast) -> dict[str, Any]:
+    out = _forecast_dict(f)
+    if f.drains:  # said only where the plan removes a shard
+        out["drains"] = drains_dict(f)
+    return out
+
+
+def _forecast_dict(f: Forecast) -> dict[str, Any]:
     a = f.assumptions
     window = None
     if a.window is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.balancer_day_windows import DayWindows
 from zonectl.forecast.balancer_window import ActiveWindow, BalancerWindow, parse_hhmm
+from zonectl.forecast.drain import DrainAssumptions, forecast_drain
 from zonectl.forecast.eager import default_parallel
 from zonectl.forecast.inputs import Range
 from zonectl.forecast.learn import choose_model
@@ -20,10 +21,13 @@ from zonectl.forecast.reshard import ReshardRates, routes_for
 from zonectl.forecast.settings import chunk_size_notes
 from zonectl.forecast.size_spread import spread_estimates
 from zonectl.forecast.units import DEFAULT_COPY_RATE
-from zonectl.model.cluster import feature_release
+from zonectl.model.cluster import ClusterState, feature_release
+from zonectl.model.shard_lifecycle import ShardDrain
 from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.forecast_read import RangeKey, read_namespace_chunks
+from zonectl.plan.ops import Op
+from zonectl.plan.shard_ops import RemoveShard
 
 
 @dataclass(frozen=True)
@@ -127,3 +131,65 @@ def read_forecast(
     forecast = dataclasses.replace(forecast, reshard=tuple(routes[ns] for ns in sorted(routes)))
     said = sizes.tally.describe()
     return dataclasses.replace(forecast, notes=(*forecast.notes, said)) if said else forecast
+
+
+def with_drains(
+    forecast: Forecast,
+    drains: Sequence[ShardDrain],
+    actual: ClusterState,
+    sizes: ChunkSizes,
+    ops: Sequence[Op] = (),
+) -> Forecast:
+    """`forecast` with the time of each drain by each route (zonectl.forecast.drain), under
+    the forecast's cost model, window and balancer switch; the shards that take the data
+    are the ones neither draining nor being removed."""
+    drains = [d for d in drains if not d.empty]
+    if not drains:
+        return forecast
+    leaving = {d.shard for d in drains}
+    recipients = tuple(s.id for s in actual.shards if not s.draining and s.id not in leaving)
+    out = tuple(
+        forecast_drain(
+            d, drain_assumptions(forecast, d, actual, sizes, recipients, ops), forecast.now
+        )
+        for d in drains
+    )
+    return dataclasses.replace(forecast, drains=out)
+
+
+def drains_of(ops: Sequence[Op]) -> list[ShardDrain]:
+    """What each removal of the plan still has to move."""
+    return [op.drain for op in ops if isinstance(op, RemoveShard) and op.step != "commit"]
+
+
+def drain_assumptions(
+    forecast: Forecast,
+    drain: ShardDrain,
+    actual: ClusterState,
+    sizes: ChunkSizes,
+    recipients: tuple[str, ...],
+    ops: Sequence[Op] = (),
+) -> DrainAssumptions:
+    """The drain's assumptions: the forecast's, the chunk size of its collections, and their
+    bytes per shard (for the reshard route). balancerMigrationsThrottlingMs is a config
+    server parameter zonectl does not read: its default (1 s) is assumed. No balancer
+    setting moves a jumbo chunk off a draining shard (forecast/drain.py)."""
+    a = forecast.assumptions
+    names = [c.namespace for c in drain.collections]
+    loads = {ns: dict(b) for ns in names if (b := sizes.shard_bytes(ns)) is not None}
+    # each collection's own (config.system.sessions has a small one of its own)
+    caps = {ns: sizes.move_cap(ns) for ns in names} if sizes.by_data_size else {}
+    features = feature_release(actual.version, actual.fcv) or (7, 0)
+    learned = a.learned
+    phases = ReshardRates(a.cost.rate, learned.reshard_phases) if learned else None
+    return DrainAssumptions(
+        cost=a.cost,
+        source=a.source,
+        recipients=recipients,
+        balancer_enabled=a.balancer_enabled,
+        window=a.window,
+        chunk_caps=caps,
+        # forceRedistribution (7.2+, at the cluster's FCV), as for the zones' reshard route
+        reshard=(phases or ReshardRates(a.cost.rate)) if features >= (7, 2) else None,
+        loads=loads,
+    )

@@ -26,7 +26,7 @@ from zonectl.plan.plan import Plan
 from zonectl.session.after import state_after
 from zonectl.session.boundaries import window_boundaries
 from zonectl.session.checks import assigned_ranges, with_impacts, with_plan_checks
-from zonectl.session.forecast import ForecastFlags, read_forecast
+from zonectl.session.forecast import ForecastFlags, drains_of, read_forecast, with_drains
 from zonectl.session.policy_plan import read_policy_plan
 
 
@@ -103,6 +103,7 @@ def plan_and_forecast(
     if next_tick is not None and (plan.valid_until is None or next_tick < plan.valid_until):
         plan = dataclasses.replace(plan, valid_until=next_tick)
     forecast = with_collection_moves(forecast, moves_of(plan))
+    forecast = with_drains(forecast, drains_of(plan.ops), planned.actual, sizes, plan.ops)
     return PlanRun(_with_route_hints(plan, forecast), forecast, spent)
 
 

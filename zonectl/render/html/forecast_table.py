@@ -7,6 +7,7 @@ import datetime as dt
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.units import format_bytes, format_duration
 from zonectl.render.forecast import assumed_text, balancer_total
+from zonectl.render.forecast_drain import held, routes
 from zonectl.render.html.markup import esc, table
 
 
@@ -45,3 +46,23 @@ def forecast_table(f: Forecast) -> str:
     )
     headers = ["namespace", "chunks", "bytes", "apply --migrate", "balancer"]
     return table(headers, rows, numeric=[1, 2], label="forecast-table")
+
+
+def drain_table(f: Forecast) -> str:
+    """The shards the plan removes: what each holds and its drain's time by each route."""
+    if not f.drains:
+        return ""
+    rows: list[list[object]] = []
+    for d in f.drains:
+        shown = dict(routes(d, f.assumptions.tz_name))
+        rows.append(
+            [
+                d.shard,
+                held(d),
+                shown["by the balancer"],
+                shown["by apply --migrate"],
+                shown.get("by resharding", "-"),
+            ]
+        )
+    headers = ["shard drained", "moves", "balancer", "apply --migrate", "resharding"]
+    return table(headers, rows, label="drain-table")

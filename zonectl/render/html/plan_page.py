@@ -6,7 +6,7 @@ from __future__ import annotations
 from zonectl.forecast.report import Forecast
 from zonectl.plan.plan import Plan
 from zonectl.render.html.burndown import burndown_section
-from zonectl.render.html.forecast_table import assumptions_line, forecast_table
+from zonectl.render.html.forecast_table import assumptions_line, drain_table, forecast_table
 from zonectl.render.html.markup import esc, esc_lines, page
 from zonectl.render.summary import summary_line
 from zonectl.render.text import render_text
@@ -22,6 +22,7 @@ def render_plan_html(plan: Plan, forecast: Forecast) -> str:
     ]
     if forecast.namespaces:
         body.append(forecast_table(forecast))
+    body.append(drain_table(forecast))
     body += [
         "<h2>The plan</h2>\n",
         f"<pre>{esc_lines(render_text(plan, color=False))}</pre>\n",
