@@ -97,3 +97,26 @@ def test_no_shard_draining_no_drain_section(tmp_path: Path) -> None:
     doc = json.loads(_status(cluster_uri(tmp_path, calm), "--format", "json"))
     assert doc["drains"] == []
     assert "draining shards" not in _status(cluster_uri(tmp_path, calm))
+
+
+def test_the_eta_is_the_drain_forecasts_balancer_route(tmp_path: Path) -> None:
+    free = CLUSTER.replace("    jumbo: [2]\n", "")  # nothing stops the balancer
+    doc = json.loads(_status(cluster_uri(tmp_path, free), "--format", "json"))
+    drain = _drain(doc, "s1")
+    [route] = doc["forecast"]["drains"]
+    assert route["shard"] == "s1"
+    finish = route["balancer"]["at"]
+    assert drain["eta"] is not None and drain["eta"] == finish
+    assert drain["blocked"] is False and drain["etaNote"] is None
+    text = _status(cluster_uri(tmp_path, free))
+    shown = f"{finish[:10]} {finish[11:16]} UTC"
+    assert f"    ETA: empty by {shown} (forecast, by the balancer)" in text.splitlines()
+
+
+def test_a_blocked_drain_has_no_eta_and_says_why(tmp_path: Path) -> None:
+    doc = json.loads(_status(cluster_uri(tmp_path), "--format", "json"))
+    drain = _drain(doc, "s1")
+    assert drain["eta"] is None
+    assert drain["etaNote"].startswith("never by the balancer: 1 jumbo chunk stays")
+    text = _status(cluster_uri(tmp_path)).splitlines()
+    assert "    ETA: never by the balancer as things stand (BLOCKED below)" in text

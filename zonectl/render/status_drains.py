@@ -11,7 +11,7 @@ from zonectl.render.status import DrainStatus
 
 
 def drain_summary(d: DrainStatus) -> str:
-    """What is left, in one line, and the ETA."""
+    """What is left, in one line."""
     drain = d.drain
     size = f" ({size_text(drain.bytes)})" if drain.bytes is not None else ""
     head = [f"{_plural(drain.chunks, 'chunk')}{size} left"]
@@ -28,13 +28,13 @@ def drain_summary(d: DrainStatus) -> str:
             f"{_plural(drain.orphan_docs, 'orphan document')} "
             f"({size_text(drain.orphan_bytes)}) pending deletion"
         )
-    return f"{', '.join(head)}; {_eta(d)}"
+    return ", ".join(head)
 
 
 def drain_lines(d: DrainStatus) -> list[str]:
     """The drain's head line, then its details indented under it."""
     drain = d.drain
-    lines = [f"  {drain.shard}: {drain_summary(d)}"]
+    lines = [f"  {drain.shard}: {drain_summary(d)}", f"    ETA: {eta_text(d)}"]
     for c in drain.collections:
         size = size_text(c.bytes) if c.bytes is not None else "size unknown"
         lines.append(f"    {c.namespace}: {_plural(c.chunks, 'chunk')}, {size}")
@@ -53,11 +53,14 @@ def drain_lines(d: DrainStatus) -> list[str]:
     return lines
 
 
-def _eta(d: DrainStatus) -> str:
+def eta_text(d: DrainStatus) -> str:
+    """When the balancer is forecast to have emptied the shard, or why it never will."""
     if d.eta is not None:
         eta = d.eta.astimezone(dt.UTC) if d.eta.tzinfo else d.eta
-        return f"empty by {eta:%Y-%m-%d %H:%M}Z (forecast, by the balancer)"
-    return d.eta_note or "no ETA"
+        return f"empty by {eta:%Y-%m-%d %H:%M} UTC (forecast, by the balancer)"
+    if d.eta_note.startswith("never") and d.blocked:
+        return "never by the balancer as things stand (BLOCKED below)"
+    return d.eta_note or "not forecast"
 
 
 def size_text(value: int) -> str:

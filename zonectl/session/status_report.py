@@ -9,6 +9,7 @@ import datetime as dt
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from zonectl.forecast.report import Forecast
 from zonectl.model.balancer_window import in_active_window
 from zonectl.model.cluster import ClusterState
 from zonectl.model.drain_blockers import drain_blockers
@@ -80,6 +81,23 @@ def status_report(
         settings=setting_lines(state, None),
         drains=_drains(state, now, config_tz),
     )
+
+
+def with_etas(drains: tuple[DrainStatus, ...], forecast: Forecast) -> tuple[DrainStatus, ...]:
+    """Each drain with the balancer route's finish (forecast/drain.py): the instant, or why
+    it never finishes; a drain the forecast left out has nothing left to move."""
+    routes = {f.shard: f for f in forecast.drains}
+    out = []
+    for d in drains:
+        f = routes.get(d.drain.shard)
+        if f is None:
+            out.append(dataclasses.replace(d, eta_note="nothing left to move"))
+        elif f.balancer.seconds is None:
+            why = f": {f.balancer.why_not}" if f.balancer.why_not else ""
+            out.append(dataclasses.replace(d, eta_note=f"never by the balancer{why}"))
+        else:
+            out.append(dataclasses.replace(d, eta=f.at(f.balancer.seconds)))
+    return tuple(out)
 
 
 def _drains(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from zonectl.model.keys import format_value
 from zonectl.render.html.markup import esc, table
 from zonectl.render.status import DrainStatus
-from zonectl.render.status_drains import drain_summary, size_text
+from zonectl.render.status_drains import drain_summary, eta_text, size_text
 
 
 def drains_section(drains: tuple[DrainStatus, ...]) -> str:
@@ -17,7 +17,7 @@ def drains_section(drains: tuple[DrainStatus, ...]) -> str:
     for d in drains:
         drain = d.drain
         out.append(f'<h3 data-shard="{esc(drain.shard)}">{esc(drain.shard)}</h3>\n')
-        out.append(f'<p class="meta">{esc(drain_summary(d))}</p>\n')
+        out.append(f'<p class="meta">{esc(drain_summary(d))}; ETA: {esc(eta_text(d))}</p>\n')
         if drain.collections:
             rows = [
                 (c.namespace, f"{c.chunks:,}", size_text(c.bytes) if c.bytes is not None else "?",
