@@ -82,7 +82,10 @@ def test_removing_every_shard_is_exit_3(workdir: Path, zonectl: Run) -> None:
     [
         ("  a: {zones: [hot], hosts: x}\n", 'unknown key "hosts" in shards.a'),
         ("  a: {zones: [hot], state: gone}\n", "shards.a.state: expected 'active' or"),
-        ("  a: 5\n", "shards.a: expected [...] or {zones: ..., state: ..., host: ...}, got 5"),
+        (
+            "  a: 5\n",
+            "shards.a: expected [...] or {zones: ..., state: ..., host: ..., disk: ...}, got 5",
+        ),
     ],
 )
 def test_a_mistyped_entry_is_one_error_naming_it(
@@ -98,5 +101,5 @@ def test_the_schema_offers_both_forms(zonectl: Run) -> None:
     code, out, _ = zonectl("schema")
     assert code == 0
     shard = json.loads(out)["$defs"]["ShardModel"]["properties"]
-    assert set(shard) == {"zones", "state", "host"}
+    assert set(shard) == {"zones", "state", "host", "disk"}
     assert shard["state"]["enum"] == ["active", "removed"]

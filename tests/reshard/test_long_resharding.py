@@ -16,6 +16,8 @@ from typing import Any
 import child_procs
 from reshard_kit import policy, zonectl
 
+from zonectl.sandbox.catalog.volumes import Disk
+
 MAIN = Path(__file__).resolve().parents[1] / "apply" / "zonectl_main.py"
 OPTED = (
     "    key: {newKey: 1}\n"
@@ -27,10 +29,14 @@ GIB = 1024**3
 
 
 def big(handle: Any, gib_per_chunk: int) -> Any:
-    """Give db.foo's three chunks a nominal size, so the resharding takes simulated hours."""
-    store = handle.sandbox.cluster.chunks("db.foo")
+    """Give db.foo's three chunks a nominal size, so the resharding takes simulated hours,
+    on volumes large enough for its copy (apply refuses a plan that would fill a disk)."""
+    cluster = handle.sandbox.cluster
+    store = cluster.chunks("db.foo")
     for i in range(len(store)):
         store.set_size(i, gib_per_chunk * GIB, store.count_at(i))
+    for shard in cluster.shard_names():
+        cluster.volumes.disks[shard] = Disk(64 * 1024 * GIB, 0)
     return handle
 
 

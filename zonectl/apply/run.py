@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import get_args
 
+from zonectl.apply.disk_guard import refuse_full
 from zonectl.apply.drain import ShardStage
 from zonectl.apply.drain_reply import refuse_blocked_removals
 from zonectl.apply.interrupt import check_stop, stop_requested
@@ -87,6 +88,7 @@ def _run_leased(
         return
     refuse_blocked(plan, detach=options.detach, budget_s=options.migrate_budget_s)
     refuse_blocked_removals(plan)
+    refuse_full(plan)
     if not confirm(prepared, previews):
         raise ZonectlError("apply cancelled; nothing was changed")
     _Runner(ports, options, events, lease, result).run(plan, previews)

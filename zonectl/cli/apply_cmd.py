@@ -208,7 +208,10 @@ def _preparer(preparer: ApplyPreparer) -> Callable[[], Prepared]:
         draft = preparer.draft()
         for message in draft.warnings:
             warn(message)
-        return preparer.finish(draft)
+        prepared = preparer.finish(draft)
+        for message in prepared.plan.warnings[len(draft.plan.warnings) :]:
+            warn(message)  # what the impact reads found (the disk guard's notices)
+        return prepared
 
     return prepare
 

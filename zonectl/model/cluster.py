@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from zonectl.model.capacity import ShardVolume
 from zonectl.model.shard_lifecycle import ShardDrain
 
 # Databases whose sharded collections are MongoDB's own (config.system.sessions in every
@@ -151,6 +152,11 @@ class ClusterState:
     # What each shard being removed (by the policy) or draining (in config.shards) still
     # holds, by shard id (model/shard_lifecycle.py); empty when none is.
     drains: Mapping[str, ShardDrain] = field(default_factory=dict)
+    # Each shard's volume by shard id (model/capacity.py), read once a plan moves data.
+    # None: not read; `volumes_unread` then says why when it was tried (the user may not
+    # run dbStats), "" when the plan moves nothing.
+    volumes: Mapping[str, ShardVolume] | None = None
+    volumes_unread: str = ""
 
     @property
     def major(self) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from zonectl.diagnostics import Position
+from zonectl.model.capacity import DEFAULT_LIMIT, DiskLimit
 from zonectl.model.shard_lifecycle import ShardSpec
 
 FirehoseType = Literal["date", "objectId", "epochSeconds", "epochMillis"]
@@ -169,6 +170,13 @@ class DesiredState:
     # (model/shard_lifecycle.py); a shard absent here is active and has no host to add.
     # A removed shard's zones are dropped from `shards` (with a warning).
     shard_specs: Mapping[str, ShardSpec] = dataclasses.field(default_factory=dict)
+    # `disk: {limit}` for the cluster (None: the default, 85 %) and per shard.
+    disk_limit: DiskLimit | None = None
+    shard_disk_limits: Mapping[str, DiskLimit] = dataclasses.field(default_factory=dict)
+
+    def limit_of(self, shard: str) -> DiskLimit:
+        """The disk limit of `shard`: its own, else the cluster's, else 85 %."""
+        return self.shard_disk_limits.get(shard) or self.disk_limit or DEFAULT_LIMIT
 
     @property
     def removed_shards(self) -> frozenset[str]:

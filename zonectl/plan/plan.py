@@ -13,6 +13,7 @@ from bson import json_util
 from bson.binary import UuidRepresentation
 
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
+from zonectl.model.capacity import CapacityReport
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import sort_key
 from zonectl.plan.ops import Impact, Op
@@ -75,6 +76,9 @@ class Plan:
     # matched nothing: shown with the plan (stdout), not as warnings.
     notes: tuple[str, ...] = ()
     origins: Mapping[str, str] = field(default_factory=dict)  # namespace -> its pattern
+    # Each shard's volume now and once the plan has run (zonectl/capacity/); None when the
+    # plan moves no data or no volume could be read.
+    capacity: CapacityReport | None = None
 
     @property
     def has_changes(self) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 from bson import json_util
 
 from zonectl.errors import ZonectlError
+from zonectl.plan.capacity_doc import capacity_from_doc, capacity_to_doc
 from zonectl.plan.kinds import OPS_BY_KIND
 from zonectl.plan.ops import Impact, Op
 from zonectl.plan.plan import FORMAT_VERSION, Plan, Unmanaged
@@ -161,6 +162,8 @@ def plan_to_doc(plan: Plan) -> dict[str, Any]:
         # Only when present, so saved plans without unsharded pins or patterns stay as they were.
         **({"notes": list(plan.notes)} if plan.notes else {}),
         **({"origins": dict(sorted(plan.origins.items()))} if plan.origins else {}),
+        # Only when volumes were read (the plan moves data), so other plans stay as they were.
+        **({"capacity": capacity_to_doc(plan.capacity)} if plan.capacity is not None else {}),
     }
 
 
@@ -193,6 +196,7 @@ def load_plan(text: str) -> Plan:
             namespaces=tuple(doc.get("namespaces", ())),
             notes=tuple(doc.get("notes", ())),
             origins=dict(doc.get("origins", {})),
+            capacity=capacity_from_doc(doc["capacity"]) if doc.get("capacity") else None,
             valid_until=(
                 dt.datetime.fromisoformat(doc["valid_until"]) if doc.get("valid_until") else None
             ),

@@ -13,6 +13,7 @@ from bson.json_util import CANONICAL_JSON_OPTIONS
 
 from zonectl.balancer_settings.row import Setting
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION, plain
+from zonectl.model.capacity import DiskLimit
 from zonectl.model.desired import (
     ActiveWindow,
     BalancerPolicy,
@@ -25,6 +26,7 @@ from zonectl.model.desired import (
     ZoneRange,
 )
 from zonectl.model.shard_lifecycle import ShardSpec
+from zonectl.policy.check_disk import cluster_limit, shard_limits
 from zonectl.policy.check_misc import is_pattern
 from zonectl.policy.check_ranges import CheckedRange
 from zonectl.policy.fragment import CollectionEntry
@@ -59,8 +61,19 @@ def build_desired(
     }
     balancer = _balancer(merged)
     positions = {name: merged.shards[name].at(key=True) for name in shards}
+    found = cluster_limit(merged.disk)  # checked: a DiskLimit or None
+    disk = found if isinstance(found, DiskLimit) else None
+    per_shard = {n: v for n, v in shard_limits(merged.shards).items() if isinstance(v, DiskLimit)}
     state = DesiredState(
-        shards, collections, balancer, tuple(sources), "", patterns=patterns, shard_specs=specs
+        shards,
+        collections,
+        balancer,
+        tuple(sources),
+        "",
+        patterns=patterns,
+        shard_specs=specs,
+        disk_limit=disk,
+        shard_disk_limits=per_shard,
     )
     return DesiredState(
         shards,
@@ -72,6 +85,8 @@ def build_desired(
         patterns=patterns,
         own_database=own_database,
         shard_specs=specs,
+        disk_limit=disk,
+        shard_disk_limits=per_shard,
     )
 
 
@@ -173,6 +188,11 @@ def digest_of(state: DesiredState) -> str:
         normal["shardSpecs"] = {
             name: {"state": spec.state, "host": spec.host}
             for name, spec in sorted(state.shard_specs.items())
+        }
+    if state.disk_limit is not None or state.shard_disk_limits:  # only when set, likewise
+        normal["disk"] = {
+            "limit": state.disk_limit.ratio if state.disk_limit else None,
+            "shards": {n: d.ratio for n, d in sorted(state.shard_disk_limits.items())},
         }
     if state.patterns:  # only when present, so digests of pattern-free policies stay put
         normal["patterns"] = {ns: _normal_collection(c) for ns, c in state.patterns.items()}

@@ -2,7 +2,7 @@
 
 Codes never change meaning once released: CI annotations, docs and suppressions refer to them.
 ZP1xx reading and schema, ZP2xx keys and ranges, ZP3xx zones and shards, ZP4xx firehose,
-ZP5xx balancer.
+ZP5xx balancer, ZP6xx sampling, ZP7xx disk limits.
 """
 
 from __future__ import annotations
@@ -63,4 +63,7 @@ CODES: dict[str, str] = {
     "ZP504": "activeWindow beside activeWindowDOW: MongoDB 8.3 ignores it",
     "ZP505": "day-of-week window listed twice",
     "ZP601": "sampling on an internal database or system collection",
+    "ZP701": "disk limit is not a percentage",
+    "ZP702": "disk limit is 0 % or over 100 %",
+    "ZP703": "the disk section is defined in two places",
 }

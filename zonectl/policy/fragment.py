@@ -16,6 +16,7 @@ from zonectl.policy.extjson import BoundError, decode_bound
 from zonectl.policy.schema import (
     BalancerModel,
     CollectionModel,
+    DiskModel,
     PolicyFileModel,
     ShardModel,
     ShardValue,
@@ -60,6 +61,7 @@ class ShardEntry:
     state: Literal["active", "removed"] = "active"
     host: str | None = None
     long_form: bool = False  # written as {zones, state, host}: zone positions under `zones`
+    disk: DiskModel | None = None  # the long form's `disk: {limit}`
 
     def at(self, *steps: str | int, key: bool = False) -> Position:
         return self.doc.position(("shards", self.name, *steps), key=key)
@@ -73,6 +75,7 @@ class ShardEntry:
 class Fragment:
     doc: Document
     balancer: BalancerModel | None = None
+    disk: DiskModel | None = None  # the top-level `disk:` section
     shards: list[ShardEntry] = field(default_factory=list)
     collections: list[CollectionEntry] = field(default_factory=list)
     shards_complete: bool = True  # False: some shard entry failed, so zone checks would lie
@@ -81,7 +84,9 @@ class Fragment:
 def shard_entry(name: str, value: list[str] | ShardModel, doc: Document) -> ShardEntry:
     """A `shards:` entry, list form (an active shard's zones) or long form."""
     if isinstance(value, ShardModel):
-        return ShardEntry(name, tuple(value.zones), doc, value.state, value.host, long_form=True)
+        return ShardEntry(
+            name, tuple(value.zones), doc, value.state, value.host, long_form=True, disk=value.disk
+        )
     return ShardEntry(name, tuple(value), doc)
 
 
@@ -103,7 +108,7 @@ def parse_fragment(doc: Document, limits: Limits) -> tuple[Fragment | None, list
             return None, diagnostics  # not (readably) a zonectl policy: check nothing else
         fragment = _salvage(doc, data, diagnostics)
     else:
-        fragment = Fragment(doc, model.balancer)
+        fragment = Fragment(doc, model.balancer, model.disk)
         fragment.shards = [shard_entry(n, value, doc) for n, value in model.shards.items()]
         for namespace, collection in model.collections.items():
             fragment.collections.append(_collection(doc, namespace, collection, diagnostics))
@@ -116,6 +121,11 @@ def _salvage(doc: Document, data: dict[str, Any], diagnostics: list[Diagnostic])
     try:
         if data.get("balancer") is not None:
             fragment.balancer = BalancerModel.model_validate(data["balancer"])
+    except ValidationError:
+        pass
+    try:
+        if data.get("disk") is not None:
+            fragment.disk = DiskModel.model_validate(data["disk"])
     except ValidationError:
         pass
     shards = data.get("shards")

@@ -12,6 +12,7 @@ from zonectl.diagnostics import Diagnostic, Severity, has_errors, sorted_diagnos
 from zonectl.errors import InvalidPolicyError
 from zonectl.model.desired import DesiredState
 from zonectl.policy import (
+    check_disk,
     check_firehose,
     check_misc,
     check_ownership,
@@ -101,6 +102,7 @@ def check_policy(
         problems += check_misc.check_zone_references(
             merged.collections.values(), merged.assigned_zones | merged.removed_shard_zones
         )
+    problems += check_disk.check_disk(merged)
     if merged.balancer is not None:
         problems += check_misc.check_balancer(*merged.balancer)
         problems += check_settings.check_day_windows(*merged.balancer)

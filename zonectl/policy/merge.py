@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from zonectl.diagnostics import Diagnostic, Position, Severity
 from zonectl.policy.fragment import CollectionEntry, Fragment, ShardEntry
-from zonectl.policy.schema import BalancerModel
+from zonectl.policy.schema import BalancerModel, DiskModel
 from zonectl.policy.tree import Document
 
 
@@ -17,6 +17,7 @@ class Merged:
     shards: dict[str, ShardEntry] = field(default_factory=dict)
     collections: dict[str, CollectionEntry] = field(default_factory=dict)
     balancer: tuple[BalancerModel, Document] | None = None
+    disk: tuple[DiskModel, Document] | None = None  # the top-level `disk:` section
     shards_complete: bool = True
 
     @property
@@ -46,6 +47,13 @@ def merge_fragments(fragments: Iterable[Fragment]) -> tuple[Merged, list[Diagnos
                 problems.append(_conflict("ZP132", here, "the balancer section", there))
             else:
                 merged.balancer = (fragment.balancer, fragment.doc)
+        if fragment.disk is not None:
+            here = fragment.doc.position(("disk",), key=True)
+            if merged.disk is not None:
+                there = merged.disk[1].position(("disk",), key=True)
+                problems.append(_conflict("ZP703", here, "the disk section", there))
+            else:
+                merged.disk = (fragment.disk, fragment.doc)
         for shard in fragment.shards:
             previous = merged.shards.get(shard.name)
             if previous is not None:
@@ -66,4 +74,6 @@ def merge_fragments(fragments: Iterable[Fragment]) -> tuple[Merged, list[Diagnos
 def _conflict(code: str, here: Position, what: str, there: Position) -> Diagnostic:
     message = f"{what} is also defined at {there}"
     hint = "each shard, namespace and the balancer belong to exactly one place in the policy"
+    if code == "ZP703":
+        hint = "the disk section belongs to one file; set a shard's own limit in its entry"
     return Diagnostic(code, Severity.ERROR, here, message, hint)

@@ -184,6 +184,17 @@ class CollectionModel(_CollectionSettings):
     """What zonectl manages for one namespace."""
 
 
+class DiskModel(_Model):
+    """How full a plan may make a shard's volume: plan blocks (and apply refuses) a change
+    that would take a shard past it. MongoDB has no such limit since 6.2."""
+
+    limit: StrictStr = Field(
+        description='Share of the volume (fsTotalSize), "85%" by default; over 0 % and at '
+        "most 100 %.",
+        examples=["85%"],
+    )
+
+
 class ShardModel(_Model):
     """A `shards:` entry in long form: its zones, and where it stands in its lifecycle."""
 
@@ -199,6 +210,9 @@ class ShardModel(_Model):
         None,
         description='Replica set seed list "rs/host:port,...": addShard when the cluster '
         "lacks this shard, before its zones are given.",
+    )
+    disk: DiskModel | None = Field(
+        None, description="This shard's disk limit, over the cluster's `disk`."
     )
 
 
@@ -219,6 +233,9 @@ class PolicyFileModel(_Model):
     apiVersion: Literal["zonectl/v1"] = Field(description="Format version of this file.")
     kind: Literal["ZonePolicy"] = Field(description="Always ZonePolicy.")
     balancer: BalancerModel | None = Field(None, description="Balancer settings to manage.")
+    disk: DiskModel | None = Field(
+        None, description='Every shard\'s disk limit ({limit: "85%"} by default).'
+    )
     shards: dict[StrictStr, ShardValue] = Field(
         default_factory=dict,
         description="shard -> zones (a list), or {zones, state, host}; authoritative for "

@@ -3,6 +3,7 @@ diff per namespace, impact estimate, unmanaged items and how to roll back."""
 
 from __future__ import annotations
 
+from zonectl.capacity.text import capacity_lines
 from zonectl.model.keys import format_value
 from zonectl.plan.ops import Op, format_range
 from zonectl.plan.plan import Plan
@@ -75,9 +76,23 @@ def render_markdown(plan: Plan) -> str:
         out += [f"**{title}**{pattern}", "", "```diff"]
         out += [" ".join(op_line(op)) for op in ops]
         out += ["```", ""]
-    out += _impact(plan) + _unmanaged(plan) + _notes(plan) + _warnings(plan)
+    out += _disk(plan) + _impact(plan) + _unmanaged(plan) + _notes(plan) + _warnings(plan)
     out += _rollback(plan) + _footer(plan)
     return "\n".join(out) + "\n"
+
+
+def _disk(plan: Plan) -> list[str]:
+    """Shards past their disk limit after (BLOCKED) or before the plan; [] otherwise."""
+    found = capacity_lines(plan.capacity)
+    if not found:
+        return []
+    out = ["### Disk capacity", ""]
+    if plan.capacity is not None and plan.capacity.blocked:
+        out += ["> [!CAUTION]", "> `zonectl apply` refuses this plan: it would fill a disk", ""]
+    for line, details in found:
+        out.append(f"- {markdown_text(line)}")
+        out.extend(f"  - {markdown_text(d)}" for d in details)
+    return [*out, ""]
 
 
 def _impact(plan: Plan) -> list[str]:

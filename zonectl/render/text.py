@@ -3,6 +3,7 @@ only when asked (the CLI asks on a TTY without NO_COLOR)."""
 
 from __future__ import annotations
 
+from zonectl.capacity.text import capacity_lines
 from zonectl.plan.ops import Op
 from zonectl.plan.plan import Plan
 from zonectl.render.inert import terminal
@@ -43,9 +44,23 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         out.append("unmanaged (left untouched)")
         out.extend(terminal(f"  {u.kind} {u.name}: {u.detail}") for u in plan.unmanaged)
         out.append("")
+    out += disk_lines(plan)
     out += notes_lines(plan)
     out.append(summary_line(plan))
     return "\n".join(out) + "\n"
+
+
+def disk_lines(plan: Plan) -> list[str]:
+    """The shards this plan would take past their disk limit (BLOCKED: apply refuses it),
+    and those already past it; nothing while every shard stays under its limit."""
+    found = capacity_lines(plan.capacity)
+    if not found:
+        return []
+    out = ["disk capacity"]
+    for line, details in found:
+        out.append(terminal(f"  {line}"))
+        out.extend(terminal(f"      {d}") for d in details)
+    return [*out, ""]
 
 
 def notes_lines(plan: Plan) -> list[str]:

@@ -18,6 +18,7 @@ from zonectl.mongo.echo import command_line
 from zonectl.mongo.resolve import read_resolved
 from zonectl.plan.plan import Plan, make_fingerprint
 from zonectl.plan.unsharded import UNREACHABLE
+from zonectl.session.capacity import with_capacity
 from zonectl.session.checks import with_impacts
 from zonectl.session.policy_plan import read_policy_plan
 
@@ -72,7 +73,9 @@ class ApplyPreparer:
     def finish(self, draft: Draft) -> Prepared:
         if draft.saved:
             return Prepared(draft.plan, draft.migrate)
-        return Prepared(with_impacts(self.conn, draft.actual, draft.plan), draft.migrate)
+        plan = with_impacts(self.conn, draft.actual, draft.plan)
+        plan, _ = with_capacity(self.conn, draft.actual, plan, self.desired)
+        return Prepared(plan, draft.migrate)
 
 
 def check_fresh(saved: Plan, desired: DesiredState, *, actual_fp: str, now: dt.datetime) -> None:

@@ -25,6 +25,7 @@ from zonectl.mongo.forecast_read import range_key
 from zonectl.plan.plan import Plan
 from zonectl.session.after import state_after
 from zonectl.session.boundaries import window_boundaries
+from zonectl.session.capacity import with_capacity
 from zonectl.session.checks import assigned_ranges, with_impacts, with_plan_checks
 from zonectl.session.forecast import ForecastFlags, drains_of, read_forecast, with_drains
 from zonectl.session.policy_plan import read_policy_plan
@@ -62,6 +63,7 @@ def read_plan(
     if policy.next_tick:
         plan = dataclasses.replace(plan, valid_until=policy.next_tick)
     plan = with_plan_checks(conn, plan, actual, resolved.desired, sizes.batch)
+    plan, actual = with_capacity(conn, actual, plan, resolved.desired)
     return Planned(plan, actual, resolved.desired)
 
 
