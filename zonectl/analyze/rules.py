@@ -3,7 +3,14 @@ findings of every rule; cluster-wide findings (draining zones). Pure."""
 
 from __future__ import annotations
 
-from zonectl.analyze import rules_hotspots, rules_key, rules_key_choice, rules_workload, rules_zone
+from zonectl.analyze import (
+    rules_drain,
+    rules_hotspots,
+    rules_key,
+    rules_key_choice,
+    rules_workload,
+    rules_zone,
+)
 from zonectl.analyze.inputs import AnalyzeInput, CollectionInput
 from zonectl.analyze.report import (
     CollectionReport,
@@ -29,7 +36,8 @@ def build_report(data: AnalyzeInput) -> Report:
         coll = data.collections[ns]
         policy = data.desired.collections.get(ns) if data.desired else None
         reports.append(_collection(data, coll, policy, holders))
-    return Report(tuple(reports), tuple(rules_zone.draining_rules(data.state)))
+    cluster_wide = [*rules_zone.draining_rules(data.state), *rules_drain.drain_rules(data.state)]
+    return Report(tuple(reports), tuple(cluster_wide))
 
 
 def _collection(

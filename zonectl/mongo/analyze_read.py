@@ -5,6 +5,7 @@ per-collection reads for all collections at once (analyze_bulk)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from zonectl.model.keys import sort_key
 from zonectl.mongo.analyze_bulk import Reply, read_changes, read_chunk_infos, read_key_replies
 from zonectl.mongo.chunk_batch import ChunkBatch, straddling
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.drain_read import read_drains
 from zonectl.mongo.shard_key_read import key_metrics, workload_of
 from zonectl.mongo.state import WHOLE, read_config_documents
 from zonectl.mongo.workload_read import with_workload
@@ -51,6 +53,9 @@ def read_analyze_input(
     `candidates`: keys to put beside each live key (`analyze --candidate`)."""
     docs = read_config_documents(conn, None)
     state = docs.cluster_state(conn)
+    draining = [s.id for s in state.shards if s.draining]
+    if draining:  # what each draining shard still holds, for the drain rules
+        state = dataclasses.replace(state, drains=read_drains(conn, state, draining))
     # MongoDB's own sharded collections (config.system.sessions) only when named.
     live = {ns for ns in state.collections if not is_mongodb_own(ns)}
     known = live | set(desired.collections if desired else ())

@@ -215,7 +215,12 @@ def _read_unsharded(conn: Connection, held: dict[str, _Held]) -> None:
     }
     listed = read_cluster_catalog(conn, databases)
     if listed is None:
-        listed = [(db, [dict(e) for e in conn.client[db].list_collections()]) for db in databases]
+        # One batch per database (cursor.batchSize): the reads do not grow with its collections.
+        whole = {"batchSize": WHOLE}
+        listed = [
+            (db, [dict(e) for e in conn.client[db].list_collections(cursor=whole)])
+            for db in databases
+        ]
     for db, entries in listed:
         for entry in entries:
             name, kind = str(entry.get("name", "")), str(entry.get("type", "collection"))

@@ -4,6 +4,7 @@ lease and journals, reshardings. The report is built above (zonectl/session/stat
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from zonectl.mongo.chunk_scan import ChunkCompliance
 from zonectl.mongo.chunk_scan_many import read_many_compliance
 from zonectl.mongo.collection_status import read_collection_statuses
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.drain_read import read_drains
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease
 from zonectl.mongo.reshard_read import read_progress, read_reshardings
@@ -61,6 +63,10 @@ def read_status(
     (a few bytes a chunk) for the pictures."""
     notes: list[str] = []
     state, colls, balancer_status = _read_config(conn, notes)
+    # What each draining shard still holds: a fixed number of reads, none when none drains.
+    draining = [s.id for s in state.shards if s.draining]
+    if draining:
+        state = dataclasses.replace(state, drains=read_drains(conn, state, draining))
     entries = {str(d["_id"]): d for d in colls}
     names = _reported(state, entries, namespaces, notes)
     shard_zones = {s.id: s.zones for s in state.shards}

@@ -84,8 +84,6 @@ class LiveCapture:
     def capture(self) -> Capture:
         found = self._find("shards")
         shards = [{str(k): d[k] for k in ("_id", "tags", "draining") if k in d} for d in found]
-        if any(s.get("draining") for s in shards):
-            self.notes.append("a shard was draining (removeShard) at capture: the twin's is not")
         databases = [d for d in self._find("databases") if d.get("_id") not in ("admin", "config")]
         collections = sorted(
             (d for d in self._find("collections") if is_user_collection(d)),

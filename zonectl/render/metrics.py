@@ -2,8 +2,9 @@
 from a status report, the policy's drift and windows, and the run that wrote them. Pure.
 
 Every name carries its unit (`_seconds`, `_bytes`, `_timestamp_seconds`) and every series
-the labels `cluster` and, where it is about one, `namespace` or `command`: no chunk, shard
-key or host label, so the series count grows with namespaces, not with data."""
+the labels `cluster` and, where it is about one, `namespace` or `command`, or `shard` for a
+shard being drained (a handful at most): no chunk, shard key or host label, so the series
+count grows with namespaces, not with data."""
 
 from __future__ import annotations
 
@@ -99,6 +100,15 @@ HELP: dict[str, str] = {
     "zonectl_resharding_remaining_seconds": (
         "The server's own estimate of the resharding's remaining time ($currentOp)."
     ),
+    "zonectl_shard_draining_remaining_chunks": "Chunks left on a shard being drained.",
+    "zonectl_shard_draining_remaining_bytes": (
+        "Bytes of its sharded collections left on a shard being drained ($shardedDataDistribution "
+        "ownedSizeBytes; else 8.3's estimatedRemainingBytes)."
+    ),
+    "zonectl_shard_draining_blocked": (
+        "1 when the drain of the shard does not progress for this reason (balancer-off, "
+        "outside-window, jumbo, no-recipient), else 0."
+    ),
     "zonectl_balancer_enabled": "1 when the balancer mode is full and it is not stopped.",
     "zonectl_balancer_in_window": (
         "1 when now is inside the balancer activeWindow (or there is none); on 8.3+ "
@@ -186,6 +196,7 @@ def _put_report(put: _Put, m: ClusterMetrics, r: StatusReport) -> None:
         put("zonectl_resharding_copied_ratio", rs.share, labels)
         if rs.remaining_s is not None:
             put("zonectl_resharding_remaining_seconds", rs.remaining_s, labels)
+    _put_drains(put, m.cluster, r)
     put("zonectl_balancer_enabled", int(r.balancer.mode == "full"), cl)
     if m.balancer_in_window is not None:
         put("zonectl_balancer_in_window", int(m.balancer_in_window), cl)
@@ -200,6 +211,26 @@ def _put_report(put: _Put, m: ClusterMetrics, r: StatusReport) -> None:
             put("zonectl_lease_age_seconds", age, cl)
     put("zonectl_unfinished_journals", len(r.journals), cl)
     put("zonectl_unrestored_pauses", sum(len(j.unrestored) for j in r.journals), cl)
+
+
+# The reasons a drain in flight stalls (model/drain_blockers.py): each draining shard has a
+# series for every one, so an alert sees a 1 appear rather than a series.
+DRAIN_REASONS = ("balancer-off", "outside-window", "jumbo", "no-recipient")
+
+
+def _put_drains(put: _Put, cluster: str, r: StatusReport) -> None:
+    """Per draining shard (a handful at most: the `shard` label stays bounded)."""
+    for d in r.drains:
+        shard = d.drain.shard
+        labels = make_labels(cluster=cluster, shard=shard)
+        put("zonectl_shard_draining_remaining_chunks", d.drain.chunks, labels)
+        left = d.drain.bytes if d.drain.bytes is not None else d.drain.estimated_remaining_bytes
+        if left is not None:
+            put("zonectl_shard_draining_remaining_bytes", left, labels)
+        codes = {b.code for b in d.blockers}
+        for reason in DRAIN_REASONS:
+            put("zonectl_shard_draining_blocked", int(reason in codes),
+                make_labels(cluster=cluster, shard=shard, reason=reason))  # fmt: skip
 
 
 def _ts(when: dt.datetime) -> float:

@@ -13,6 +13,7 @@ from bson import json_util
 
 from zonectl.model.cluster import ReshardProgress
 from zonectl.model.layout import ChunkLayout
+from zonectl.model.shard_lifecycle import Blocker, ShardDrain
 from zonectl.plan.settings_view import SettingLine
 
 FORMAT_VERSION = 1
@@ -122,6 +123,21 @@ class DatabaseStatus:
 
 
 @dataclass(frozen=True)
+class DrainStatus:
+    """A shard being drained: what it still holds (read live), what keeps its drain from
+    progressing, and when the balancer is forecast to have emptied it."""
+
+    drain: ShardDrain
+    blockers: tuple[Blocker, ...] = ()
+    eta: dt.datetime | None = None  # the balancer route's finish (forecast/drain.py)
+    eta_note: str = ""  # why there is no ETA (never finishes, not forecast)
+
+    @property
+    def blocked(self) -> bool:
+        return bool(self.blockers)
+
+
+@dataclass(frozen=True)
 class StatusReport:
     uri: str
     version: str
@@ -140,6 +156,8 @@ class StatusReport:
     reshardings: tuple[ReshardProgress, ...] = ()
     # Balancer settings stored or named by the policy (zonectl/plan/settings_view.py).
     settings: tuple[SettingLine, ...] = ()
+    # Each shard draining in config.shards (model/shard_lifecycle.py ShardDrain).
+    drains: tuple[DrainStatus, ...] = ()
 
     @property
     def compliant(self) -> bool:
@@ -233,6 +251,7 @@ def status_document(report: StatusReport) -> dict[str, Any]:
             }
             for r in report.reshardings
         ],
+        "drains": [drain_json(d) for d in report.drains],
         **(
             {
                 "databases": [
@@ -244,6 +263,43 @@ def status_document(report: StatusReport) -> dict[str, Any]:
             if report.databases or report.placements
             else {}
         ),
+    }
+
+
+def drain_json(d: DrainStatus) -> dict[str, Any]:
+    """A drain: remaining chunks and bytes (in total and per collection), jumbo chunks,
+    unsharded collections and database primaries left, orphans, ETA and blockers."""
+    drain = d.drain
+    return {
+        "shard": drain.shard,
+        "remaining": {
+            "chunks": drain.chunks,
+            "bytes": drain.bytes,
+            "estimatedRemainingBytes": drain.estimated_remaining_bytes,
+            "jumboChunks": len(drain.jumbo),
+            "collections": [
+                {
+                    "namespace": c.namespace,
+                    "chunks": c.chunks,
+                    "bytes": c.bytes,
+                    "jumbo": [
+                        {"min": _ejson(j.min), "max": _ejson(j.max), "bytes": j.bytes}
+                        for j in c.jumbo
+                    ],
+                }
+                for c in drain.collections
+            ],
+            "unshardedCollections": list(drain.unsharded),
+            "databases": list(drain.databases),
+        },
+        "orphans": {"documents": drain.orphan_docs, "bytes": drain.orphan_bytes},
+        "eta": _when(d.eta),
+        "etaNote": d.eta_note or None,
+        "blocked": d.blocked,
+        "blockers": [
+            {"code": b.code, "message": b.message, "fix": b.fix, "refuses": b.refuses}
+            for b in d.blockers
+        ],
     }
 
 

@@ -17,6 +17,7 @@ from zonectl.model.keys import format_value
 from zonectl.plan.settings_view import SettingLine
 from zonectl.render.inert import terminal
 from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, StatusReport
+from zonectl.render.status_drains import drain_lines
 
 
 def render_status_text(report: StatusReport, *, color: bool = False, width: int = 100) -> str:
@@ -65,6 +66,11 @@ def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
             "draining" if s.draining else "",
         )
     parts += [_t(""), _t("shards", style="bold" if color else ""), shards]
+    if report.drains:
+        parts += [_t(""), _t("draining shards", style="bold" if color else "")]
+        for d in report.drains:
+            warn = "yellow" if color and d.blocked else ""
+            parts += [_t(line, style=warn) for line in drain_lines(d)]
     if report.databases:
         parts += [_t(""), _t("managed databases", style="bold" if color else "")]
         parts += [

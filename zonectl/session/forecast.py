@@ -146,6 +146,8 @@ def with_drains(
     drains = [d for d in drains if not d.empty]
     if not drains:
         return forecast
+    # Their collections' entries (chunk sizes) in one find, not one per collection.
+    sizes.read_collections(sorted({c.namespace for d in drains for c in d.collections}))
     leaving = {d.shard for d in drains}
     recipients = tuple(s.id for s in actual.shards if not s.draining and s.id not in leaving)
     out = tuple(

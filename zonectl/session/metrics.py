@@ -42,9 +42,10 @@ def read_cluster_metrics(
     """Everything but the run, labelled `cluster`: the status report (read unless given;
     of `namespaces` only when given), migrations in flight, and with a policy its drift,
     its windows and when each last moved."""
+    zone = _config_zone(settings, desired)
     if report is None:
         report = read_status_report(
-            conn, database=settings.database, now=now, namespaces=namespaces
+            conn, database=settings.database, now=now, namespaces=namespaces, config_tz=zone
         )
     metrics = ClusterMetrics(
         cluster=cluster,
@@ -52,7 +53,7 @@ def read_cluster_metrics(
         report=report,
         balancer_in_window=in_active_window(
             report.balancer.active_window,
-            now.astimezone(_config_zone(settings, desired)),
+            now.astimezone(zone),
             report.balancer.day_windows,
         ),
         migrations=read_migrations_in_flight(conn),

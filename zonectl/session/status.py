@@ -16,13 +16,14 @@ from zonectl.model.desired import DesiredState
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.namespaces_read import read_namespaces
+from zonectl.mongo.status import read_status
 from zonectl.mongo.unsharded_read import read_move_impacts
 from zonectl.plan.settings_view import setting_lines
 from zonectl.render.status import DatabaseStatus, StatusReport
-from zonectl.session.forecast import ForecastFlags, read_forecast
+from zonectl.session.forecast import ForecastFlags, read_forecast, with_drains
 from zonectl.session.metrics import MetricsRead, read_cluster_metrics
 from zonectl.session.policy_plan import read_policy_plan
-from zonectl.session.status_report import read_status_report
+from zonectl.session.status_report import status_report, with_etas
 
 Lookup = Callable[[Collection[str]], Collection[str]]  # databases -> the cluster's namespaces
 # (scope, lookup) -> the namespaces `--namespace` selects; UsageError naming an unknown one.
@@ -60,10 +61,16 @@ def read_status_view(conn: Connection, request: StatusRequest) -> StatusView:
     """The report, its forecast and (when asked) the metrics, at the cluster's now."""
     now = conn.wall()
     selected = _select(conn, request) if request.choose is not None else None
-    report = read_status_report(
-        conn, database=request.database, now=now, namespaces=selected or None, layout=request.layout
+    read = read_status(
+        conn, database=request.database, namespaces=selected or None, layout=request.layout
     )
-    forecast = _forecast(conn, report, request.flags, now)
+    report = status_report(read, now, request.flags.tz)
+    sizes = ChunkSizes(conn)
+    forecast = _forecast(sizes, report, request.flags, now)
+    if report.drains:  # each drain's time by each route; the balancer's is status's ETA
+        drains = [d.drain for d in report.drains]
+        forecast = with_drains(forecast, drains, read.state, sizes)
+        report = dataclasses.replace(report, drains=with_etas(report.drains, forecast))
     metrics: MetricsRead | None = None
     if request.metrics is not None:
         wanted = request.metrics
@@ -115,7 +122,7 @@ def with_policy(conn: Connection, view: StatusView, desired: DesiredState) -> St
 
 
 def _forecast(
-    conn: Connection, report: StatusReport, flags: ForecastFlags, now: dt.datetime
+    sizes: ChunkSizes, report: StatusReport, flags: ForecastFlags, now: dt.datetime
 ) -> Forecast:
     """The forecast for the namespaces not compliant, from what status read."""
     late = [c for c in report.collections if c.sharded and (c.outside_zone or c.straddling)]
@@ -128,7 +135,7 @@ def _forecast(
         if (c.server or {}).get("firstComplianceViolation") == "defragmentingChunks"
     )
     return read_forecast(
-        ChunkSizes(conn),
+        sizes,
         ranges,
         shard_zones,
         flags,

@@ -9,7 +9,10 @@ import datetime as dt
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from zonectl.forecast.report import Forecast
+from zonectl.model.balancer_window import in_active_window
 from zonectl.model.cluster import ClusterState
+from zonectl.model.drain_blockers import drain_blockers
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example
 from zonectl.mongo.chunk_sizes import per_chunk
 from zonectl.mongo.connect import Connection
@@ -20,6 +23,7 @@ from zonectl.render.status import (
     BalancerState,
     ChunkRef,
     CollectionStatus,
+    DrainStatus,
     LeaseState,
     OpenJournal,
     RangeStatus,
@@ -37,16 +41,21 @@ def read_status_report(
     now: dt.datetime,
     namespaces: Collection[str] | None = None,
     layout: bool = False,
+    config_tz: dt.tzinfo | None = None,
 ) -> StatusReport:
     """The whole report. `namespaces` limits the per-namespace part (and the shard chunk
     totals) to those; unknown names are reported in `notes`. With `layout`, each sharded
-    namespace also keeps where every chunk sits (a few bytes a chunk) for the pictures."""
+    namespace also keeps where every chunk sits (a few bytes a chunk) for the pictures.
+    `config_tz`: the config server's time zone, in which a drain's window is read."""
     read = read_status(conn, database=database, namespaces=namespaces, layout=layout)
-    return status_report(read, now)
+    return status_report(read, now, config_tz)
 
 
-def status_report(read: StatusRead, now: dt.datetime) -> StatusReport:
-    """The report of what was read; a lease is expired if it expires at or before `now`."""
+def status_report(
+    read: StatusRead, now: dt.datetime, config_tz: dt.tzinfo | None = None
+) -> StatusReport:
+    """The report of what was read; a lease is expired if it expires at or before `now`;
+    a drain's window blocker only with `config_tz` (the window is that zone's wall clock)."""
     collections = tuple(_collection(read, ns) for ns in read.names)
     servers = {c.namespace: c.server for c in collections}
     state = dataclasses.replace(
@@ -70,6 +79,42 @@ def status_report(read: StatusRead, now: dt.datetime) -> StatusReport:
         own_state_read=read.own_state_read,
         reshardings=read.reshardings,
         settings=setting_lines(state, None),
+        drains=_drains(state, now, config_tz),
+    )
+
+
+def with_etas(drains: tuple[DrainStatus, ...], forecast: Forecast) -> tuple[DrainStatus, ...]:
+    """Each drain with the balancer route's finish (forecast/drain.py): the instant, or why
+    it never finishes; a drain the forecast left out has nothing left to move."""
+    routes = {f.shard: f for f in forecast.drains}
+    out = []
+    for d in drains:
+        f = routes.get(d.drain.shard)
+        if f is None:
+            out.append(dataclasses.replace(d, eta_note="nothing left to move"))
+        elif f.balancer.seconds is None:
+            why = f": {f.balancer.why_not}" if f.balancer.why_not else ""
+            out.append(dataclasses.replace(d, eta_note=f"never by the balancer{why}"))
+        else:
+            out.append(dataclasses.replace(d, eta=f.at(f.balancer.seconds)))
+    return tuple(out)
+
+
+def _drains(
+    state: ClusterState, now: dt.datetime, config_tz: dt.tzinfo | None
+) -> tuple[DrainStatus, ...]:
+    """Each draining shard with its blockers (model/drain_blockers.py); the ETA is the
+    forecast's, added by the caller (session/status.py)."""
+    b = state.balancer
+    window_open = (
+        in_active_window(b.active_window, now.astimezone(config_tz), b.day_windows)
+        if config_tz is not None
+        else None
+    )
+    return tuple(
+        DrainStatus(drain, drain_blockers(state, drain, window_open))
+        for _, drain in sorted(state.drains.items())
+        if drain.draining
     )
 
 

@@ -170,6 +170,8 @@ def _yaml_doc(
             "name": shard(str(s["_id"])),
             "zones": [zone(str(z)) for z in s.get("tags", [])],
             **volumes.disk(capture, str(s["_id"])),
+            # a shard caught mid-drain keeps draining in the twin (removeShard was run)
+            **({"draining": True} if s.get("draining") else {}),
         }
         for s in capture.shards
     ]

@@ -422,8 +422,12 @@ def list_collections(request: Request) -> dict[str, Any]:
     name_only = bool(request.body.get("nameOnly"))
     entries = cluster_catalog.collection_entries(request.sandbox, request.db, name_only)
     found = [e for e in entries if matches(e, query)]
+    # `cursor.batchSize` sizes the first batch, as for aggregate (the drivers' enumerate-
+    # collections spec, mongodb/specifications source/enumerate-collections.md).
+    cursor_opts = request.body.get("cursor") or {}
+    batch = _non_negative(cursor_opts, "batchSize", "BatchSize")
     return cursor_reply(
-        request, f"{request.db}.$cmd.listCollections", (encode(e) for e in found), batch_size=None
+        request, f"{request.db}.$cmd.listCollections", (encode(e) for e in found), batch_size=batch
     )
 
 

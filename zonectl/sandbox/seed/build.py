@@ -86,6 +86,8 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
     for i, shard in enumerate(spec.shards):
         host = shard.host or f"{shard.name}/{shard.name}.sandbox:{27018 + i}"
         cluster.add_shard(shard.name, host, shard.zones)
+        if shard.draining:
+            cluster.set_shard_field(shard.name, "draining", True)
     # Only these replica sets answer addShard (commands/add_shard.py).
     cluster.spares = [{"name": s.name, "host": s.host} for s in spec.spareShards]
     names = cluster.shard_names()

@@ -41,6 +41,9 @@ class ShardSpec(_Model):
     # the slower of its donor's and recipient's rates. Default: balancer.copyRate.
     copyRate: str | None = None
     disk: DiskSpec | None = None  # the shard's volume (volume_spec.py)
+    # Being drained (removeShard or startShardDraining was run): config.shards `draining:
+    # true`, so the balancer moves its chunks off (a twin of a cluster caught mid-drain).
+    draining: bool = False
 
     @field_validator("copyRate")
     @classmethod
