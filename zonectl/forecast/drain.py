@@ -6,8 +6,8 @@ data's moves. Pure: the drain, the assumptions and `now` are passed in (plan and
   in one migration at a time: each round, the draining shard gives one chunk), each costing
   the cost model's time (timing.py), `balancerMigrationsThrottlingMs` between migrations
   (SERVER-75082), starting only inside its window. Each balancer migration moves at most the
-  chunk size (6.0.3+, moveRange without max). Jumbo chunks stay unless
-  attemptToBalanceJumboChunks; balancer off: never.
+  chunk size (6.0.3+, moveRange without max). Jumbo chunks stay, whatever
+  attemptToBalanceJumboChunks says; balancer off: never.
 - `apply --migrate` moves the chunks itself: the draining shard is the donor of every move,
   so one at a time (eager.py's Dispatcher), no throttle, no window; jumbo chunks only with
   --force-jumbo.
