@@ -61,8 +61,15 @@ def _read(sb: Any, removed: frozenset[str]) -> tuple[list[str], Any]:
 
 def test_nothing_is_read_when_no_shard_leaves(served: Any) -> None:
     sb = served("8.0", _cluster(2))
-    names, actual = _read(sb, frozenset({"s9"}))  # a removed shard the cluster lacks
+    names, actual = _read(sb, frozenset())
     assert names == [] and actual.drains == {}
+
+
+def test_a_removed_shard_the_cluster_lacks_costs_one_changelog_find(served: Any) -> None:
+    sb = served("8.0", _cluster(2))
+    names, actual = _read(sb, frozenset({"s9", "s8"}))
+    assert names == ["find"] and actual.drains == {}
+    assert actual.removed_before == {"s8": None, "s9": None}  # no removal on record
 
 
 def test_the_round_trips_do_not_grow_with_the_collections(served: Any) -> None:

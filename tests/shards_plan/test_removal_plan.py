@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from shards_kit import AT, POLICY, metadata, zonectl
+from shards_kit import AT, CLUSTER, POLICY, metadata, zonectl
 
 from zonectl.plan.serialize import load_plan
 from zonectl.prbot.body import plan_alerts
@@ -158,6 +158,30 @@ def test_a_removed_shard_the_cluster_does_not_have_plans_nothing(
     code, out, err = _plan(_policy(tmp_path, text), sb.uri, "--detailed-exitcode")
     assert code == 0, out + err
     assert "No changes: the cluster matches the policy." in out
+    # No removal of s9 on record: a misspelt name would otherwise pass in silence.
+    assert "shard s9 (state: removed) is not in the cluster and config.changelog records " in err
+    assert "a misspelt name? The cluster has s0, s1, s2." in err
+
+
+def test_a_shard_removed_earlier_is_a_note_and_nothing_to_do(served: Any, tmp_path: Path) -> None:
+    # The kit's cluster without its jumbo chunk and with no primary on s1: it can drain.
+    easy = CLUSTER.replace("    jumbo: [2]\n", "").replace("primary: s1", "primary: s0")
+    sb = served("7.0", easy)
+    state = ""
+    for _ in range(2000):  # started, then ongoing until the balancer has drained it
+        state = sb.client.admin.command("removeShard", "s1")["state"]
+        if state == "completed":
+            break
+        sb.sandbox.balancer.run_round()
+        sb.sandbox.balancer.poll()
+    assert state == "completed"
+    text = "apiVersion: zonectl/v1\nkind: ZonePolicy\nshards:\n  s0: [eu]\n  s2: [us]\n"
+    text += "  s1: {state: removed}\n"
+    code, out, err = _plan(_policy(tmp_path, text), sb.uri, "--detailed-exitcode")
+    assert code == 0, out + err
+    assert "No changes: the cluster matches the policy." in out
+    assert "shard s1 was removed from the cluster at " in out + err
+    assert "misspelt" not in err
 
 
 def test_removing_every_shard_is_refused_and_nothing_changes(served: Any, tmp_path: Path) -> None:

@@ -152,6 +152,9 @@ class ClusterState:
     # What each shard being removed (by the policy) or draining (in config.shards) still
     # holds, by shard id (model/shard_lifecycle.py); empty when none is.
     drains: Mapping[str, ShardDrain] = field(default_factory=dict)
+    # Shards the policy removes that the cluster no longer has, with when config.changelog
+    # records their removal (None: it does not, e.g. a misspelt name or a rolled-over log).
+    removed_before: Mapping[str, Any] = field(default_factory=dict)
     # Each shard's volume by shard id (model/capacity.py), read once a plan moves data.
     # None: not read; `volumes_unread` then says why when it was tried (the user may not
     # run dbStats), "" when the plan moves nothing.

@@ -44,10 +44,37 @@ def drain_targets(desired: DesiredState, actual: ClusterState) -> list[str]:
 def with_drain_facts(conn: Connection, desired: DesiredState, actual: ClusterState) -> ClusterState:
     """`actual` with `drains` filled for every drain target; unchanged (nothing read) when
     there is none."""
+    actual = _with_removed_before(conn, desired, actual)
     targets = drain_targets(desired, actual)
     if not targets:
         return actual
     return dataclasses.replace(actual, drains=read_drains(conn, actual, targets))
+
+
+def _with_removed_before(
+    conn: Connection, desired: DesiredState, actual: ClusterState
+) -> ClusterState:
+    """For each shard the policy removes that the cluster lacks: when config.changelog
+    records its removal (`what: "removeShard"`, written when removeShard completes or
+    commitShardRemoval commits; sharding_catalog_manager_shard_operations.cpp), in one
+    find; nothing is read when there is none."""
+    live = {s.id for s in actual.shards}
+    absent = sorted(desired.removed_shards - live)
+    if not absent:
+        return actual
+    found: dict[str, Any] = dict.fromkeys(absent)
+    try:
+        docs = conn.client["config"]["changelog"].find(
+            {"what": "removeShard", "details.shard": {"$in": absent}},
+            {"time": 1, "details.shard": 1},
+        )
+        for doc in docs:
+            shard = str((doc.get("details") or {}).get("shard", ""))
+            if shard in found:
+                found[shard] = max(filter(None, (found[shard], doc.get("time"))), default=None)
+    except PyMongoError:
+        pass  # unreadable (privileges): each is then only "not in the cluster"
+    return dataclasses.replace(actual, removed_before=found)
 
 
 @dataclass

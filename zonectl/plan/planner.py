@@ -58,7 +58,7 @@ from zonectl.plan.shard_addition import (
     shards_to_add,
     stopped_draining,
 )
-from zonectl.plan.shard_removal import Removal, relocation_ops, removal_ops
+from zonectl.plan.shard_removal import Removal, absent_removals, relocation_ops, removal_ops
 from zonectl.plan.unmanaged import owns_ranges, unmanaged_items
 from zonectl.plan.unsharded import (
     book_move,
@@ -307,6 +307,7 @@ def _with_shard_ops(
     """Shards joining first (before the memberships they get), the unsharded data of
     removed shards moved after the pins' moves, and each removal last (plan/shard_*.py)."""
     joins = join_ops(desired, actual, problems, draft.notes)
+    absent_removals(desired, actual, problems, draft.notes)
     moved = {r.ns for op in draft.move_ops if (r := op.relocation()) is not None}
     relocate = relocation_ops(actual, removal, draft.load, moved)
     cut = next(

@@ -16,6 +16,7 @@ from zonectl.model.desired import DesiredState
 from zonectl.model.shard_lifecycle import Blocker, ShardDrain
 from zonectl.plan.data_ops import MoveCollection
 from zonectl.plan.op_base import Op, format_bytes, format_range, plural
+from zonectl.plan.ranges import Problems
 from zonectl.plan.shard_ops import MovePrimary, RemovalStep, RemoveShard
 from zonectl.time_zones import load_time_zone
 
@@ -233,3 +234,24 @@ def _no_recipient(
             )
         )
     return out
+
+
+def absent_removals(
+    desired: DesiredState, actual: ClusterState, problems: Problems, notes: list[str]
+) -> None:
+    """A removed shard the cluster lacks: done when config.changelog records its removal (a
+    note); else a warning naming it, since a misspelt name would otherwise plan nothing."""
+    live = sorted(s.id for s in actual.shards)
+    for shard in sorted(desired.removed_shards - set(live)):
+        when = actual.removed_before.get(shard)
+        if when is not None:
+            at = when.strftime("%Y-%m-%d %H:%M UTC") if isinstance(when, dt.datetime) else when
+            notes.append(f"shard {shard} was removed from the cluster at {at}: nothing to do")
+            continue
+        spec = desired.shard_specs.get(shard)
+        problems.warn(
+            spec.position if spec is not None else None,
+            f"shard {shard} (state: removed) is not in the cluster and config.changelog records "
+            f"no removal of it: a misspelt name? The cluster has {', '.join(live)}. "
+            "If it was removed long ago, drop its entry from the policy",
+        )
