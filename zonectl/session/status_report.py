@@ -20,7 +20,6 @@ from zonectl.mongo.connect import Connection
 from zonectl.mongo.lease import describe_holder
 from zonectl.mongo.status import StatusRead, int_or_none, read_status, sorted_ranges
 from zonectl.plan.settings_view import setting_lines
-from zonectl.session.status_disk import with_disk
 from zonectl.render.status import (
     BalancerState,
     ChunkRef,
@@ -32,6 +31,7 @@ from zonectl.render.status import (
     ShardStatus,
     StatusReport,
 )
+from zonectl.session.status_disk import with_disk
 
 Doc = Mapping[str, Any]
 
