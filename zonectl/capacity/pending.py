@@ -37,12 +37,14 @@ def pending_loads(
         per_shard: dict[str, int] = {}
         for (shard, _), counts in tally.items():
             per_shard[shard] = per_shard.get(shard, 0) + counts[0]
-        for (shard, zone), counts in sorted(tally.items(), key=str):
-            if zone is None or not counts[0] or shard in drained or zone in zones_of.get(shard, ()):
+        for (shard, belongs), counts in sorted(tally.items(), key=str):
+            if belongs is None or not counts[0] or shard in drained:
+                continue
+            if belongs in zones_of.get(shard, ()):
                 continue
             held = owned.get(ns, {}).get(shard, 0)
             size = held // per_shard[shard] * counts[0]
-            targets = carriers.get(zone, set()) & staying
+            targets = carriers.get(belongs, set()) & staying
             add_load(loads, "ranges", targets, size, ns, ns)
     for shard, drain in sorted(state.drains.items()):
         live = state.shard(shard)
