@@ -5,10 +5,17 @@ same. The sandbox's clock is pinned (`sandbox:FILE?now=`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
+from typing import Any
 
 from capacity_kit import zonectl
+
+from zonectl.sandbox.auth.users import AuthConfig, User
+from zonectl.sandbox.seed import build
+from zonectl.sandbox.seed.schema import load_cluster_file
+from zonectl.sandbox.state import Sandbox
 
 NOW = "2026-03-02T12:00:00Z"
 CLUSTER = """
@@ -94,3 +101,28 @@ def test_a_window_that_fits_its_hot_shards_gets_nothing(tmp_path: Path) -> None:
     code, out, err = zonectl("plan", policy, "--uri", uri, "--format", "json")
     assert code == 0, err
     assert "ZA115" not in out + err
+
+
+def test_a_user_who_may_not_size_the_window_is_told_it_was_not_checked(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    """clusterMonitor runs dbStats but has no find on app.events, which dataSize needs."""
+    users = AuthConfig(
+        users=[User("mon", "admin", "pw", ("clusterMonitor",))],
+        iterations_sha256=4096,
+        iterations_sha1=4096,
+    )
+    sandbox = Sandbox("7.0", auth=users)
+    sandbox.clock.set(dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC))
+    build.seed(sandbox, load_cluster_file("cluster.yaml", CLUSTER), "cluster.yaml")
+    sb = sandbox_server("7.0", sandbox=sandbox)
+    uri = str(sb.uri).replace("mongodb://", "mongodb://mon:pw@")
+    policy, _ = _files(tmp_path)
+    code, out, err = zonectl("analyze", policy, "--uri", uri, "--format", "json")
+    assert code == 0, err
+    [finding] = _za115(out)
+    assert finding["severity"] == "info"
+    assert finding["evidence"] == (
+        "hot zone hot not checked against its disks: app.events: dataSize refused "
+        "(Unauthorized; it needs the find action on app.events)"
+    )
