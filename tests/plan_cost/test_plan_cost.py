@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
+from zonectl.mongo.ingest_read import PERIODS
 from zonectl.sandbox.state import Sandbox
 
 if not app.registered_commands:
@@ -144,7 +145,11 @@ def test_the_demo_plan_measures_at_most_its_budget_and_says_which_sizes_it_estim
     stated = doc["server_footprint"]["chunk_sizes"]
     budget = stated["measure_budget"]
     assert moving > budget > 0  # the default budget is small: most sizes are estimates
-    assert doc["server_footprint"]["commands"]["dataSize"] == stated["measured"] == budget
+    assert stated["measured"] == budget
+    # besides the chunk sizes, the hot-zone fit (ZA115) sizes app.events' window: its last
+    # PERIODS days and the window itself, one dataSize each
+    hot_zone = PERIODS + 1
+    assert doc["server_footprint"]["commands"]["dataSize"] == budget + hot_zone
     assert stated["measured"] + stated["estimated"] == moving
     # the estimates are spread like the measured sample (a round lasts its largest move)
     assert stated["estimates_spread_like_measured"] == budget

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
+from zonectl.model.ingest import HotZoneInput
 
 Kind = Literal["sharded", "unsharded", "view", "timeseries", "missing"]
 
@@ -110,3 +111,6 @@ class AnalyzeInput:
     desired: DesiredState | None = None
     boundaries: Mapping[str, Any] = field(default_factory=dict)  # firehose ns -> boundary
     version_note: str | None = None  # e.g. the server has no analyzeShardKey
+    # Firehose ns -> what its hot-zone fit needs, or why it could not be read
+    # (zonectl/session/hot_zones.py); absent: not asked (no policy, not a window).
+    hot_zones: Mapping[str, HotZoneInput | str] = field(default_factory=dict)

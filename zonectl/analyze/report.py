@@ -14,6 +14,7 @@ Source = Literal[
     "changelog",
     "policy",
     "sampled queries",  # analyzeShardKey's readWriteDistribution over config.sampledQueries
+    "dataSize and dbStats",  # a window's recent ingest and its hot shards' volumes
 ]
 Confidence = Literal["high", "medium", "low"]
 

@@ -4,6 +4,7 @@ findings of every rule; cluster-wide findings (draining zones). Pure."""
 from __future__ import annotations
 
 from zonectl.analyze import (
+    rules_capacity,
     rules_drain,
     rules_hotspots,
     rules_key,
@@ -66,6 +67,7 @@ def _collection(
         fh_figures, fh_findings = _firehose(data, coll, policy, holders)
         figures += fh_figures
         findings += fh_findings
+        findings += _hot_zone(data, ns, policy, holders)
         spread_figures, spread_findings = _spread(data, coll)
         figures += spread_figures
         if any(f.rule == "ZA132" for f in spread_findings):
@@ -85,6 +87,21 @@ def _collection(
         candidates=candidates,
         best_key=best,
     )
+
+
+def _hot_zone(
+    data: AnalyzeInput,
+    ns: str,
+    policy: CollectionPolicy | None,
+    holders: dict[str, list[str]],
+) -> list[Finding]:
+    """ZA115: the window's hot zone cannot hold `keep` periods of its ingest."""
+    if policy is None or policy.firehose is None or data.desired is None:
+        return []
+    fh = policy.firehose
+    hot = tuple(holders.get(fh.hot, []))
+    found = rules_capacity.hot_zone_finding(ns, fh, hot, data.hot_zones.get(ns), data.desired)
+    return [found] if found is not None else []
 
 
 def _spread(data: AnalyzeInput, coll: CollectionInput) -> tuple[list[Figure], list[Finding]]:

@@ -38,7 +38,9 @@ class Load:
 Loads = dict[str, dict[str, Load]]
 
 
-def _add(loads: Loads, route: str, shards: Iterable[str], total: int, source: str, ns: str) -> None:
+def add_load(
+    loads: Loads, route: str, shards: Iterable[str], total: int, source: str, ns: str
+) -> None:
     """`total` bytes spread evenly over `shards` (the remainder on the first by name)."""
     targets = sorted(set(shards))
     if not targets or total <= 0:
@@ -68,16 +70,16 @@ def make_loads(plan: Plan, actual: ClusterState, desired: DesiredState) -> Loads
         change, key, moved = op.range_change(), op.key_change(), op.relocation()
         if change is not None and change.adds and op.moves == "migrates" and impact is not None:
             holders = zones.get(change.zone, frozenset()) & staying
-            _add(loads, "ranges", holders, impact.bytes, change.ns, change.ns)
+            add_load(loads, "ranges", holders, impact.bytes, change.ns, change.ns)
         elif key is not None and key.reshards and impact is not None:
             # each recipient holds its share of the copy beside the original until the
             # commit: the shards of the zones it places the collection in (the reshard
             # route), else every shard that stays
             placed = {r.zone for r in op.ranges_after() or ()}
             recipients = {s for z in placed for s in zones.get(z, frozenset())} & staying
-            _add(loads, "reshard", recipients or staying, impact.bytes * 2, key.ns, key.ns)
+            add_load(loads, "reshard", recipients or staying, impact.bytes * 2, key.ns, key.ns)
         elif moved is not None and impact is not None:
-            _add(loads, "move_collection", [moved.to_shard], impact.bytes, moved.ns, moved.ns)
+            add_load(loads, "move_collection", [moved.to_shard], impact.bytes, moved.ns, moved.ns)
     if any(op.counts_as == "shard" and op.sign == "-" for op in plan.ops):
         _drains(loads, actual, desired, zones, staying)
     return loads
@@ -97,7 +99,7 @@ def _drains(
         for coll in drain_of(actual, shard).collections:
             used = {r.zone for r in actual.ranges_of(coll.namespace)} & set(live.zones)
             recipients = {s for z in used for s in zones.get(z, frozenset())} & staying
-            _add(loads, "drain", recipients or staying, coll.bytes or 0, shard, coll.namespace)
+            add_load(loads, "drain", recipients or staying, coll.bytes or 0, shard, coll.namespace)
 
 
 def database_to_read(loads: Loads) -> str:

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from zonectl.apply.disk_guard import refuse_full
 from zonectl.apply.ports import Ports
 from zonectl.apply.progress import ConsoleEvents
 from zonectl.apply.run import ApplyOptions, ApplyResult, Prepared, run_apply
@@ -217,6 +218,7 @@ def _preparer(preparer: ApplyPreparer) -> Callable[[], Prepared]:
 
 
 def _dry_run(ports: Ports, options: ApplyOptions, prepared: Prepared) -> int:
+    refuse_full(prepared.plan, dry_run=True)  # no commands listed as if they would run
     commands = dry_run_lines(ports, options, prepared)
     for line in commands:
         sys.stdout.write(line + "\n")

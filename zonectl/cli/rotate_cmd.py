@@ -203,7 +203,10 @@ def _rotate(
             current, actual, said = rotation.plan_now()
             _say(said)
             ran.append(current)
-            return rotation.prepared(current, actual, eager)
+            prepared = rotation.prepared(current, actual, eager)
+            for message in prepared.plan.warnings[len(current.plan.warnings) :]:
+                warn(message)  # the disk guard's notices (dbStats refused, no sizes)
+            return prepared
 
         events = ConsoleEvents(stderr, quiet=not sys.stderr.isatty(), clock=conn.clock)
         result = run_apply(ports, options, prepare, _confirm(yes), events)

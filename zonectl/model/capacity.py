@@ -25,7 +25,11 @@ class ShardVolume:
 
     @property
     def known(self) -> bool:
-        return bool(self.used_bytes is not None and self.total_bytes)
+        """Both sizes reported: a shard on an in-memory engine omits them, and one whose
+        statfs of the dbpath fails answers -1 for both (mongo:src/mongo/db/catalog/
+        database_impl.cpp, getStats)."""
+        used, total = self.used_bytes, self.total_bytes
+        return used is not None and used >= 0 and total is not None and total > 0
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ diff per namespace, impact estimate, unmanaged items and how to roll back."""
 
 from __future__ import annotations
 
-from zonectl.capacity.text import capacity_lines
+from zonectl.capacity.text import blocked_line, capacity_lines
 from zonectl.model.keys import format_value
 from zonectl.plan.ops import Op, format_range
 from zonectl.plan.plan import Plan
@@ -88,7 +88,10 @@ def _disk(plan: Plan) -> list[str]:
         return []
     out = ["### Disk capacity", ""]
     if plan.capacity is not None and plan.capacity.blocked:
-        out += ["> [!CAUTION]", "> `zonectl apply` refuses this plan: it would fill a disk", ""]
+        # the shards named in the alert, which the PR bot shows above the fold
+        out += ["> [!CAUTION]", "> `zonectl apply` refuses this plan: it would fill a disk"]
+        out += [f"> - {markdown_text(blocked_line(s))}" for s in plan.capacity.blocked]
+        out.append("")
     for line, details in found:
         out.append(f"- {markdown_text(line)}")
         out.extend(f"  - {markdown_text(d)}" for d in details)

@@ -3,8 +3,8 @@ from a status report, the policy's drift and windows, and the run that wrote the
 
 Every name carries its unit (`_seconds`, `_bytes`, `_timestamp_seconds`) and every series
 the labels `cluster` and, where it is about one, `namespace` or `command`, or `shard` for a
-shard being drained (a handful at most): no chunk, shard key or host label, so the series
-count grows with namespaces, not with data."""
+shard's disk or a shard being drained (one series per shard): no chunk, shard key or host
+label, so the series count grows with namespaces and shards, not with data."""
 
 from __future__ import annotations
 
@@ -112,6 +112,16 @@ HELP: dict[str, str] = {
         "1 when the drain of the shard does not progress for this reason (balancer-off, "
         "outside-window, jumbo, no-recipient), else 0."
     ),
+    "zonectl_shard_disk_used_ratio": (
+        "Share of the shard's volume in use now (dbStats fsUsedSize/fsTotalSize, docs/capacity.md)."
+    ),
+    "zonectl_shard_disk_projected_ratio": (
+        "Share of the shard's volume in use once what the cluster still has to move has "
+        "arrived (chunks outside their zone, drains), stored compressed less reusable space."
+    ),
+    "zonectl_shard_disk_limit_ratio": (
+        "The shard's disk limit as a share of its volume (the policy's disk.limit, else 0.85)."
+    ),
     "zonectl_balancer_enabled": "1 when the balancer mode is full and it is not stopped.",
     "zonectl_balancer_in_window": (
         "1 when now is inside the balancer activeWindow (or there is none); on 8.3+ "
@@ -201,6 +211,7 @@ def _put_report(put: _Put, m: ClusterMetrics, r: StatusReport) -> None:
         if rs.remaining_s is not None:
             put("zonectl_resharding_remaining_seconds", rs.remaining_s, labels)
     _put_drains(put, m.cluster, r)
+    _put_disk(put, m.cluster, r)
     put("zonectl_balancer_enabled", int(r.balancer.mode == "full"), cl)
     if m.balancer_in_window is not None:
         put("zonectl_balancer_in_window", int(m.balancer_in_window), cl)
@@ -235,6 +246,15 @@ def _put_drains(put: _Put, cluster: str, r: StatusReport) -> None:
         for reason in DRAIN_REASONS:
             put("zonectl_shard_draining_blocked", int(reason in codes),
                 make_labels(cluster=cluster, shard=shard, reason=reason))  # fmt: skip
+
+
+def _put_disk(put: _Put, cluster: str, r: StatusReport) -> None:
+    """Per shard whose volume was read; none when dbStats was refused (unknown, not 0)."""
+    for s in r.disk.shards if r.disk is not None else ():
+        labels = make_labels(cluster=cluster, shard=s.shard)
+        put("zonectl_shard_disk_used_ratio", s.used_bytes / s.total_bytes, labels)
+        put("zonectl_shard_disk_projected_ratio", s.projected_bytes / s.total_bytes, labels)
+        put("zonectl_shard_disk_limit_ratio", s.limit_ratio, labels)
 
 
 def _ts(when: dt.datetime) -> float:

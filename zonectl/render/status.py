@@ -12,9 +12,11 @@ from typing import Any
 from bson import json_util
 
 from zonectl.explain.reasons import Explanation
+from zonectl.model.capacity import CapacityReport
 from zonectl.model.cluster import ReshardProgress
 from zonectl.model.layout import ChunkLayout
 from zonectl.model.shard_lifecycle import Blocker, ShardDrain
+from zonectl.plan.capacity_doc import capacity_to_doc
 from zonectl.plan.settings_view import SettingLine
 from zonectl.render.status_explain import explain_json
 
@@ -161,6 +163,9 @@ class StatusReport:
     settings: tuple[SettingLine, ...] = ()
     # Each shard draining in config.shards (model/shard_lifecycle.py ShardDrain).
     drains: tuple[DrainStatus, ...] = ()
+    # Each shard's volume now and after what the cluster still has to move (None: not
+    # read; `notes` say why); session/status_disk.py.
+    disk: CapacityReport | None = None
 
     @property
     def compliant(self) -> bool:
@@ -255,6 +260,7 @@ def status_document(report: StatusReport) -> dict[str, Any]:
             for r in report.reshardings
         ],
         "drains": [drain_json(d) for d in report.drains],
+        "disk": capacity_to_doc(report.disk) if report.disk is not None else None,
         **(
             {
                 "databases": [

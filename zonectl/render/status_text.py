@@ -17,6 +17,7 @@ from zonectl.model.keys import format_value
 from zonectl.plan.settings_view import SettingLine
 from zonectl.render.inert import terminal
 from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, StatusReport
+from zonectl.render.status_disk import disk_lines
 from zonectl.render.status_drains import drain_lines
 from zonectl.render.status_explain import explain_line
 
@@ -67,6 +68,10 @@ def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
             "draining" if s.draining else "",
         )
     parts += [_t(""), _t("shards", style="bold" if color else ""), shards]
+    if report.disk is not None and report.disk.shards:
+        head = "disk (now, and after the pending moves)"
+        parts += [_t(""), _t(head, style="bold" if color else "")]
+        parts += [_t(line) for line in disk_lines(report.disk)]
     if report.drains:
         parts += [_t(""), _t("draining shards", style="bold" if color else "")]
         for d in report.drains:

@@ -4,6 +4,7 @@ namespaces, the namespaces `-n` selects, everything the rules need read
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from zonectl.mongo.analyze_read import read_analyze_input
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.namespaces_read import read_namespaces
 from zonectl.mongo.resolve import read_resolved
+from zonectl.session.hot_zones import read_hot_zones
 from zonectl.session.status import NamespaceChooser
 
 
@@ -45,6 +47,9 @@ def analyze_cluster(conn: Connection, request: AnalyzeRequest, notes: list[str])
     data = read_analyze_input(
         conn, desired, namespaces or None, now, boundaries, candidates=request.candidates
     )
+    if desired is not None:  # ZA115: each firehose window against its hot shards' disks
+        zones = read_hot_zones(conn, data.state, desired, now, set(data.collections))
+        data = dataclasses.replace(data, hot_zones=zones)
     return build_report(data)
 
 

@@ -45,7 +45,12 @@ def read_cluster_metrics(
     zone = _config_zone(settings, desired)
     if report is None:
         report = read_status_report(
-            conn, database=settings.database, now=now, namespaces=namespaces, config_tz=zone
+            conn,
+            database=settings.database,
+            now=now,
+            namespaces=namespaces,
+            config_tz=zone,
+            desired=desired,
         )
     metrics = ClusterMetrics(
         cluster=cluster,

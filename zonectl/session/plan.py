@@ -29,6 +29,7 @@ from zonectl.session.boundaries import window_boundaries
 from zonectl.session.capacity import with_capacity
 from zonectl.session.checks import assigned_ranges, with_impacts, with_plan_checks
 from zonectl.session.forecast import ForecastFlags, drains_of, read_forecast, with_drains
+from zonectl.session.hot_zones import with_hot_zone_warnings
 from zonectl.session.policy_plan import read_policy_plan
 
 
@@ -65,6 +66,7 @@ def read_plan(
         plan = dataclasses.replace(plan, valid_until=policy.next_tick)
     plan = with_plan_checks(conn, plan, actual, resolved.desired, sizes.batch)
     plan, actual = with_capacity(conn, actual, plan, resolved.desired)
+    plan = with_hot_zone_warnings(conn, actual, plan, resolved.desired, at)
     return Planned(plan, actual, resolved.desired)
 
 

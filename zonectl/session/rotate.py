@@ -29,6 +29,7 @@ from zonectl.plan.restrict import (
     with_pattern_ops,
 )
 from zonectl.plan.slices_back import slices_back
+from zonectl.session.capacity import with_capacity
 from zonectl.session.checks import with_impacts
 from zonectl.session.clock import check_backwards
 from zonectl.session.namespaces import checked_namespaces, keep_only
@@ -137,8 +138,12 @@ class Rotation:
         return bool(window.plan.ops) or any(p.splits or p.moves.violating for p in previews)
 
     def prepared(self, window: WindowPlan, actual: ClusterState, eager: Sequence[str]) -> Prepared:
-        """The window plan with its impacts, and the namespaces whose chunks move now."""
-        return Prepared(with_impacts(self.conn, actual, window.plan), tuple(eager))
+        """The window plan with its impacts and each shard's volume after it (apply refuses
+        a move the disk guard blocks, as for `zonectl apply`), and the namespaces whose
+        chunks move now."""
+        plan = with_impacts(self.conn, actual, window.plan)
+        plan, _ = with_capacity(self.conn, actual, plan, self.scope.desired)
+        return Prepared(plan, tuple(eager))
 
 
 def check_windows(desired: DesiredState, names: Sequence[str]) -> None:

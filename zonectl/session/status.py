@@ -23,6 +23,7 @@ from zonectl.render.status import DatabaseStatus, StatusReport
 from zonectl.session.forecast import ForecastFlags, read_forecast, with_drains
 from zonectl.session.metrics import MetricsRead, read_cluster_metrics
 from zonectl.session.policy_plan import read_policy_plan
+from zonectl.session.status_disk import with_disk
 from zonectl.session.status_report import status_report, with_etas
 
 Lookup = Callable[[Collection[str]], Collection[str]]  # databases -> the cluster's namespaces
@@ -75,6 +76,7 @@ def read_status_view(conn: Connection, request: StatusRequest) -> StatusView:
         drains = [d.drain for d in report.drains]
         forecast = with_drains(forecast, drains, read.state, sizes)
         report = dataclasses.replace(report, drains=with_etas(report.drains, forecast))
+    report = with_disk(conn, read, report, request.desired)
     metrics: MetricsRead | None = None
     if request.metrics is not None:
         wanted = request.metrics

@@ -14,6 +14,7 @@ from zonectl.explain.reasons import Explanation
 from zonectl.forecast.report import Forecast
 from zonectl.model.balancer_window import in_active_window
 from zonectl.model.cluster import ClusterState
+from zonectl.model.desired import DesiredState
 from zonectl.model.drain_blockers import drain_blockers
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example
 from zonectl.mongo.chunk_sizes import per_chunk
@@ -32,6 +33,7 @@ from zonectl.render.status import (
     ShardStatus,
     StatusReport,
 )
+from zonectl.session.status_disk import with_disk
 from zonectl.session.status_explain import explain_status, server_views
 
 Doc = Mapping[str, Any]
@@ -45,13 +47,15 @@ def read_status_report(
     namespaces: Collection[str] | None = None,
     layout: bool = False,
     config_tz: dt.tzinfo | None = None,
+    desired: DesiredState | None = None,
 ) -> StatusReport:
     """The whole report. `namespaces` limits the per-namespace part (and the shard chunk
     totals) to those; unknown names are reported in `notes`. With `layout`, each sharded
     namespace also keeps where every chunk sits (a few bytes a chunk) for the pictures.
-    `config_tz`: the config server's time zone, in which a drain's window is read."""
+    `config_tz`: the config server's time zone, in which a drain's window is read;
+    `desired`: the policy whose disk limits apply (session/status_disk.py)."""
     read = read_status(conn, database=database, now=now, namespaces=namespaces, layout=layout)
-    return status_report(read, now, config_tz)
+    return with_disk(conn, read, status_report(read, now, config_tz), desired)
 
 
 def status_report(

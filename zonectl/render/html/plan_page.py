@@ -6,6 +6,7 @@ from __future__ import annotations
 from zonectl.forecast.report import Forecast
 from zonectl.plan.plan import Plan
 from zonectl.render.html.burndown import burndown_section
+from zonectl.render.html.disk import plan_disk_section
 from zonectl.render.html.forecast_table import assumptions_line, drain_table, forecast_table
 from zonectl.render.html.markup import esc, esc_lines, page
 from zonectl.render.summary import summary_line
@@ -16,6 +17,7 @@ def render_plan_html(plan: Plan, forecast: Forecast) -> str:
     body = [
         "<h1>zonectl plan</h1>\n",
         f'<p class="meta">{esc(summary_line(plan))}</p>\n',
+        plan_disk_section(plan.capacity),
         "<h2>Forecast: the road to compliance once applied</h2>\n",
         assumptions_line(forecast),
         burndown_section(forecast),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from zonectl.forecast.report import Forecast
 from zonectl.render.html.burndown import burndown_section
+from zonectl.render.html.disk import status_disk_section
 from zonectl.render.html.drains import drains_section
 from zonectl.render.html.explained import explain_html
 from zonectl.render.html.forecast_table import assumptions_line, forecast_table
@@ -49,6 +50,7 @@ def render_status_html(report: StatusReport, forecast: Forecast) -> str:
         zone_bytes_section(
             [(s.id, s.zones) for s in report.shards], report.collections, zone_colour
         ),
+        status_disk_section(report.disk),
         drains_section(report.drains),
         "<h2>Per collection: the key space</h2>\n",
         '<p class="meta">Top: zone ranges as bands. Middle: chunks in key order, coloured by '

@@ -50,6 +50,7 @@ class _Totals(Protocol):
 class Disk:
     size: int
     baseline: int
+    unreadable: bool = False  # statfs fails: dbStats answers -1 for both sizes
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ class Volumes:
     # ------------------------------------------------------------ persistence
     def state(self) -> dict[str, Any]:
         return {
-            "disks": {s: [d.size, d.baseline] for s, d in self.disks.items()},
+            "disks": {s: [d.size, d.baseline, d.unreadable] for s, d in self.disks.items()},
             "storage": {
                 ns: [s.compression, s.index_bytes_per_document] for ns, s in self.storage.items()
             },
@@ -124,7 +125,10 @@ class Volumes:
         }
 
     def restore(self, state: Mapping[str, Any]) -> None:
-        self.disks = {s: Disk(int(v[0]), int(v[1])) for s, v in state.get("disks", {}).items()}
+        self.disks = {
+            s: Disk(int(v[0]), int(v[1]), bool(v[2]) if len(v) > 2 else False)
+            for s, v in state.get("disks", {}).items()
+        }
         self.storage = {
             ns: Storage(float(v[0]), float(v[1])) for ns, v in state.get("storage", {}).items()
         }

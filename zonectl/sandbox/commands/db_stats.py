@@ -103,8 +103,12 @@ def _shard_reply(
         reply["totalFreeStorageSize"] = (data_free + index_free) / scale
     reply["scaleFactor"] = Int64(scale)
     used, total = fs if exists else (0, 0)
-    reply["fsUsedSize"] = used / scale
-    reply["fsTotalSize"] = total / scale
+    if exists and cluster.volumes.disk(shard).unreadable:
+        # statfs failed: -1 for both, unscaled (database_impl.cpp, getStats)
+        reply["fsUsedSize"] = reply["fsTotalSize"] = -1.0
+    else:
+        reply["fsUsedSize"] = used / scale
+        reply["fsTotalSize"] = total / scale
     reply["ok"] = 1.0
     return reply
 

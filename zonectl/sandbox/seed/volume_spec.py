@@ -17,6 +17,10 @@ class DiskSpec(BaseModel):
 
     size: str | int
     baseline: str | int = 0
+    # The shard's statfs of its dbpath fails (boost::filesystem::space sets an error code):
+    # its dbStats answers fsUsedSize and fsTotalSize -1 (mongo:src/mongo/db/catalog/
+    # database_impl.cpp, getStats), so no tool can read this volume.
+    unreadable: bool = False
 
     @field_validator("size", "baseline")
     @classmethod

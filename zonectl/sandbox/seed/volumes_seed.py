@@ -18,7 +18,8 @@ def configure(cluster: Cluster, spec: ClusterFile) -> None:
     volumes = cluster.volumes
     for shard in spec.shards:
         if shard.disk is not None:
-            volumes.disks[shard.name] = Disk(shard.disk.size_bytes, shard.disk.baseline_bytes)
+            disk = shard.disk
+            volumes.disks[shard.name] = Disk(disk.size_bytes, disk.baseline_bytes, disk.unreadable)
     figures = [(c.ns, c.compression, c.indexBytesPerDocument) for c in spec.collections]
     figures += [(u.ns, u.compression, u.indexBytesPerDocument) for u in spec.unsharded]
     for ns, compression, index in figures:
