@@ -2,7 +2,7 @@
 and at 2,000 sharded collections status sends the same commands, explain the same
 commands, and status's are explain's (each as many times: the facts are not read twice)
 but for the two reads status makes of zonectl's own database (the apply lease, the open
-journals) and the one aggregate explain counts unzoned collections' chunks with, which
+journals), its one dbStats (each shard's volume), and the one aggregate explain counts unzoned collections' chunks with, which
 status counts in its single chunk pass instead. No balancerCollectionStatus: what it
 would say is derived (it used to be one command per collection). A pymongo command
 listener on the connection each runs on; the cluster is explain's round-trip one."""
@@ -70,6 +70,7 @@ def test_status_and_explain_send_the_same_commands_at_20_and_at_2000_collections
     assert small_status - small_explain == {
         ("zonectl", "find", "locks"): 1,
         ("zonectl", "find", "journal"): 1,
+        ("t", "dbStats", ""): 1,  # each shard's volume (docs/capacity.md); explain needs none
     }
     assert small_explain - small_status == {("config", "aggregate", "chunks"): 1}
     print(
