@@ -88,14 +88,16 @@ def test_a_jumbo_chunk_stops_the_migrate_drain_naming_it_and_force_jumbo_finishe
     code, _, err = zonectl("apply", path, "--uri", sb.uri, "--yes", "--migrate")
     assert code == 1, err
     assert (
-        "zonectl: error: the drain of shard s1 stopped: 1 jumbo chunk cannot move without "
+        "zonectl: error: the drain of shard s1 would stop: 1 jumbo chunk cannot move without "
         '--force-jumbo: app.users [{ country: "FR" }, { country: "US" })'
     ) in err
     assert "rerun with `--migrate --force-jumbo`, split the chunk" in err
     assert "reshard the collection" in err
-    assert "balancing was restored" in err
-    assert kept(sb.client) == before  # restored, and nothing of the drain started
+    assert "nothing was changed" in err
+    # Refused before anything is written: not even the database primary moved.
+    assert kept(sb.client) == before
     assert shards(sb.client)["s1"]["draining"] is False
+    assert sb.client.config.databases.find_one({"_id": "app"})["primary"] == "s1"
     code, _, err = zonectl("apply", path, "--uri", sb.uri, "--yes", "--migrate", "--force-jumbo")
     assert code == 0, err
     assert set(shards(sb.client)) == {"s0", "s2"}

@@ -15,7 +15,7 @@ from typing import Any
 
 from zonectl.errors import PlanError
 from zonectl.model.shard_lifecycle import Blocker, ShardDrain
-from zonectl.plan.op_base import format_bytes, plural
+from zonectl.plan.op_base import format_bytes, format_range, plural
 from zonectl.plan.plan import Plan
 from zonectl.plan.shard_ops import RemovalStep, RemoveShard
 
@@ -118,16 +118,36 @@ def blockers_warning(shard: str, blockers: Sequence[Blocker]) -> str:
     return f"the drain of shard {shard} will not progress as things stand: {listed}"
 
 
-def jumbo_message(shard: str, chunks: Sequence[str]) -> tuple[str, str]:
-    """The error and its hint when jumbo chunks stop a `--migrate` drain."""
+def jumbo_message(
+    shard: str,
+    chunks: Sequence[str],
+    *,
+    stopped: str = "stopped",
+    after: str = "balancing was restored",
+) -> tuple[str, str]:
+    """The error and its hint when jumbo chunks stop a `--migrate` drain (or would)."""
     shown = "; ".join(chunks[:10]) + (f"; and {len(chunks) - 10} more" if len(chunks) > 10 else "")
     return (
-        f"the drain of shard {shard} stopped: {plural(len(chunks), 'jumbo chunk')} cannot move "
+        f"the drain of shard {shard} {stopped}: {plural(len(chunks), 'jumbo chunk')} cannot move "
         f"without --force-jumbo: {shown}",
         "rerun with `--migrate --force-jumbo`, split the chunk (sh.splitAt) so its halves can "
         "move, or reshard the collection (reshardCollection, the manual's route for a shard "
-        "holding jumbo chunks); balancing was restored",
+        f"holding jumbo chunks); {after}",
     )
+
+
+def refuse_jumbo_drains(plan: Plan, *, migrate: bool, force_jumbo: bool) -> None:
+    """Before anything is written: `--migrate` without `--force-jumbo` would stop at a jumbo
+    chunk of a shard it drains, after the plan's other ops had run; refuse it whole."""
+    if not migrate or force_jumbo:
+        return
+    for op in plan.ops:
+        if isinstance(op, RemoveShard) and op.step != "commit" and op.drain.jumbo:
+            chunks = [f"{j.namespace} {format_range(j.min, j.max)}" for j in op.drain.jumbo]
+            message, hint = jumbo_message(
+                op.shard, chunks, stopped="would stop", after="nothing was changed"
+            )
+            raise PlanError(message, hint=hint)
 
 
 def refuse_blocked_removals(plan: Plan) -> None:

@@ -14,7 +14,7 @@ from typing import get_args
 
 from zonectl.apply.disk_guard import refuse_full
 from zonectl.apply.drain import ShardStage
-from zonectl.apply.drain_reply import refuse_blocked_removals
+from zonectl.apply.drain_reply import refuse_blocked_removals, refuse_jumbo_drains
 from zonectl.apply.interrupt import check_stop, stop_requested
 from zonectl.apply.namespace_migration import Queued
 from zonectl.apply.outcome import ApplyOptions as ApplyOptions
@@ -88,6 +88,7 @@ def _run_leased(
         return
     refuse_blocked(plan, detach=options.detach, budget_s=options.migrate_budget_s)
     refuse_blocked_removals(plan)
+    refuse_jumbo_drains(plan, migrate=options.migrate, force_jumbo=options.force_jumbo)
     refuse_full(plan)
     if not confirm(prepared, previews):
         raise ZonectlError("apply cancelled; nothing was changed")
