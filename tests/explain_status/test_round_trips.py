@@ -2,9 +2,10 @@
 and at 2,000 sharded collections status sends the same commands, explain the same
 commands, and status's are explain's (each as many times: the facts are not read twice)
 but for the two reads status makes of zonectl's own database (the apply lease, the open
-journals), its one dbStats (each shard's volume), and the one aggregate explain counts unzoned collections' chunks with, which
-status counts in its single chunk pass instead. No balancerCollectionStatus: what it
-would say is derived (it used to be one command per collection). A pymongo command
+journals), its one dbStats (each shard's volume), and the one aggregate explain counts
+unzoned collections' chunks with, which status counts in its single chunk pass instead.
+No balancerCollectionStatus: what it would say is derived (it used to be one command per
+collection). A pymongo command
 listener on the connection each runs on; the cluster is explain's round-trip one."""
 
 from __future__ import annotations
