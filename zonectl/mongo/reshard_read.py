@@ -5,7 +5,7 @@ resharding's progress as the server reports it ($currentOp; manual, reshardColle
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from pymongo.errors import OperationFailure, PyMongoError
@@ -28,12 +28,18 @@ def read_reshardings(conn: Connection) -> list[LiveResharding]:
         raise ClusterError(
             f"{conn.uri}: reading config.reshardingOperations failed: {redact(str(exc))}"
         ) from None
+    return reshardings_of(docs)
+
+
+def reshardings_of(docs: Iterable[Mapping[str, Any]]) -> list[LiveResharding]:
+    """The reshardCollection operations among config.reshardingOperations documents."""
     return [
         LiveResharding(
             str(d.get("ns")), dict(d.get("reshardingKey") or {}), str(d.get("state", "")),
             d.get("startTime"),
         )
         for d in docs
+        if d.get("provenance") != "moveCollection"
     ]  # fmt: skip
 
 

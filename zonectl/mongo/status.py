@@ -1,17 +1,19 @@
 """Read everything `zonectl status` shows, as data: config documents, compliance (one chunk
-pass over all collections), balancerCollectionStatus (concurrently), owned bytes, zonectl's
-lease and journals, reshardings. The report is built above (zonectl/session/status_report.py)."""
+pass over all collections), owned bytes, zonectl's lease and journals, reshardings, and
+explain's facts (zonectl/mongo/explain_facts.py) built from those same reads plus
+config.changelog, so what balancerCollectionStatus would say is derived, not asked per
+collection. The report is built above (zonectl/session/status_report.py)."""
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pymongo.errors import OperationFailure, PyMongoError
-
-from zonectl.errors import ClusterError, ZonectlError, redact
+from zonectl.errors import ClusterError, ZonectlError
+from zonectl.explain.facts import CollectionFacts
 from zonectl.model.cluster import ClusterState, LiveRange, ReshardProgress, is_mongodb_own
 from zonectl.model.keys import sort_key
 from zonectl.model.layout import ChunkLayout
@@ -20,10 +22,21 @@ from zonectl.mongo.chunk_scan_many import read_many_compliance
 from zonectl.mongo.collection_status import read_collection_statuses
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.drain_read import read_drains
+from zonectl.mongo.explain_facts import (
+    FactSources,
+    Held,
+    chunk_mb,
+    collection_facts,
+    read_distribution,
+    read_held,
+    tallies_of,
+)
+from zonectl.mongo.explain_read import by_data_size
 from zonectl.mongo.journal import MongoJournal
 from zonectl.mongo.lease import MongoLease
-from zonectl.mongo.reshard_read import read_progress, read_reshardings
-from zonectl.mongo.state import WHOLE, read_config_documents
+from zonectl.mongo.migration_failures import read_failures
+from zonectl.mongo.reshard_read import read_progress, reshardings_of
+from zonectl.mongo.state import ConfigDocuments, read_config_documents
 
 Doc = Mapping[str, Any]
 
@@ -40,7 +53,9 @@ class StatusRead:
     names: tuple[str, ...]
     entries: Mapping[str, Doc]  # config.collections entries
     scans: Mapping[str, ChunkCompliance]
-    servers: Mapping[str, tuple[Doc | None, str | None]]  # balancerCollectionStatus, or why not
+    # balancerCollectionStatus asked of the collections being defragmented only (its
+    # `details` are the phase's progress, which no config document holds), or why not
+    servers: Mapping[str, tuple[Doc | None, str | None]]
     owned: Mapping[str, Mapping[str, int]] | None  # ns -> shard -> bytes; None: not reported
     layouts: Mapping[str, ChunkLayout]  # with `layout` only
     lease: Doc | None  # the apply lease's document; None: free
@@ -49,20 +64,25 @@ class StatusRead:
     reshardings: tuple[ReshardProgress, ...]
     notes: tuple[str, ...]  # what could not be read, and why
     reshardings_note: str | None = None  # why reshardings could not be read
+    # explain's facts of each sharded namespace reported, from the reads above
+    facts: Mapping[str, CollectionFacts] = dataclasses.field(default_factory=dict)
 
 
 def read_status(
     conn: Connection,
     *,
     database: str,
+    now: dt.datetime,
     namespaces: Collection[str] | None = None,
     layout: bool = False,
 ) -> StatusRead:
     """Everything status shows. `namespaces` limits the per-namespace part to those; unknown
     names are noted. With `layout`, each sharded namespace also keeps where every chunk sits
-    (a few bytes a chunk) for the pictures."""
+    (a few bytes a chunk) for the pictures. `now`: the cluster's, from which the last day
+    of config.changelog is read for failing migrations."""
     notes: list[str] = []
-    state, colls, balancer_status = _read_config(conn, notes)
+    docs = _read_config(conn, notes)
+    state, colls, balancer_status = docs.cluster_state(conn), docs.collections, docs.status
     # What each draining shard still holds: a fixed number of reads, none when none drains.
     draining = [s.id for s in state.shards if s.draining]
     if draining:
@@ -70,22 +90,36 @@ def read_status(
     entries = {str(d["_id"]): d for d in colls}
     names = _reported(state, entries, namespaces, notes)
     shard_zones = {s.id: s.zones for s in state.shards}
-    owned = _owned_bytes(conn, set(names), notes)
+    distribution = read_distribution(conn)
+    owned = _owned_bytes(distribution.sizes, set(names), notes)
     sharded = [ns for ns in names if ns in entries]
     layouts = {ns: ChunkLayout() for ns in sharded} if layout else {}
-    # Every collection's chunks in one cursor, and the per-collection balancer status sent
-    # concurrently: round trips do not grow with the number of collections.
+    # Every collection's chunks in one cursor: round trips do not grow with the number of
+    # collections. balancerCollectionStatus (no bulk form) only where a defragmentation runs.
+    ranges = {ns: sorted_ranges(state, ns) for ns in sharded}
     scans = read_many_compliance(
-        conn,
-        [entries[ns] for ns in sharded],
-        lambda ns: sorted_ranges(state, ns),
-        shard_zones,
-        layouts,
+        conn, [entries[ns] for ns in sharded], lambda ns: ranges[ns], shard_zones, layouts
     )
-    servers = read_collection_statuses(conn, sharded)
+    defragmenting = [ns for ns in sharded if entries[ns].get("defragmentCollection")]
+    servers = read_collection_statuses(conn, defragmenting)
     noted = len(notes)
     lease, journals = _zonectl_state(conn, database, notes)
-    reshardings, reshardings_note = _reshardings(conn)
+    held = read_held(conn)
+    reshardings, reshardings_note = _reshardings(conn, held)
+    failures, history_note = read_failures(conn, now)
+    tallies, straddling = tallies_of(scans)
+    sources = FactSources(
+        ranges=ranges,
+        tallies=tallies,
+        straddling=straddling,
+        distribution=distribution,
+        failures=failures,
+        history_note=history_note,
+        held=held,
+        default_mb=chunk_mb(docs.settings, conn.version),
+        by_data_size=by_data_size(conn.version, conn.fcv),
+    )
+    facts = collection_facts([entries[ns] for ns in sharded], sources)
     return StatusRead(
         uri=conn.uri,
         version=conn.version,
@@ -103,6 +137,7 @@ def read_status(
         reshardings=reshardings,
         notes=tuple(notes),
         reshardings_note=reshardings_note,
+        facts={f.ns: f for f in facts},
     )
 
 
@@ -122,10 +157,12 @@ def _reported(
     return [n for n in names if n in set(namespaces)]
 
 
-def _reshardings(conn: Connection) -> tuple[tuple[ReshardProgress, ...], str | None]:
+def _reshardings(conn: Connection, held: Held) -> tuple[tuple[ReshardProgress, ...], str | None]:
     """Reshardings in flight with their progress; why not, when they cannot be read."""
+    if held.note:
+        return (), f"reshardings in flight not read: {held.note}"
+    running = reshardings_of(held.docs)
     try:
-        running = read_reshardings(conn)
         found = [read_progress(conn, r.namespace) for r in running]
     except ClusterError as exc:
         return (), f"reshardings in flight not read: {exc.message}"
@@ -138,16 +175,14 @@ def _reshardings(conn: Connection) -> tuple[tuple[ReshardProgress, ...], str | N
 
 def read_full_state(conn: Connection) -> ClusterState:
     """Every shard, range and sharded collection and the balancer: what `export` needs."""
-    return _read_config(conn, [])[0]
+    return _read_config(conn, []).cluster_state(conn)
 
 
-def _read_config(
-    conn: Connection, notes: list[str]
-) -> tuple[ClusterState, list[dict[str, Any]], dict[str, Any] | None]:
+def _read_config(conn: Connection, notes: list[str]) -> ConfigDocuments:
     docs = read_config_documents(conn)
     if docs.status_error is not None:
         notes.append(f"balancerStatus failed: {docs.status_error}")
-    return docs.cluster_state(conn), docs.collections, docs.status
+    return docs
 
 
 def sorted_ranges(state: ClusterState, ns: str) -> list[LiveRange]:
@@ -156,33 +191,15 @@ def sorted_ranges(state: ClusterState, ns: str) -> list[LiveRange]:
 
 
 def _owned_bytes(
-    conn: Connection, names: set[str], notes: list[str]
+    sizes: Mapping[str, Mapping[str, int]] | None, names: set[str], notes: list[str]
 ) -> dict[str, dict[str, int]] | None:
     """Bytes each shard owns of each scanned namespace (ns -> shard -> bytes), from
     `$shardedDataDistribution` (6.0.3+); config.chunks carries no sizes a tool can rely
     on (reference §2.3)."""
-    try:
-        stage: list[dict[str, Any]] = [{"$shardedDataDistribution": {}}]
-        docs = list(conn.client.admin.aggregate(stage, batchSize=WHOLE))
-    except OperationFailure:
+    if sizes is None:
         notes.append("shard bytes: the server has no $shardedDataDistribution (6.0.3+)")
         return None
-    except PyMongoError as exc:
-        raise ClusterError(
-            f"{conn.uri}: $shardedDataDistribution failed: {redact(str(exc))}"
-        ) from None
-    owned: dict[str, dict[str, int]] = {}
-    for doc in docs:
-        ns = doc.get("ns")
-        if ns not in names:
-            continue
-        per_shard = owned.setdefault(str(ns), {})
-        for entry in doc.get("shards") or ():
-            shard = str(entry.get("shardName"))
-            per_shard[shard] = per_shard.get(shard, 0) + (
-                int_or_none(entry.get("ownedSizeBytes")) or 0
-            )
-    return owned
+    return {ns: dict(per_shard) for ns, per_shard in sizes.items() if ns in names}
 
 
 def _zonectl_state(

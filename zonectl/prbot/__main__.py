@@ -40,6 +40,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--warnings", type=Path,
                    help="analyzer warnings in markdown; the section appears only when this "
                    "file exists and is not empty")  # fmt: skip
+    p.add_argument("--explain", type=Path,
+                   help="`zonectl explain -n NS... --format markdown` of the namespaces the "
+                   "plan changes; the section appears only when this file exists and is not "
+                   "empty")  # fmt: skip
     p.add_argument("--number", type=int, help="PR / MR number (default: from the CI event)")
     p.add_argument("--body-out", type=Path, help="also write the comment body here")
     p.add_argument("--dry-run", action="store_true", help="print the body, post nothing")
@@ -101,6 +105,7 @@ def _report(args: argparse.Namespace, env: Mapping[str, str]) -> Report:
         plan_exit=args.plan_exit,
         plan_error=_read(args.plan_error),
         warnings_markdown=_read(args.warnings),
+        explain_markdown=_read(args.explain),
         commit=commit or env.get("GITHUB_SHA") or env.get("CI_COMMIT_SHA"),
         run_url=run_url,
     )

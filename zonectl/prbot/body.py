@@ -1,5 +1,7 @@
 """The sticky comment's markdown, from what the CI steps produced: validate's annotations,
-the plan in markdown (or why there is none), and optional analyzer warnings. Pure."""
+the plan in markdown (or why there is none), optional analyzer warnings, and optionally
+`zonectl explain` of the namespaces the plan changes (why the balancer moves them or not).
+Pure."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ MARKER = "<!-- zonectl-plan -->"
 MAX_BODY = 65_000
 _FRAME = 400  # the details tags, the truncation note and the footer
 _MAX_WARNINGS = 10_000  # analyzer section, characters
+_MAX_EXPLAIN = 10_000  # explain section, characters (the plan gets the rest)
+EXPLAIN_TITLE = "Why the balancer moves the changed namespaces, or not (zonectl explain)"
 _MAX_ALERT_LINES = 30  # per destructive-change block above the fold
 _ANNOTATION = re.compile(r"^::(error|warning|notice) (.*?)::(.*)$")
 
@@ -26,6 +30,8 @@ class Report:
     plan_exit: int | None = None  # None: plan did not run (invalid policy, say)
     plan_error: str | None = None  # plan's stderr when it failed (zonectl redacts it)
     warnings_markdown: str | None = None  # the analyzer's findings, when a step wrote them
+    # `zonectl explain -n NS... --format markdown` of the namespaces the plan changes
+    explain_markdown: str | None = None
     commit: str | None = None
     run_url: str | None = None
 
@@ -108,6 +114,8 @@ def build_comment(report: Report) -> str:
         if len(warnings) > _MAX_WARNINGS:
             warnings = warnings[:_MAX_WARNINGS].rsplit("\n", 1)[0] + "\n\n*(truncated)*"
         parts += ["#### Analyzer warnings", "", warnings, ""]
+    if report.explain_markdown and report.explain_markdown.strip():
+        parts += [*_details(EXPLAIN_TITLE, report.explain_markdown, _MAX_EXPLAIN, "explain"), ""]
     if report.plan_markdown is not None and report.plan_exit in (0, 4):
         parts += _details("Full plan", report.plan_markdown, MAX_BODY - _size(parts) - _FRAME)
     footer = [x for x in (_commit(report.commit), _run(report.run_url)) if x]
@@ -155,13 +163,13 @@ def _verdict(report: Report) -> list[str]:
     return lines
 
 
-def _details(title: str, body: str, budget: int) -> list[str]:
+def _details(title: str, body: str, budget: int, what: str = "plan") -> list[str]:
     text = body.strip()
     if len(text) > budget:
         cut = text[: max(budget, 0)].rsplit("\n", 1)[0]
         if cut.count("```") % 2:
             cut += "\n```"  # close a code block the cut left open
-        text = f"{cut}\n\n*(truncated: the full plan is in the job summary and artifacts)*"
+        text = f"{cut}\n\n*(truncated: the full {what} is in the job summary and artifacts)*"
     return [f"<details><summary>{title}</summary>", "", text, "", "</details>"]
 
 

@@ -16,6 +16,8 @@ from zonectl.model.balancer_window import in_active_window as in_active_window
 from zonectl.plan.settings_view import SettingLine
 from zonectl.redaction import uri_problem
 from zonectl.render.exposition import Family, Labels, Sample, make_labels
+from zonectl.render.metrics_explain import HELP as EXPLAIN_HELP
+from zonectl.render.metrics_explain import put_explain
 from zonectl.render.status import StatusReport
 
 
@@ -76,6 +78,7 @@ HELP: dict[str, str] = {
         "Chunk migrations of the namespace in flight (config.migrations before 7.0, "
         "$currentOp from 7.0)."
     ),
+    **EXPLAIN_HELP,  # zonectl_collection_balancer_state / _reason (metrics_explain.py)
     "zonectl_pending_ops": (
         "Ops `zonectl plan` would send for this policy (drift); without a namespace label: "
         "zone memberships and balancer settings. Only when a policy is given."
@@ -190,6 +193,7 @@ def _put_report(put: _Put, m: ClusterMetrics, r: StatusReport) -> None:
         if m.migrations is not None:
             moving = m.migrations.get(c.namespace, 0)
             put("zonectl_namespace_migrations_in_flight", moving, labels)
+    put_explain(put, m.cluster, r)
     for rs in r.reshardings:
         labels = make_labels(cluster=m.cluster, namespace=rs.namespace)
         put("zonectl_resharding_in_progress", 1, labels)

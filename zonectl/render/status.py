@@ -11,10 +11,12 @@ from typing import Any
 
 from bson import json_util
 
+from zonectl.explain.reasons import Explanation
 from zonectl.model.cluster import ReshardProgress
 from zonectl.model.layout import ChunkLayout
 from zonectl.model.shard_lifecycle import Blocker, ShardDrain
 from zonectl.plan.settings_view import SettingLine
+from zonectl.render.status_explain import explain_json
 
 FORMAT_VERSION = 1
 
@@ -64,6 +66,7 @@ class CollectionStatus:
     outside_bytes: int | None = None  # estimated; None where the server reports no bytes
     owned_bytes: Mapping[str, int] | None = None  # shard -> bytes ($shardedDataDistribution)
     layout: ChunkLayout | None = None  # each chunk's shard and standing, for --format html
+    explained: Explanation | None = None  # zonectl explain's state and reasons (sharded only)
 
     @property
     def compliant(self) -> bool:
@@ -324,6 +327,7 @@ def _collection_json(c: CollectionStatus) -> dict[str, Any]:
         },
         "balancerCollectionStatus": _ejson(dict(c.server)) if c.server is not None else None,
         "balancerCollectionStatusNote": c.server_note,
+        "explain": explain_json(c.explained),
     }
 
 

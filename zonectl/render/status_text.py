@@ -18,6 +18,7 @@ from zonectl.plan.settings_view import SettingLine
 from zonectl.render.inert import terminal
 from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, StatusReport
 from zonectl.render.status_drains import drain_lines
+from zonectl.render.status_explain import explain_line
 
 
 def render_status_text(report: StatusReport, *, color: bool = False, width: int = 100) -> str:
@@ -156,6 +157,7 @@ def _collection(c: CollectionStatus, color: bool) -> RenderableType:
         rows.append(_t(_compliance_line(c), style=_verdict_style(c.compliant, color)))
         rows.extend(_t(line) for line in _examples(c))
         rows.append(_t(f"  balancerCollectionStatus: {_server_text(c)}"))
+        rows.extend(_t(line) for line in [explain_line(c.explained)] if line)
         rows.append(_bars(c.per_shard, c.chunks, color))
     return Group(*rows)
 

@@ -16,7 +16,7 @@ from zonectl.explain.facts import BalancerFacts, ClusterFacts, CollectionFacts, 
 from zonectl.explain.reasons import MOVING, WAITING, Explanation, Explanations
 from zonectl.forecast.inputs import Range
 from zonectl.forecast.units import DEFAULT_COPY_RATE
-from zonectl.model.cluster import LiveBalancer
+from zonectl.model.cluster import ClusterState, LiveBalancer
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.explain_read import by_data_size, read_explain
@@ -49,17 +49,23 @@ def explain_cluster(conn: Connection, request: ExplainRequest | None = None) -> 
         wanted = set(chosen)
         colls = [c for c in colls if c.ns in wanted]
     state = read.docs.cluster_state(conn)
-    cluster = ClusterFacts(
-        shards=tuple(ShardFacts(s.id, frozenset(s.zones), s.draining) for s in state.shards),
-        by_data_size=by_data_size(conn.version, conn.fcv),
-        chunk_threshold=1 if _major(conn.version) >= 5 else 2,
-        balancer=_balancer(state.balancer, request.flags, now),
-        now=now,
-    )
+    cluster = cluster_facts(state, request.flags, now)
     found = explain_all(colls, cluster)
     if request.eta:
         found = _with_eta(conn, found, colls, read.docs.tags, cluster, state.balancer, request, now)
     return Explanations(now, tuple(found), read.notes)
+
+
+def cluster_facts(state: ClusterState, flags: ForecastFlags, now: dt.datetime) -> ClusterFacts:
+    """The shards, the release's balancing rule and the balancer's mode and window at `now`
+    (read in `flags.tz`, the config server's zone): explain's and status's one way."""
+    return ClusterFacts(
+        shards=tuple(ShardFacts(s.id, frozenset(s.zones), s.draining) for s in state.shards),
+        by_data_size=by_data_size(state.version, state.fcv),
+        chunk_threshold=1 if _major(state.version) >= 5 else 2,
+        balancer=_balancer(state.balancer, flags, now),
+        now=now,
+    )
 
 
 def _major(version: str) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 
 from zonectl.analyze.plan_rules import route_hint
 from zonectl.forecast.collection_moves import moves_of, with_collection_moves
+from zonectl.forecast.explain_hint import with_explain_hint
 from zonectl.forecast.report import Forecast
 from zonectl.forecast.reshard import recommend
 from zonectl.forecast.settings import planned_chunk_sizes, throttle_notes
@@ -106,6 +107,7 @@ def plan_and_forecast(
         plan = dataclasses.replace(plan, valid_until=next_tick)
     forecast = with_collection_moves(forecast, moves_of(plan))
     forecast = with_drains(forecast, drains_of(plan.ops), planned.actual, sizes, plan.ops)
+    forecast = with_explain_hint(forecast)
     return PlanRun(_with_route_hints(plan, forecast), forecast, spent)
 
 

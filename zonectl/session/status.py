@@ -62,7 +62,11 @@ def read_status_view(conn: Connection, request: StatusRequest) -> StatusView:
     now = conn.wall()
     selected = _select(conn, request) if request.choose is not None else None
     read = read_status(
-        conn, database=request.database, namespaces=selected or None, layout=request.layout
+        conn,
+        database=request.database,
+        now=now,
+        namespaces=selected or None,
+        layout=request.layout,
     )
     report = status_report(read, now, request.flags.tz)
     sizes = ChunkSizes(conn)

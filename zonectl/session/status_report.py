@@ -1,6 +1,7 @@
 """The status report (zonectl.render.status) built from what zonectl/mongo/status.py read:
 per-namespace compliance and bytes, shard totals, the balancer, zonectl's lease and open
-journals interpreted at the cluster's instant."""
+journals interpreted at the cluster's instant, and each namespace's explain state and
+reasons (zonectl/session/status_explain.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import datetime as dt
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from zonectl.explain.reasons import Explanation
 from zonectl.forecast.report import Forecast
 from zonectl.model.balancer_window import in_active_window
 from zonectl.model.cluster import ClusterState
@@ -30,6 +32,7 @@ from zonectl.render.status import (
     ShardStatus,
     StatusReport,
 )
+from zonectl.session.status_explain import explain_status, server_views
 
 Doc = Mapping[str, Any]
 
@@ -47,7 +50,7 @@ def read_status_report(
     totals) to those; unknown names are reported in `notes`. With `layout`, each sharded
     namespace also keeps where every chunk sits (a few bytes a chunk) for the pictures.
     `config_tz`: the config server's time zone, in which a drain's window is read."""
-    read = read_status(conn, database=database, namespaces=namespaces, layout=layout)
+    read = read_status(conn, database=database, now=now, namespaces=namespaces, layout=layout)
     return status_report(read, now, config_tz)
 
 
@@ -56,7 +59,9 @@ def status_report(
 ) -> StatusReport:
     """The report of what was read; a lease is expired if it expires at or before `now`;
     a drain's window blocker only with `config_tz` (the window is that zone's wall clock)."""
-    collections = tuple(_collection(read, ns) for ns in read.names)
+    explained = explain_status(read, now, config_tz)
+    read = dataclasses.replace(read, servers=server_views(read, explained))
+    collections = tuple(_collection(read, ns, explained.get(ns)) for ns in read.names)
     servers = {c.namespace: c.server for c in collections}
     state = dataclasses.replace(
         read.state,
@@ -159,7 +164,7 @@ def _shards(
     )
 
 
-def _collection(read: StatusRead, ns: str) -> CollectionStatus:
+def _collection(read: StatusRead, ns: str, explained: Explanation | None) -> CollectionStatus:
     state = read.state
     live = sorted_ranges(state, ns)
     ranges = tuple(RangeStatus(r.zone, r.min, r.max) for r in live)
@@ -189,6 +194,7 @@ def _collection(read: StatusRead, ns: str) -> CollectionStatus:
         outside_bytes=None if owned is None else _outside_bytes(scan, owned.get(ns, {})),
         owned_bytes=None if owned is None else dict(owned.get(ns, {})),
         layout=read.layouts.get(ns),
+        explained=explained,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from zonectl.forecast.report import Forecast
 from zonectl.render.html.burndown import burndown_section
 from zonectl.render.html.drains import drains_section
+from zonectl.render.html.explained import explain_html
 from zonectl.render.html.forecast_table import assumptions_line, forecast_table
 from zonectl.render.html.markup import esc, page
 from zonectl.render.html.strip import (
@@ -81,7 +82,7 @@ def _collection(
         f"key {key}; {plural(c.chunks, 'chunk')}; {c.outside_zone} outside their zone; "
         f"{c.straddling} straddling a boundary; balancing {'on' if c.balancing else 'off'}"
     )
-    out = [head, f'<p class="meta">{esc(stand)}</p>\n']
+    out = [head, f'<p class="meta">{esc(stand)}</p>\n', explain_html(c.explained)]
     layout = c.layout
     if layout is None or not layout.chunks:
         out.append('<p class="note">No chunks: nothing to draw.</p>\n')
