@@ -19,6 +19,7 @@ from zonectl.render.inert import terminal
 from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, StatusReport
 from zonectl.render.status_drains import drain_lines
 from zonectl.render.status_explain import explain_line
+from zonectl.render.status_plain import BarTable, write_plain
 
 
 def render_status_text(report: StatusReport, *, color: bool = False, width: int = 100) -> str:
@@ -33,8 +34,11 @@ def render_status_text(report: StatusReport, *, color: bool = False, width: int 
         highlight=False,
         emoji=False,
     )
-    for part in _parts(report, color):
-        console.print(part)
+    if color:
+        for part in _parts(report, color):
+            console.print(part)
+    else:
+        write_plain(_parts(report, color), console, out)
     return out.getvalue()
 
 
@@ -201,7 +205,7 @@ def _server_text(c: CollectionStatus) -> str:
 
 def _bars(per_shard: Mapping[str, int], total: int, color: bool) -> RenderableType:
     """One bar per shard, scaled to the largest count, with the share of all chunks."""
-    table = Table(box=None, show_header=False, pad_edge=False)
+    table = BarTable()
     table.add_column("shard")
     table.add_column("bar")
     table.add_column("chunks", justify="right")
@@ -214,6 +218,7 @@ def _bars(per_shard: Mapping[str, int], total: int, color: bool) -> RenderableTy
         bar.append(empty * (24 - filled), style="dim" if color else "")
         share = f"{100 * n / total:.0f}%" if total else "-"
         table.add_row(_t(f"  {shard}"), bar, f"{n:,}", share)
+        table.plain_rows.append((terminal(f"  {shard}"), bar.plain, f"{n:,}", share))
     return table
 
 
