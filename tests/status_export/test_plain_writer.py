@@ -16,7 +16,7 @@ from rich.text import Text
 
 from tests.status_export.builders import add_shards, shard_collection, zonectl
 from zonectl.render import status_text
-from zonectl.render.status_plain import write_plain
+from zonectl.render.status_plain import BarTable, write_plain
 from zonectl.sandbox.launch import serve
 from zonectl.sandbox.state import Sandbox
 
@@ -88,3 +88,26 @@ def test_status_says_the_same_with_and_without_the_writer(monkeypatch: pytest.Mo
         slow = zonectl("status", "--uri", server.uri)
     assert fast == slow
     assert fast[0] == 0 and "shard-\u65e5\u672c-b" in fast[1]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_bars_print_in_colour_as_the_rich_table_they_stand_for(seed: int) -> None:
+    rng = random.Random(seed)
+    counts = {f"shard-{i}": rng.randrange(0, 1000) for i in range(rng.randrange(1, 6))}
+    bars = status_text._bars(counts, sum(counts.values()), color=True)
+    assert isinstance(bars, BarTable)
+    table = Table(box=None, show_header=False, pad_edge=False)
+    for name, justify in (("shard", "left"), ("bar", "left"), ("chunks", "right"),
+                          ("share", "right")):  # fmt: skip
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in bars.rows:
+        table.add_row(*row)
+    shown = []
+    for renderable in (bars, table):
+        out = io.StringIO()
+        console = Console(file=out, width=100, force_terminal=True, color_system="standard")
+        console.print(Group(Text("head"), renderable))
+        console.print(renderable)
+        shown.append(out.getvalue())
+    assert shown[0] == shown[1]
+    assert "\x1b[36m" in shown[0]  # the cyan bars

@@ -9,31 +9,62 @@ from collections.abc import Iterable
 from typing import IO
 
 from rich.cells import cell_len
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 GAP = "  "  # a column's right padding and the next one's left (pad_edge=False: none outside)
 
 
-class BarTable(Table):
-    """The per-shard bars (status_text._bars): a rich table whose rows, all plain text,
-    are also kept as strings for the plain writer: shard, bar (left), chunks, share
-    (right)."""
+class BarTable:
+    """The per-shard bars (status_text._bars): rows of shard, bar (left), chunks, share
+    (right), as a borderless rich table when rich prints them (built then, once), and as
+    their plain strings for the plain writer."""
 
     def __init__(self) -> None:
-        super().__init__(box=None, show_header=False, pad_edge=False)
-        self.plain_rows: list[tuple[str, str, str, str]] = []
+        self.rows: list[tuple[Text, Text, str, str]] = []
+        self._table: Table | None = None
+
+    def add_row(self, shard: Text, bar: Text, chunks: str, share: str) -> None:
+        self.rows.append((shard, bar, chunks, share))
+        self._table = None
+
+    @property
+    def plain_rows(self) -> list[tuple[str, str, str, str]]:
+        return [(shard.plain, bar.plain, chunks, share) for shard, bar, chunks, share in self.rows]
+
+    def table(self) -> Table:
+        if self._table is None:
+            table = Table(box=None, show_header=False, pad_edge=False)
+            table.add_column("shard")
+            table.add_column("bar")
+            table.add_column("chunks", justify="right")
+            table.add_column("share", justify="right")
+            for row in self.rows:
+                table.add_row(*row)
+            self._table = table
+        return self._table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.table()
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.table())
 
 
 def write_plain(parts: Iterable[RenderableType], console: Console, out: IO[str]) -> None:
     """Each part as rich prints it on `console` (no colour), the sure ones written here."""
+    _write(parts, console, out, console.width)  # the width once: rich works it out each time
+
+
+def _write(parts: Iterable[RenderableType], console: Console, out: IO[str], width: int) -> None:
     for part in parts:
         if isinstance(part, Group):
-            write_plain(part.renderables, console, out)
-        elif isinstance(part, Text) and _fits(part.plain, console.width):
+            _write(part.renderables, console, out, width)
+        elif isinstance(part, Text) and _fits(part.plain, width):
             out.write(part.plain + "\n")
-        elif isinstance(part, BarTable) and (lines := _bar_lines(part, console.width)):
+        elif isinstance(part, BarTable) and (lines := _bar_lines(part, width)):
             out.write("".join(line + "\n" for line in lines))
         else:
             console.print(part)

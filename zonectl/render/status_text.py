@@ -206,10 +206,6 @@ def _server_text(c: CollectionStatus) -> str:
 def _bars(per_shard: Mapping[str, int], total: int, color: bool) -> RenderableType:
     """One bar per shard, scaled to the largest count, with the share of all chunks."""
     table = BarTable()
-    table.add_column("shard")
-    table.add_column("bar")
-    table.add_column("chunks", justify="right")
-    table.add_column("share", justify="right")
     most = max(per_shard.values(), default=0)
     full, empty = ("█", "░") if color else ("#", ".")
     for shard, n in sorted(per_shard.items()):
@@ -218,7 +214,6 @@ def _bars(per_shard: Mapping[str, int], total: int, color: bool) -> RenderableTy
         bar.append(empty * (24 - filled), style="dim" if color else "")
         share = f"{100 * n / total:.0f}%" if total else "-"
         table.add_row(_t(f"  {shard}"), bar, f"{n:,}", share)
-        table.plain_rows.append((terminal(f"  {shard}"), bar.plain, f"{n:,}", share))
     return table
 
 
