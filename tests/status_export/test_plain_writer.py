@@ -100,8 +100,14 @@ def test_the_bars_print_in_colour_as_the_rich_table_they_stand_for(seed: int) ->
     for name, justify in (("shard", "left"), ("bar", "left"), ("chunks", "right"),
                           ("share", "right")):  # fmt: skip
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for row in bars.rows:
-        table.add_row(*row)
+    most = max(counts.values())
+    total = sum(counts.values())
+    for shard, n in sorted(counts.items()):  # as status_text._bars made it before
+        filled = round(24 * n / most) if most else 0
+        bar = Text("█" * filled, style="cyan")
+        bar.append("░" * (24 - filled), style="dim")
+        share = f"{100 * n / total:.0f}%" if total else "-"
+        table.add_row(Text(f"  {shard}"), bar, f"{n:,}", share)
     shown = []
     for renderable in (bars, table):
         out = io.StringIO()

@@ -19,20 +19,19 @@ GAP = "  "  # a column's right padding and the next one's left (pad_edge=False: 
 
 class BarTable:
     """The per-shard bars (status_text._bars): rows of shard, bar (left), chunks, share
-    (right), as a borderless rich table when rich prints them (built then, once), and as
-    their plain strings for the plain writer."""
+    (right), as a borderless rich table when rich prints them (built then, once: cyan and
+    dim bars in colour), and as plain strings for the plain writer."""
 
-    def __init__(self) -> None:
-        self.rows: list[tuple[Text, Text, str, str]] = []
+    def __init__(self, color: bool) -> None:
+        self.color = color
+        self.plain_rows: list[tuple[str, str, str, str]] = []
+        self._bars: list[tuple[str, str]] = []  # each bar's filled and empty part
         self._table: Table | None = None
 
-    def add_row(self, shard: Text, bar: Text, chunks: str, share: str) -> None:
-        self.rows.append((shard, bar, chunks, share))
+    def add_row(self, shard: str, filled: str, empty: str, chunks: str, share: str) -> None:
+        self.plain_rows.append((shard, filled + empty, chunks, share))
+        self._bars.append((filled, empty))
         self._table = None
-
-    @property
-    def plain_rows(self) -> list[tuple[str, str, str, str]]:
-        return [(shard.plain, bar.plain, chunks, share) for shard, bar, chunks, share in self.rows]
 
     def table(self) -> Table:
         if self._table is None:
@@ -41,8 +40,12 @@ class BarTable:
             table.add_column("bar")
             table.add_column("chunks", justify="right")
             table.add_column("share", justify="right")
-            for row in self.rows:
-                table.add_row(*row)
+            for (shard, _, chunks, share), (filled, empty) in zip(
+                self.plain_rows, self._bars, strict=True
+            ):
+                bar = Text(filled, style="cyan" if self.color else "")
+                bar.append(empty, style="dim" if self.color else "")
+                table.add_row(Text(shard), bar, chunks, share)
             self._table = table
         return self._table
 

@@ -205,15 +205,13 @@ def _server_text(c: CollectionStatus) -> str:
 
 def _bars(per_shard: Mapping[str, int], total: int, color: bool) -> RenderableType:
     """One bar per shard, scaled to the largest count, with the share of all chunks."""
-    table = BarTable()
+    table = BarTable(color)
     most = max(per_shard.values(), default=0)
     full, empty = ("█", "░") if color else ("#", ".")
     for shard, n in sorted(per_shard.items()):
         filled = round(24 * n / most) if most else 0
-        bar = Text(full * filled, style="cyan" if color else "")
-        bar.append(empty * (24 - filled), style="dim" if color else "")
         share = f"{100 * n / total:.0f}%" if total else "-"
-        table.add_row(_t(f"  {shard}"), bar, f"{n:,}", share)
+        table.add_row(terminal(f"  {shard}"), full * filled, empty * (24 - filled), f"{n:,}", share)
     return table
 
 
