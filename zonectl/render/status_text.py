@@ -3,6 +3,7 @@ plain aligned columns and `#` bars otherwise."""
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Mapping
 
@@ -211,8 +212,14 @@ def _bars(per_shard: Mapping[str, int], total: int, color: bool) -> RenderableTy
     for shard, n in sorted(per_shard.items()):
         filled = round(24 * n / most) if most else 0
         share = f"{100 * n / total:.0f}%" if total else "-"
-        table.add_row(terminal(f"  {shard}"), full * filled, empty * (24 - filled), f"{n:,}", share)
+        table.add_row(_shard_cell(shard), full * filled, empty * (24 - filled), f"{n:,}", share)
     return table
+
+
+@functools.lru_cache(maxsize=1024)
+def _shard_cell(shard: str) -> str:
+    """A bar's shard cell, escaped once per shard (not once per collection)."""
+    return terminal(f"  {shard}")
 
 
 def _summary(report: StatusReport) -> str:
