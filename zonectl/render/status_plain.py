@@ -74,7 +74,12 @@ def _write(parts: Iterable[RenderableType], console: Console, out: IO[str], widt
 
 
 def _fits(text: str, width: int) -> bool:
-    return "\n" not in text and "\t" not in text and cell_len(text) <= width
+    return "\n" not in text and "\t" not in text and _cells(text) <= width
+
+
+def _cells(text: str) -> int:
+    """Columns `text` takes: one per printable ASCII character, else as rich counts."""
+    return len(text) if text.isascii() and text.isprintable() else cell_len(text)
 
 
 def _bar_lines(table: BarTable, width: int) -> list[str]:
@@ -83,16 +88,16 @@ def _bar_lines(table: BarTable, width: int) -> list[str]:
     rows = table.plain_rows
     if not rows or any(not _fits(cell, width) for row in rows for cell in row):
         return []
-    widths = [max(cell_len(row[i]) for row in rows) for i in range(4)]
+    widths = [max(_cells(row[i]) for row in rows) for i in range(4)]
     if sum(widths) + len(GAP) * 3 > width:
         return []
     out = []
     for shard, bar, chunks, share in rows:
         cells = [
-            shard + " " * (widths[0] - cell_len(shard)),
-            bar + " " * (widths[1] - cell_len(bar)),
-            " " * (widths[2] - cell_len(chunks)) + chunks,
-            " " * (widths[3] - cell_len(share)) + share,
+            shard + " " * (widths[0] - _cells(shard)),
+            bar + " " * (widths[1] - _cells(bar)),
+            " " * (widths[2] - _cells(chunks)) + chunks,
+            " " * (widths[3] - _cells(share)) + share,
         ]
         out.append(GAP.join(cells))
     return out
