@@ -33,7 +33,8 @@ from zonectl.environment import Settings
 from zonectl.errors import ExitCode, UsageError
 from zonectl.forecast.report import Forecast
 from zonectl.plan.plan import Plan
-from zonectl.render import render_json, render_markdown, render_text
+from zonectl.plan.serialize import plan_to_doc
+from zonectl.render import render_markdown, render_text
 from zonectl.render.forecast import (
     forecast_dict,
     render_forecast_markdown,
@@ -187,7 +188,8 @@ def plan_document(
     """The plan's JSON document (what `--save-plan` saves and `--format json` prints), with
     the forecast under `forecast` and what reading the cluster cost under
     `server_footprint`: informational, `apply --plan` ignores both."""
-    doc = json.loads(render_json(plan))
+    # The document render_json prints, built once (not printed, parsed and printed again)
+    doc = plan_to_doc(plan)
     doc["forecast"] = forecast_dict(forecast)
     if footprint is not None:
         doc["server_footprint"] = dict(footprint)

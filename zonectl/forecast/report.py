@@ -154,7 +154,8 @@ def make_forecast(
     for c, moves in queued:
         balancer_s, why_not = _balancer_alone(c, a, simulate, now, no_balance, defragmenting)
         per_ns.append(_namespace_forecast(c, moves, eager, balancer_s, why_not))
-    movable = [c for c in colls if c.ns not in no_balance | defragmenting]
+    held = no_balance | defragmenting
+    movable = [c for c in colls if c.ns not in held]
     balancer = _balancer_together(per_ns, movable, a, simulate, now)
     total = sum(n.bytes for n in per_ns)
     curves = [make_burndown("migrate", total, eager.commits)] if per_ns else []

@@ -98,6 +98,7 @@ class ChunkSizes:
         self._stats: dict[str, dict[str, int] | None] = {}
         self._measured: dict[tuple[str, Any, Any], int | None] = {}
         self._max_bytes: dict[str, int] = {}
+        self._counts: dict[tuple[str, tuple[str, ...]], dict[str, int]] = {}
         self._dsd = True
         # Chunk sizes a plan sets (MB): the cluster's, and per namespace.
         self.planned_mb: int | None = None
@@ -153,9 +154,18 @@ class ChunkSizes:
         return self.batch.count(query)
 
     def shard_counts(self, ns: str, shards: Sequence[str]) -> dict[str, int]:
-        """Chunks of `ns` per shard: one indexed count per shard, batched."""
+        """Chunks of `ns` per shard: one indexed count per shard, batched; once answered,
+        kept (as the batch keeps its answers), so the many estimates of a namespace's
+        chunks do not ask again."""
+        key = (ns, tuple(shards))
+        known = self._counts.get(key)
+        if known is not None:
+            return dict(known)
         base = self.chunk_filter(ns) or {"ns": ns}
-        return {s: self.count({**base, "shard": s}) for s in shards}
+        counts = {s: self.count({**base, "shard": s}) for s in shards}
+        if not self.batch.recording:  # a rehearsal's zeros are no answer
+            self._counts[key] = counts
+        return dict(counts)
 
     def max_chunk_bytes(self, ns: str) -> int:
         if ns not in self._max_bytes:

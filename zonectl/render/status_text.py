@@ -3,6 +3,7 @@ plain aligned columns and `#` bars otherwise."""
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Mapping
 
@@ -20,6 +21,7 @@ from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, 
 from zonectl.render.status_disk import disk_lines
 from zonectl.render.status_drains import drain_lines
 from zonectl.render.status_explain import explain_line
+from zonectl.render.status_plain import BarTable, write_plain
 
 
 def render_status_text(report: StatusReport, *, color: bool = False, width: int = 100) -> str:
@@ -34,8 +36,11 @@ def render_status_text(report: StatusReport, *, color: bool = False, width: int 
         highlight=False,
         emoji=False,
     )
-    for part in _parts(report, color):
-        console.print(part)
+    if color:
+        for part in _parts(report, color):
+            console.print(part)
+    else:
+        write_plain(_parts(report, color), console, out)
     return out.getvalue()
 
 
@@ -206,20 +211,20 @@ def _server_text(c: CollectionStatus) -> str:
 
 def _bars(per_shard: Mapping[str, int], total: int, color: bool) -> RenderableType:
     """One bar per shard, scaled to the largest count, with the share of all chunks."""
-    table = Table(box=None, show_header=False, pad_edge=False)
-    table.add_column("shard")
-    table.add_column("bar")
-    table.add_column("chunks", justify="right")
-    table.add_column("share", justify="right")
+    table = BarTable(color)
     most = max(per_shard.values(), default=0)
     full, empty = ("█", "░") if color else ("#", ".")
     for shard, n in sorted(per_shard.items()):
         filled = round(24 * n / most) if most else 0
-        bar = Text(full * filled, style="cyan" if color else "")
-        bar.append(empty * (24 - filled), style="dim" if color else "")
         share = f"{100 * n / total:.0f}%" if total else "-"
-        table.add_row(_t(f"  {shard}"), bar, f"{n:,}", share)
+        table.add_row(_shard_cell(shard), full * filled, empty * (24 - filled), f"{n:,}", share)
     return table
+
+
+@functools.lru_cache(maxsize=1024)
+def _shard_cell(shard: str) -> str:
+    """A bar's shard cell, escaped once per shard (not once per collection)."""
+    return terminal(f"  {shard}")
 
 
 def _summary(report: StatusReport) -> str:

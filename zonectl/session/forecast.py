@@ -115,11 +115,9 @@ def read_forecast(
         colls, shard_zones, assumptions, now, no_balance=no_balance, defragmenting=defragmenting
     )
     planned = sizes.planned_mb is not None or bool(sizes.planned_ns_mb)
-    cut = chunk_size_notes(
-        [c for c in colls if c.ns in {n.ns for n in forecast.namespaces}], planned
-    )
-    forecast = dataclasses.replace(forecast, notes=(*forecast.notes, *cut))
     moving = {n.ns for n in forecast.namespaces}
+    cut = chunk_size_notes([c for c in colls if c.ns in moving], planned)
+    forecast = dataclasses.replace(forecast, notes=(*forecast.notes, *cut))
     features = feature_release(sizes.conn.version, sizes.conn.fcv) or (7, 0)
     routes = routes_for(
         [c for c in colls if c.ns in moving or c.ns in rezoned],

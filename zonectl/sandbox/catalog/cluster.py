@@ -69,7 +69,7 @@ class Cluster:
         self.clock = clock
         self.version = version
         self._stores: dict[str, ChunkStore] = {}
-        self._by_uuid: dict[Any, ChunkStore] = {}
+        self._by_uuid: dict[bytes, tuple[ChunkStore, Any]] = {}
         self._ts = (0, 0)
         # Replica sets addShard can reach (cluster file `spareShards`: {name, host}); None
         # for a sandbox built by commands alone, where any host answers (commands/add_shard.py).
@@ -210,12 +210,14 @@ class Cluster:
         {uuid, min} index seeks it), the map rebuilt when a store is added, replaced or
         dropped, or a uuid changed."""
         key = encode(value)
-        store = self._by_uuid.get(key)
-        current = store is not None and self._stores.get(store.ns) is store
-        if store is not None and current and encode(store.uuid) == key:
-            return store
-        self._by_uuid = {encode(s.uuid): s for s in self._stores.values()}
-        return self._by_uuid.get(key)
+        found = self._by_uuid.get(key)
+        if found is not None:
+            store, uuid = found  # the uuid object it was mapped by: unchanged if the same
+            if self._stores.get(store.ns) is store and store.uuid is uuid:
+                return store
+        self._by_uuid = {encode(s.uuid): (s, s.uuid) for s in self._stores.values()}
+        found = self._by_uuid.get(key)
+        return found[0] if found is not None else None
 
     def create_collection(
         self,

@@ -84,10 +84,13 @@ def files(cluster: Cluster) -> list[tuple[str, Files]]:
     return out
 
 
-def fs_used(cluster: Cluster) -> dict[str, tuple[int, int]]:
-    """shard -> (fsUsedSize, fsTotalSize): the baseline plus every file on the volume."""
+def fs_used(
+    cluster: Cluster, every: list[tuple[str, Files]] | None = None
+) -> dict[str, tuple[int, int]]:
+    """shard -> (fsUsedSize, fsTotalSize): the baseline plus every file on the volume
+    (`every`: `files(cluster)` when the caller has it already)."""
     used = {name: cluster.volumes.disk(name).baseline for name in cluster.shard_names()}
-    for shard, f in files(cluster):
+    for shard, f in files(cluster) if every is None else every:
         used[shard] = used.get(shard, cluster.volumes.disk(shard).baseline) + f.total_size
     return {s: (u, cluster.volumes.disk(s).size) for s, u in used.items()}
 

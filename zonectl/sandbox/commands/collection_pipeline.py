@@ -12,7 +12,8 @@ from bson.raw_bson import RawBSONDocument
 
 from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
-from zonectl.sandbox.query.aggregate import run_pipeline
+from zonectl.sandbox.query.aggregate import PIPELINE_LENGTH_LIMIT, run_pipeline
+from zonectl.sandbox.query.matcher import validate
 from zonectl.sandbox.query.shape import validate_sort
 
 Document = dict[str, Any]
@@ -47,6 +48,17 @@ def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> I
             source, rest = scan.backward, [pipeline[0], *pipeline[2:]]
         elif sort and sort == ordered:
             rest = [pipeline[0], *pipeline[2:]]
+    if (
+        query is not None
+        and scan.exact
+        and rest
+        and rest[0] is first
+        and len(pipeline) <= PIPELINE_LENGTH_LIMIT  # else run_pipeline refuses it whole
+    ):
+        # An exact index scan yields only matching documents: the $match has nothing left
+        # to filter (checked for MongoDB's parse errors all the same).
+        validate(query)
+        rest = rest[1:]
     docs = (_decoded(d) for d in source)
 
     def resolve(coll: str) -> Iterable[Mapping[str, Any]]:

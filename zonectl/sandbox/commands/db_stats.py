@@ -41,10 +41,11 @@ def db_stats(request: Request) -> dict[str, Any]:
     cluster = request.sandbox.cluster
     db = request.db
     per_shard: dict[str, list[Files]] = {name: [] for name in cluster.shard_names()}
-    for shard, f in volume_stats.files(cluster):
+    every = volume_stats.files(cluster)
+    for shard, f in every:
         if f.ns.split(".", 1)[0] == db and shard in per_shard:
             per_shard[shard].append(f)
-    fs = volume_stats.fs_used(cluster)
+    fs = volume_stats.fs_used(cluster, every)
     raw: dict[str, Any] = {}
     replies = []
     for shard, found in per_shard.items():

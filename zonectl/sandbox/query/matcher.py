@@ -75,6 +75,22 @@ def field_matches(values: list[Any], condition: Any) -> bool:
     return True
 
 
+# The last `$in`/`$nin` list of strings and its set: a query's list is the same object for
+# every document it is matched against, so 10,000 names are hashed once, not per document.
+_last_listed: tuple[list[Any], frozenset[str] | None] = ([], None)
+
+
+def _string_set(arg: list[Any]) -> frozenset[str] | None:
+    """The set of `arg` when it is a non-empty list of strings only, else None."""
+    global _last_listed
+    last = _last_listed  # one read: another thread may replace it meanwhile
+    if last[0] is arg:
+        return last[1]
+    listed = frozenset(arg) if arg and all(type(v) is str for v in arg) else None
+    _last_listed = (arg, listed)
+    return listed
+
+
 def _operator(values: list[Any], op: str, arg: Any, condition: Mapping[str, Any]) -> bool:
     if op == "$eq":
         return _eq(values, arg)
@@ -85,10 +101,10 @@ def _operator(values: list[Any], op: str, arg: Any, condition: Mapping[str, Any]
     if op in ("$in", "$nin"):
         if not isinstance(arg, list):
             raise bad(f"{op} needs an array")
-        if arg and all(type(v) is str for v in arg):
+        listed = _string_set(arg)
+        if listed is not None:
             # Strings equal exactly (simple collation): a set lookup, as an index seeks
             # each listed value instead of comparing every one (same answers).
-            listed = frozenset(arg)
             hit = any(
                 (type(v) is str and v in listed)
                 or (isinstance(v, list) and any(type(e) is str and e in listed for e in v))

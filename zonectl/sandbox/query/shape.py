@@ -12,6 +12,8 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from bson import Binary, Int64, MaxKey, MinKey, ObjectId, Timestamp
+
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.keyorder import encode
 from zonectl.sandbox.query.paths import MISSING, lookup
@@ -103,13 +105,32 @@ def project(doc: Mapping[str, Any], inclusion: bool, fields: dict[str, bool]) ->
     return result
 
 
+# Values with no state to share: kept, not copied (deepcopy reconstructs MinKey, Binary,
+# ObjectId... one by one, the bulk of projecting a million chunk bounds).
+_IMMUTABLE = frozenset(
+    {str, int, float, bool, type(None), MinKey, MaxKey, ObjectId, Int64, Binary, Timestamp}
+)
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of a decoded value (documents and arrays copied, immutables shared)."""
+    kind = type(value)
+    if kind in _IMMUTABLE:
+        return value
+    if kind is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if kind is list:
+        return [_copied(v) for v in value]
+    return copy.deepcopy(value)
+
+
 def _copy_path(src: Any, dst: Document, parts: list[str]) -> None:
     head, rest = parts[0], parts[1:]
     if not isinstance(src, Mapping) or head not in src:
         return
     value = src[head]
     if not rest:
-        dst[head] = copy.deepcopy(value)
+        dst[head] = _copied(value)
     elif isinstance(value, Mapping):
         sub = dst.setdefault(head, {})
         _copy_path(value, sub, rest)
