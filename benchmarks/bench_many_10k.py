@@ -123,7 +123,9 @@ def main() -> None:
     base = args.sizes[0]
     for n in args.sizes:
         wall, cpu = results[n]["seed"]
-        print(f"  sandbox {n:>6} collections: seeded and listening in {wall:.2f} s ({cpu:.2f} s CPU)")
+        print(
+            f"  sandbox {n:>6} collections: seeded and listening in {wall:.2f} s ({cpu:.2f} s CPU)"
+        )
     for kind in args.commands:
         for n in args.sizes:
             m = results[n][kind]
