@@ -41,6 +41,7 @@ from typer.testing import CliRunner
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
 from zonectl.sandbox.launch import serve
+from zonectl.sandbox.catalog.volumes import Disk
 from zonectl.sandbox.state import Sandbox
 
 NS = "app.events"
@@ -102,6 +103,9 @@ def _sandbox(key: dict[str, int], bounds: list[dict[str, Any]], owners: list[str
     for shard in (*FAST, *STD):
         zone = "hot" if shard in FAST else "archive"
         sb.cluster.add_shard(shard, f"{shard}/{shard}-a:27018", (zone,))
+        # Volumes that hold a million 20-60 MiB chunks (the default 1 TiB does not): the
+        # disk guard (docs/capacity.md) would rightly refuse the rotation otherwise.
+        sb.cluster.volumes.disks[shard] = Disk(size=256 * 2**40, baseline=2**30)
     n = len(owners)  # 20-60 MiB chunks, 1,000 documents each (dataSize has bytes to say)
     sizes = [(20 + (i * 7919) % 41) * 1024 * 1024 for i in range(n)]
     sb.cluster.create_collection(
