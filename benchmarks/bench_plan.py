@@ -40,8 +40,8 @@ from typer.testing import CliRunner
 
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
-from zonectl.sandbox.launch import serve
 from zonectl.sandbox.catalog.volumes import Disk
+from zonectl.sandbox.launch import serve
 from zonectl.sandbox.state import Sandbox
 
 NS = "app.events"
