@@ -19,7 +19,7 @@ from zonectl.plan.settings_view import SettingLine
 from zonectl.render.inert import terminal
 from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, StatusReport
 from zonectl.render.status_disk import disk_lines
-from zonectl.render.status_drains import drain_lines
+from zonectl.render.status_drains import drain_lines, size_text
 from zonectl.render.status_explain import explain_line
 from zonectl.render.status_plain import BarTable, write_plain
 
@@ -241,14 +241,7 @@ def _verdict_style(ok: bool, color: bool) -> str:
 
 
 def _bytes(value: int | None) -> str:
-    if value is None:
-        return "n/a"
-    size = float(value)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if size < 1024 or unit == "TiB":
-            return f"{size:,.0f} {unit}" if unit == "B" else f"{size:,.1f} {unit}"
-        size /= 1024
-    return str(value)
+    return "n/a" if value is None else size_text(value)
 
 
 def _s(n: int) -> str:
