@@ -12,6 +12,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.reader import ReaderError
 
 from zonectl.diagnostics import Diagnostic, Position, Severity
+from zonectl.policy.fast_compose import compose_fast
 from zonectl.policy.tree import Document, Limits
 
 SUFFIXES = (".yaml", ".yml")
@@ -51,7 +52,8 @@ def find_policy_files(paths: Sequence[str | Path]) -> tuple[list[str], list[Diag
 
 
 def read_documents(file: str, limits: Limits) -> tuple[list[Document], list[Diagnostic]]:
-    """The YAML documents of one file, composed by ruamel (positions kept on every node)."""
+    """The YAML documents of one file, composed as ruamel composes them (positions kept on
+    every node; from libyaml's events where zonectl.policy.fast_compose takes the text)."""
     try:
         size = Path(file).stat().st_size
         with open(file, "rb") as stream:
@@ -79,7 +81,7 @@ def compose_documents(
         where = _offset_position(file, text, too_deep)
         return [], [_error("ZP105", where, f"nesting is deeper than {max_depth} levels")]
     try:
-        roots = list(YAML(typ="rt").compose_all(text))
+        roots = compose_fast(text) or list(YAML(typ="rt").compose_all(text))
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Position(file, mark.line + 1, mark.column + 1) if mark else Position(file)
