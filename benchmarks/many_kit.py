@@ -21,10 +21,16 @@ def names(n: int) -> list[str]:
 
 
 def serve_cluster(n: int, kind: str, pipe: Connection) -> None:
-    """Child process: the cluster (windows in place for `rotate`); serve until told."""
+    """Child process: the cluster (windows in place for `rotate`); serve until told. The
+    collector runs at the CLI's thresholds, as in `zonectl sandbox` (zonectl/cli/app.py)."""
+    import gc
+
     import pymongo
 
+    from zonectl.cli.app import GC_THRESHOLDS
     from zonectl.sandbox.launch import serve
+
+    gc.set_threshold(*GC_THRESHOLDS)
     from zonectl.sandbox.state import Sandbox
 
     sb = Sandbox("7.0")
