@@ -129,7 +129,7 @@ def test_a_drain_the_policy_takes_back_is_stopped_on_8_3_and_explained_before(
     ) in out
     assert (
         "blocker (no-recipient): zone eu (ranges of app.users) has no shard that can receive "
-        "s1's chunks in it: s0, s1 are removed or draining"
+        "s1's chunks in it: its other shard (s0) is draining"
     ) in out
 
 
