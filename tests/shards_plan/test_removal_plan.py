@@ -52,7 +52,9 @@ def test_a_removal_on_7_0_shows_what_it_moves_and_what_blocks_it_and_changes_not
     assert "  ~ movePrimary app from s1 to s0" in lines
     assert lines.index("  ~ movePrimary app from s1 to s0") < drain
     assert "removeShardFromZone" not in out and "s1 leaves" not in out  # its zones go with it
-    assert "0 shards to re-zone, 1 shard to drain and remove, 1 collection to move" in out
+    # The movePrimary moves a database's primary (its unsharded data), not a collection.
+    assert "0 shards to re-zone, 1 shard to drain and remove, 1 database primary to move;" in out
+    assert "collection to move" not in out
     assert metadata(sb.client) == before
 
 
@@ -65,6 +67,7 @@ def test_the_json_plan_carries_the_drain_and_its_blockers_and_a_saved_plan_round
     assert code == 0, err
     doc = json.loads(out)
     assert doc["summary"]["shards_to_remove"] == 1
+    assert doc["summary"]["primaries_to_move"] == 1 and "collections_to_move" not in doc["summary"]
     op = next(o for o in doc["ops"] if o["kind"] == "remove_shard")
     assert op["destructive"] is True
     assert op["command"] == {"removeShard": "s1"}
@@ -102,6 +105,8 @@ def test_the_pull_request_view_calls_the_removal_out_as_destructive(
     assert "destructive change(s)" in alerts
     assert "shard `s1` is drained and removed from the cluster" in alerts
     assert "| shards to drain and remove | 1 |" in out
+    assert "| database primaries to move (movePrimary) | 1 |" in out
+    assert "collections to move" not in out
 
 
 def test_the_balancer_off_and_a_closed_window_are_named_with_the_way_out(

@@ -21,6 +21,7 @@ Counts = Literal[
     "membership",
     "setting",
     "collection_moved",
+    "primary_moved",
     "key_change",
     "shard",
     "",

@@ -151,7 +151,7 @@ class StopShardDraining(
 
 @dataclass(frozen=True)
 class MovePrimary(
-    Op, kind="move_primary", counts_as="collection_moved", phase="relocate", apply_only=True
+    Op, kind="move_primary", counts_as="primary_moved", phase="relocate", apply_only=True
 ):
     """movePrimary: a database's primary shard moves off a shard being removed (before 8.0
     its unsharded collections move with it)."""
