@@ -35,8 +35,7 @@ class AddShard(Op, kind="add_shard", sign="+", counts_as="shard", phase="join", 
     def line(self) -> str:
         return f"add shard {self.shard} at {self.host}"
 
-    def callout(self, code: Format, prose: Format) -> str:
-        return f"shard {code(self.shard)} joins the cluster ({code(self.host)})"
+    # No callout: a shard joining destroys nothing (the PR view lists it with the changes).
 
     def command(self) -> dict[str, Any]:
         return {"addShard": self.host, "name": self.shard}
