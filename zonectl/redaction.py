@@ -13,6 +13,13 @@ HIDDEN = "***"
 
 # A scheme as written, mangled ones included (`mongodb//`, `mongodb:/`, `mongodb:///`).
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:?/{1,3}|(?i:mongodb(?:\+srv)?|sandbox):)")
+# Where a URI starts inside a run of text: `scheme://` (any scheme), or a MongoDB scheme
+# mangled (`mongodb//`, `mongodb:/`, `mongodb:///`, `mongodb:`) and `sandbox:`. Only what
+# follows one is a userinfo: a run with an `@` and no scheme (`d.a::error::x@team`, a lease
+# holder `cron@ops-3`) is a name, not a credential.
+_URI_START = re.compile(
+    r"(?i:mongodb(?:\+srv)?)(?::/{0,3}|/{2,3})|(?i:sandbox):|[A-Za-z][A-Za-z0-9+.-]*://"
+)
 # Whitespace-delimited runs holding an `@`: candidates for `userinfo@host`.
 _AT_TOKEN = re.compile(r"[^\s'\"<>()\[\]{}`]*@[^\s'\"<>()\[\]{}`]*")
 # Options and fields whose value is a secret (MongoDB's connection-string options
@@ -26,8 +33,9 @@ _URI_SCHEMES = ("mongodb://", "mongodb+srv://")
 
 
 def redact(text: str) -> str:
-    """Hide credentials in any text: the userinfo of anything URI-like (whatever its scheme,
-    up to the last `@`: a password may hold an unescaped `@` or `/`) and secret options."""
+    """Hide credentials in any text: the userinfo of every URI (whatever its scheme, mangled
+    MongoDB ones included, up to the last `@`: a password may hold an unescaped `@` or `/`)
+    and secret options."""
     text = _AT_TOKEN.sub(_redact_token, text)
     return _SECRET_FIELDS.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
 
@@ -45,15 +53,14 @@ def redact_values(value: Any) -> Any:
 
 
 def _redact_token(match: re.Match[str]) -> str:
+    """The userinfo of a URI in the run hidden: whatever follows its scheme up to the last
+    `@`; a run without a scheme before its last `@` is kept as it is."""
     token = match.group(0)
-    scheme = _SCHEME.match(token)
-    prefix = scheme.group(1) if scheme else ""
-    userinfo, _, rest = token[len(prefix) :].rpartition("@")
-    # `cron@ops-3` (a lease holder) is no credential; `user:pass@`, `%`-escapes and
-    # anything after a scheme are.
-    if not prefix and ":" not in userinfo and "%" not in userinfo:
+    head, _, host = token.rpartition("@")
+    scheme = _URI_START.search(head)
+    if scheme is None:
         return token
-    return f"{prefix}{HIDDEN}@{rest}"
+    return f"{head[: scheme.end()]}{HIDDEN}@{host}"
 
 
 def shown_uri(uri: str) -> str:
