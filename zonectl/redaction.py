@@ -13,12 +13,11 @@ HIDDEN = "***"
 
 # A scheme as written, mangled ones included (`mongodb//`, `mongodb:/`, `mongodb:///`).
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:?/{1,3}|(?i:mongodb(?:\+srv)?|sandbox):)")
-# Where a URI starts inside a run of text: `scheme://` (any scheme), or a MongoDB scheme
-# mangled (`mongodb//`, `mongodb:/`, `mongodb:///`, `mongodb:`) and `sandbox:`. Only what
-# follows one is a userinfo: a run with an `@` and no scheme (`d.a::error::x@team`, a lease
-# holder `cron@ops-3`) is a name, not a credential.
+# Where a URI starts inside a run of text: a MongoDB scheme, mangled ones included
+# (`mongodb//`, `mongodb:/`, `mongodb:///`, `mongodb:`), `sandbox:`, or any `scheme:/`,
+# `scheme://`, `scheme:///`.
 _URI_START = re.compile(
-    r"(?i:mongodb(?:\+srv)?)(?::/{0,3}|/{2,3})|(?i:sandbox):|[A-Za-z][A-Za-z0-9+.-]*://"
+    r"(?i:mongodb(?:\+srv)?)(?::/{0,3}|/{2,3})|(?i:sandbox):|[A-Za-z][A-Za-z0-9+.-]*:/{1,3}"
 )
 # Whitespace-delimited runs holding an `@`: candidates for `userinfo@host`.
 _AT_TOKEN = re.compile(r"[^\s'\"<>()\[\]{}`]*@[^\s'\"<>()\[\]{}`]*")
@@ -53,14 +52,25 @@ def redact_values(value: Any) -> Any:
 
 
 def _redact_token(match: re.Match[str]) -> str:
-    """The userinfo of a URI in the run hidden: whatever follows its scheme up to the last
-    `@`; a run without a scheme before its last `@` is kept as it is."""
+    """The run with its userinfo (up to the last `@`) hidden when it is a URI's: after a
+    scheme that starts the run (kept), or with a scheme later in it (`uri=mongodb://...`:
+    all hidden); without a scheme, when it reads as a `user:password` a driver would take.
+    Any other run is a name and kept: a lease holder `cron@ops-3`, `d.a::error::x@team`."""
     token = match.group(0)
     head, _, host = token.rpartition("@")
-    scheme = _URI_START.search(head)
-    if scheme is None:
-        return token
-    return f"{head[: scheme.end()]}{HIDDEN}@{host}"
+    scheme = _URI_START.match(head)
+    if scheme is not None:
+        return f"{head[: scheme.end()]}{HIDDEN}@{host}"
+    if _URI_START.search(head) or _bare_userinfo(head):
+        return f"{HIDDEN}@{host}"
+    return token
+
+
+def _bare_userinfo(text: str) -> bool:
+    """`user:password` or a %-escaped user name, as a URL without its scheme writes them:
+    at most one `:` (pymongo's parse_userinfo refuses a second one unescaped), so a name
+    with `::` in it is none."""
+    return (":" in text or "%" in text) and text.count(":") <= 1
 
 
 def shown_uri(uri: str) -> str:
