@@ -32,3 +32,12 @@ unsharded:
 S1_DRAINING = THREE_SHARDS.replace(
     "{name: s1, zones: [eu]}", "{name: s1, zones: [eu], draining: true}"
 )
+
+# The policy that removes s1 and keeps the other two shards in their zones.
+REMOVE_S1 = """apiVersion: zonectl/v1
+kind: ZonePolicy
+shards:
+  s0: [eu]
+  s1: {state: removed}
+  s2: [us]
+"""

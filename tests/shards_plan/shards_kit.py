@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from three_shards import THREE_SHARDS
+from three_shards import REMOVE_S1, THREE_SHARDS
 
 from zonectl.sandbox.seed import build
 from zonectl.sandbox.seed.schema import load_cluster_file
@@ -18,13 +18,7 @@ AT = "2026-11-20T10:00:00+00:00"
 
 CLUSTER = THREE_SHARDS  # tests/three_shards.py
 
-POLICY = """apiVersion: zonectl/v1
-kind: ZonePolicy
-shards:
-  s0: [eu]
-  s1: {state: removed}
-  s2: [us]
-"""
+POLICY = REMOVE_S1  # tests/three_shards.py
 
 
 def make_sandbox(version: str, text: str = CLUSTER) -> Sandbox:

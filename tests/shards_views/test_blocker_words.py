@@ -10,15 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from three_shards import REMOVE_S1
 from views_kit import CLUSTER, NOW, cluster_uri, zonectl
 
-POLICY = """apiVersion: zonectl/v1
-kind: ZonePolicy
-shards:
-  s0: [eu]
-  s1: {state: removed}
-  s2: [us]
-"""
+POLICY = REMOVE_S1
 OFF = CLUSTER + "balancer: {enabled: false}\n"
 CLOSED = CLUSTER + 'balancer: {activeWindow: {start: "01:00", stop: "05:00"}}\n'
 # s2, the only other shard of zone us, drains too: s1's us chunks have nowhere to go.
