@@ -13,6 +13,12 @@ HIDDEN = "***"
 
 # A scheme as written, mangled ones included (`mongodb//`, `mongodb:/`, `mongodb:///`).
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:?/{1,3}|(?i:mongodb(?:\+srv)?|sandbox):)")
+# Where a URI starts inside a run of text: a MongoDB scheme, mangled ones included
+# (`mongodb//`, `mongodb:/`, `mongodb:///`, `mongodb:`), `sandbox:`, or any `scheme:/`,
+# `scheme://`, `scheme:///`.
+_URI_START = re.compile(
+    r"(?i:mongodb(?:\+srv)?)(?::/{0,3}|/{2,3})|(?i:sandbox):|[A-Za-z][A-Za-z0-9+.-]*:/{1,3}"
+)
 # Whitespace-delimited runs holding an `@`: candidates for `userinfo@host`.
 _AT_TOKEN = re.compile(r"[^\s'\"<>()\[\]{}`]*@[^\s'\"<>()\[\]{}`]*")
 # Options and fields whose value is a secret (MongoDB's connection-string options
@@ -26,8 +32,9 @@ _URI_SCHEMES = ("mongodb://", "mongodb+srv://")
 
 
 def redact(text: str) -> str:
-    """Hide credentials in any text: the userinfo of anything URI-like (whatever its scheme,
-    up to the last `@`: a password may hold an unescaped `@` or `/`) and secret options."""
+    """Hide credentials in any text: the userinfo of every URI (whatever its scheme, mangled
+    MongoDB ones included, up to the last `@`: a password may hold an unescaped `@` or `/`)
+    and secret options."""
     text = _AT_TOKEN.sub(_redact_token, text)
     return _SECRET_FIELDS.sub(lambda m: f"{m.group(1)}{HIDDEN}", text)
 
@@ -45,15 +52,25 @@ def redact_values(value: Any) -> Any:
 
 
 def _redact_token(match: re.Match[str]) -> str:
+    """The run with its userinfo (up to the last `@`) hidden when it is a URI's: after a
+    scheme that starts the run (kept), or with a scheme later in it (`uri=mongodb://...`:
+    all hidden); without a scheme, when it reads as a `user:password` a driver would take.
+    Any other run is a name and kept: a lease holder `cron@ops-3`, `d.a::error::x@team`."""
     token = match.group(0)
-    scheme = _SCHEME.match(token)
-    prefix = scheme.group(1) if scheme else ""
-    userinfo, _, rest = token[len(prefix) :].rpartition("@")
-    # `cron@ops-3` (a lease holder) is no credential; `user:pass@`, `%`-escapes and
-    # anything after a scheme are.
-    if not prefix and ":" not in userinfo and "%" not in userinfo:
-        return token
-    return f"{prefix}{HIDDEN}@{rest}"
+    head, _, host = token.rpartition("@")
+    scheme = _URI_START.match(head)
+    if scheme is not None:
+        return f"{head[: scheme.end()]}{HIDDEN}@{host}"
+    if _URI_START.search(head) or _bare_userinfo(head):
+        return f"{HIDDEN}@{host}"
+    return token
+
+
+def _bare_userinfo(text: str) -> bool:
+    """`user:password` or a %-escaped user name, as a URL without its scheme writes them:
+    at most one `:` (pymongo's parse_userinfo refuses a second one unescaped), so a name
+    with `::` in it is none."""
+    return (":" in text or "%" in text) and text.count(":") <= 1
 
 
 def shown_uri(uri: str) -> str:

@@ -6,7 +6,6 @@ two dbStats whatever the number of collections; a user without dbStats gets a no
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import pytest
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 from capacity_kit import GIB, cluster, make_sandbox, zonectl
-from pymongo import monitoring
+from wire_count import Sent, counting, registered
 
 from zonectl.sandbox.auth.users import AuthConfig, User
 
@@ -139,28 +138,9 @@ def test_a_user_without_dbstats_gets_a_note_and_no_disk_figures(sandbox_server: 
     assert "zonectl_shard_disk" not in out  # unknown, not 0
 
 
-class _Sent(monitoring.CommandListener):
-    def __init__(self) -> None:
-        self.on = False
-        self.names: Counter[str] = Counter()
-
-    def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if self.on:
-            self.names[event.command_name] += 1
-
-    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        pass
-
-    def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
-def sent() -> Iterator[_Sent]:
-    listener = _Sent()
-    monitoring.register(listener)
-    yield listener
-    listener.on = False
+def sent() -> Iterator[Sent]:
+    yield from registered()  # for the session: counting only inside `counting`
 
 
 def _many(n: int) -> str:
@@ -171,17 +151,13 @@ def _many(n: int) -> str:
 
 
 def test_status_reads_the_volumes_in_two_dbstats_whatever_the_collections(
-    sandbox_server: Any, sent: _Sent
+    sandbox_server: Any, sent: Sent
 ) -> None:
     counts = []
     for n in (2, 40):
         sb = _zoned(sandbox_server, _many(n))
-        sent.names.clear()
-        sent.on = True
-        try:
+        with counting(sent):
             code, out, err = zonectl("status", "--uri", sb.uri, "--format", "json")
-        finally:
-            sent.on = False
         assert code == 0, err
         assert len(json.loads(out)["disk"]["shards"]) == 3
         counts.append(sent.names["dbStats"])

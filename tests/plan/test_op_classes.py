@@ -104,7 +104,8 @@ def test_the_summary_counts_what_each_op_declares() -> None:
     assert s.to_add == declared.count("range_added") == 2
     assert s.to_remove == declared.count("range_removed") == 1
     assert s.settings == declared.count("setting") == 8
-    assert s.collections == declared.count("collection_moved") == 2  # moveCollection, movePrimary
+    assert s.collections == declared.count("collection_moved") == 1  # moveCollection
+    assert s.primaries == declared.count("primary_moved") == 1  # movePrimary
     assert s.key_changes == declared.count("key_change") == 2
     assert s.shards_rezoned == 2
 

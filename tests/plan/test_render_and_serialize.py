@@ -89,7 +89,7 @@ def test_summary_line_counts_adds_removes_rezoned_shards_and_migration() -> None
     assert summary_line(a_plan(ONE_OF_EACH)) == (
         "2 to add, 1 to remove, 2 shards to re-zone, 1 shard to add to the cluster, "
         "1 shard to drain and remove, 1 drain to stop, 8 settings to change, "
-        "2 collections to move, 2 shard keys to change (1 blocked); "
+        "1 collection to move, 1 database primary to move, 2 shard keys to change (1 blocked); "
         "migration impact not estimated."
     )
     with_impact = a_plan([ONE_OF_EACH[0], ONE_OF_EACH[2]])

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from bson import MaxKey, MinKey
 from builders import add_range, fresh_sandbox, shard_collection
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 from names_kit import (
     DB_FORBIDDEN,
@@ -78,6 +78,8 @@ def outputs_of(names: Names, tmp: Path) -> dict[str, str]:
 # are printed whole.
 @settings(max_examples=8, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(names=names)
+# A name holding `::error::x@team` once read as `user:password@host` (redaction.py).
+@example(names=Names("d", ("a\n::error::x@team", "b"), ("zone1", "zone2"), ("sh1", "sh2")))
 def test_hostile_names_are_printed_inertly_everywhere(names: Names, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
     seen = outputs_of(names, tmp_path_factory.mktemp("names"))
     text_outputs = {k: v for k, v in seen.items() if k != "export file"}
@@ -91,6 +93,20 @@ def test_hostile_names_are_printed_inertly_everywhere(names: Names, tmp_path_fac
     # the plain collection next to them in status.
     assert len(json.loads(seen["plan json"])["ops"]) == 2
     assert PLAIN in seen["status text"]
+
+
+def test_a_name_shaped_like_user_colon_password_at_host_is_no_secret(tmp_path: Path) -> None:
+    """Only a URI's userinfo is redacted: a namespace `d.a::error::x@team` in plan's ZA202
+    warning is printed whole, not as `d.a***@team` (it has no scheme://)."""
+    named = Names("d", ("a::error::x@team", "b"), ("zone1", "zone2"), ("sh1", "sh2"))
+    with fresh_sandbox() as (uri, client):
+        build_cluster(client, named)
+        policy = tmp_path / "policy.yaml"
+        run("export", "--uri", uri, "-o", str(policy))
+        remove_ranges(client, named.namespaces)
+        out, err = run("plan", str(policy), "--uri", uri)
+    assert "ZA202" in err and "of d.a::error::x@team's 2 chunks" in err
+    assert "***" not in out + err
 
 
 # The issue's own names, one cluster for the examples below.

@@ -7,6 +7,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from three_shards import REMOVE_S1, THREE_SHARDS
+
 from zonectl.sandbox.seed import build
 from zonectl.sandbox.seed.schema import load_cluster_file
 from zonectl.sandbox.state import Sandbox
@@ -14,38 +16,9 @@ from zonectl.sandbox.state import Sandbox
 T0 = dt.datetime(2026, 11, 20, 10, 0, tzinfo=dt.UTC)  # a Friday
 AT = "2026-11-20T10:00:00+00:00"
 
-# app.users: 4 chunks of 4 MiB, [MinKey, DE) on s0, [DE, FR) and [FR, US) on s1 (the second
-# one jumbo), [US, MaxKey) on s2; zone eu (s0, s1) has [DE, US), zone us (s2) [US, MaxKey).
-CLUSTER = """
-shards:
-  - {name: s0, zones: [eu]}
-  - {name: s1, zones: [eu]}
-  - {name: s2, zones: [us]}
-databases:
-  - {name: app, primary: s1}
-  - {name: shop, primary: s0}
-collections:
-  - ns: app.users
-    key: {country: 1}
-    keys: {type: list, values: [DE, FR, US]}
-    distribution: listed
-    placement: [s0, s1, s1, s2]
-    chunkSize: {bytes: 4194304, docs: 10000}
-    jumbo: [2]
-zones:
-  - {ns: app.users, min: {country: DE}, max: {country: US}, zone: eu}
-  - {ns: app.users, min: {country: US}, max: {country: {$maxKey: 1}}, zone: us}
-unsharded:
-  - {ns: app.settings}
-"""
+CLUSTER = THREE_SHARDS  # tests/three_shards.py
 
-POLICY = """apiVersion: zonectl/v1
-kind: ZonePolicy
-shards:
-  s0: [eu]
-  s1: {state: removed}
-  s2: [us]
-"""
+POLICY = REMOVE_S1  # tests/three_shards.py
 
 
 def make_sandbox(version: str, text: str = CLUSTER) -> Sandbox:

@@ -6,27 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pymongo import MongoClient, monitoring
+from pymongo import MongoClient
+from wire_count import Sent
 
 from zonectl.model.desired import DesiredState
 from zonectl.model.shard_lifecycle import ShardSpec
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.drain_read import with_drain_facts
 from zonectl.mongo.state import read_config_documents
-
-
-class Commands(monitoring.CommandListener):
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def started(self, event: monitoring.CommandStartedEvent) -> None:
-        self.names.append(event.command_name)
-
-    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        pass
-
-    def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        pass
 
 
 def _cluster(collections: int) -> str:
@@ -45,16 +32,16 @@ def _cluster(collections: int) -> str:
 
 
 def _read(sb: Any, removed: frozenset[str]) -> tuple[list[str], Any]:
-    listener = Commands()
+    listener = Sent()
     client: MongoClient[dict[str, Any]] = MongoClient(sb.uri, event_listeners=[listener])
     try:
         version = str(client.admin.command("buildInfo")["version"])
         conn = Connection(client, "sandbox", version, None)
         actual = read_config_documents(conn, ()).cluster_state(conn)
         desired = DesiredState(shard_specs={s: ShardSpec("removed") for s in removed})
-        listener.names.clear()
+        listener.clear()
         actual = with_drain_facts(conn, desired, actual)
-        return list(listener.names), actual
+        return list(listener.order), actual
     finally:
         client.close()
 

@@ -44,16 +44,17 @@ def test_a_removal_on_7_0_shows_what_it_moves_and_what_blocks_it_and_changes_not
         "      primary of (movePrimary): app",
         "      blocker (jumbo): 1 jumbo chunk on s1 the balancer skips while draining: "
         'app.users [{ country: "FR" }, { country: "US" }) (4.0 MiB)',
-        "        fix: `zonectl apply --migrate --force-jumbo`, split the chunk, or the reshard "
-        "route (reshardCollection, which the manual recommends for a shard holding jumbo "
-        "chunks)",
+        "        fix: `zonectl apply --migrate --force-jumbo`, split the chunk, or reshard the "
+        "collection",
         "",
     ]
     # Before 8.0 the unsharded collections move with their database's primary.
     assert "  ~ movePrimary app from s1 to s0" in lines
     assert lines.index("  ~ movePrimary app from s1 to s0") < drain
     assert "removeShardFromZone" not in out and "s1 leaves" not in out  # its zones go with it
-    assert "0 shards to re-zone, 1 shard to drain and remove, 1 collection to move" in out
+    # The movePrimary moves a database's primary (its unsharded data), not a collection.
+    assert "0 shards to re-zone, 1 shard to drain and remove, 1 database primary to move;" in out
+    assert "collection to move" not in out
     assert metadata(sb.client) == before
 
 
@@ -66,6 +67,7 @@ def test_the_json_plan_carries_the_drain_and_its_blockers_and_a_saved_plan_round
     assert code == 0, err
     doc = json.loads(out)
     assert doc["summary"]["shards_to_remove"] == 1
+    assert doc["summary"]["primaries_to_move"] == 1 and "collections_to_move" not in doc["summary"]
     op = next(o for o in doc["ops"] if o["kind"] == "remove_shard")
     assert op["destructive"] is True
     assert op["command"] == {"removeShard": "s1"}
@@ -103,6 +105,8 @@ def test_the_pull_request_view_calls_the_removal_out_as_destructive(
     assert "destructive change(s)" in alerts
     assert "shard `s1` is drained and removed from the cluster" in alerts
     assert "| shards to drain and remove | 1 |" in out
+    assert "| database primaries to move (movePrimary) | 1 |" in out
+    assert "collections to move" not in out
 
 
 def test_the_balancer_off_and_a_closed_window_are_named_with_the_way_out(
@@ -113,10 +117,13 @@ def test_the_balancer_off_and_a_closed_window_are_named_with_the_way_out(
     sb.client.admin.command({"balancerStop": 1})
     _, out, _ = _plan(policy, sb.uri)
     assert (
-        "blocker (balancer-off): the balancer is off (stopped): the 343 chunks on s1 will not "
-        "drain without `zonectl apply --migrate`"
+        "blocker (balancer-off): the balancer is off (stopped): the 343 chunks left on s1 do "
+        "not move"
     ) in out
-    assert "fix: run `zonectl apply --migrate`, or turn the balancer on" in out
+    assert (
+        "fix: turn the balancer on (`balancer: {enabled: true}` in the policy, or "
+        "sh.startBalancer()), or move them with `zonectl apply --migrate`"
+    ) in out
     sb.client.admin.command({"balancerStart": 1})
     sb.client.config.settings.update_one(
         {"_id": "balancer"}, {"$set": {"activeWindow": {"start": "22:00", "stop": "06:00"}}}
@@ -125,7 +132,7 @@ def test_the_balancer_off_and_a_closed_window_are_named_with_the_way_out(
     assert "balancer-off" not in out
     assert (
         "blocker (outside-window): the balancer's window 22:00-06:00 is closed at Friday 10:00 "
-        "(UTC): the 343 chunks on s1 will not drain until it opens"
+        "(UTC): the 343 chunks left on s1 wait for it to open"
     ) in out
     _, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--at", "2026-11-20T23:00:00+00:00")
     assert "outside-window" not in out

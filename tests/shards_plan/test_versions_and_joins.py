@@ -12,6 +12,8 @@ from typing import Any
 from pymongo.errors import OperationFailure
 from shards_kit import AT, POLICY, zonectl
 
+from zonectl.prbot.body import Report, build_comment, plan_alerts
+
 HEAD = "apiVersion: zonectl/v1\nkind: ZonePolicy\nshards:\n"
 
 # s1 holds nothing at all (every chunk, sessions included, is on s0): once draining, its
@@ -129,7 +131,7 @@ def test_a_drain_the_policy_takes_back_is_stopped_on_8_3_and_explained_before(
     ) in out
     assert (
         "blocker (no-recipient): zone eu (ranges of app.users) has no shard that can receive "
-        "s1's chunks in it: s0, s1 are removed or draining"
+        "s1's chunks in it: its other shard (s0) is draining"
     ) in out
 
 
@@ -149,6 +151,34 @@ def test_a_shard_with_a_host_is_added_before_its_zones(served: Any, tmp_path: Pa
     assert kinds[-1] == ("remove_shard", "s1", None)
     _, out, _ = zonectl("plan", _policy(tmp_path, text), "--uri", sb.uri, "--at", AT)
     assert "1 shard to add to the cluster, 1 shard to drain and remove" in out
+
+
+def test_the_pull_request_view_calls_a_shard_joining_no_destructive_change(
+    served: Any, tmp_path: Path
+) -> None:
+    """Adding a shard destroys nothing: the markdown plan and the PR bot's comment list it
+    with the changes, in no destructive-change callout; a removal next to it is the one."""
+    sb = served("7.0")
+    host = '  s3: {zones: [eu], host: "rs3/db3a:27018"}\n'
+    joins = HEAD + "  s0: [eu]\n  s1: [eu]\n  s2: [us]\n" + host
+    code, markdown, err = zonectl(
+        "plan", _policy(tmp_path, joins), "--uri", sb.uri, "--at", AT, "--format", "markdown"
+    )
+    assert code == 0, err
+    assert "| shards to add to the cluster | 1 |" in markdown
+    assert "+ add shard s3 at rs3/db3a:27018" in markdown
+    comment = build_comment(Report(0, "", markdown, 4))
+    for text in (markdown, comment):
+        assert plan_alerts(text) == [] and "destructive" not in text
+
+    both = POLICY + host
+    code, markdown, err = zonectl(
+        "plan", _policy(tmp_path, both), "--uri", sb.uri, "--at", AT, "--format", "markdown"
+    )
+    assert code == 0, err
+    [alert] = plan_alerts(markdown)
+    assert "> **1 destructive change(s)**" in alert
+    assert "shard `s1` is drained and removed" in alert and "s3" not in alert
 
 
 def test_a_host_the_cluster_has_under_that_name_differently_is_a_warning_not_an_op(

@@ -7,19 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from three_shards import REMOVE_S1
 from views_kit import CLUSTER, NOW, cluster_uri, zonectl
 
 from zonectl.plan.serialize import load_plan
 from zonectl.prbot.body import Report, build_comment
 from zonectl.render.markdown import render_markdown
 
-POLICY = """apiVersion: zonectl/v1
-kind: ZonePolicy
-shards:
-  s0: [eu]
-  s1: {state: removed}
-  s2: [us]
-"""
+POLICY = REMOVE_S1
 
 
 def test_a_saved_plan_with_a_removal_is_one_destructive_change_in_the_comment(

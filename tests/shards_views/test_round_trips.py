@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pymongo import monitoring
 from views_kit import cluster_uri, zonectl
+from wire_count import Sent, counting, registered
 
 
 def _cluster(n: int) -> str:
@@ -34,37 +34,14 @@ collections:
     return text + "unsharded:\n  - {ns: app.settings}\n"
 
 
-class Sent(monitoring.CommandListener):
-    def __init__(self) -> None:
-        self.on = False
-        self.names: Counter[str] = Counter()
-
-    def started(self, event: monitoring.CommandStartedEvent) -> None:
-        if self.on:
-            self.names[event.command_name] += 1
-
-    def succeeded(self, event: monitoring.CommandSucceededEvent) -> None:
-        pass
-
-    def failed(self, event: monitoring.CommandFailedEvent) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def sent() -> Iterator[Sent]:
-    listener = Sent()
-    monitoring.register(listener)  # registered for the session: off outside these tests
-    yield listener
-    listener.on = False
+    yield from registered()  # for the session: counting only inside `counting`
 
 
 def _status(sent: Sent, uri: str) -> tuple[Counter[str], str]:
-    sent.names.clear()
-    sent.on = True
-    try:
+    with counting(sent):
         out = zonectl("status", "--uri", uri, "--format", "json")
-    finally:
-        sent.on = False
     assert out.exit_code == 0, out.stderr
     return Counter(sent.names), str(out.stdout)
 

@@ -42,7 +42,7 @@ def test_the_text_view_names_the_drain_and_each_blocker_with_its_fix(tmp_path: P
     head = lines.index("draining shards")
     assert lines[head + 1].startswith("  s1: ")
     block = "\n".join(lines[head : head + 12])
-    assert "    BLOCKED (jumbo): 1 jumbo chunk on s1 the balancer never moves off" in block
+    assert "    BLOCKED (jumbo): 1 jumbo chunk on s1 the balancer skips while draining" in block
     assert "      fix: `zonectl apply --migrate --force-jumbo`" in block
     assert "    primary of (movePrimary): app" in block
 
@@ -79,8 +79,8 @@ def test_a_zone_whose_other_shards_all_drain_has_no_recipient(tmp_path: Path) ->
     s1 = _drain(doc, "s1")["blockers"]
     assert [b["code"] for b in s1] == ["jumbo", "no-recipient"]
     assert s1[1]["message"] == (
-        "zone us (ranges of app.users) has no shard to take s1's chunks in it: "
-        "its other shards (s2) are draining"
+        "zone us (ranges of app.users) has no shard that can receive s1's chunks in it: "
+        "its other shard (s2) is draining"
     )
     assert [b["code"] for b in _drain(doc, "s2")["blockers"]] == ["no-recipient"]
 

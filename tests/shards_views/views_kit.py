@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from three_shards import S1_DRAINING
 from typer.testing import CliRunner
 
 from zonectl.cli.app import app
@@ -18,30 +19,7 @@ if not app.registered_commands:
 
 NOW = "2026-11-20T10:00:00Z"  # a Friday
 
-# app.users: 4 chunks of 4 MiB, [MinKey, DE) on s0, [DE, FR) and [FR, US) on s1 (the second
-# one jumbo), [US, MaxKey) on s2; zone eu (s0, s1) has [DE, US), zone us (s2) [US, MaxKey).
-CLUSTER = """
-shards:
-  - {name: s0, zones: [eu]}
-  - {name: s1, zones: [eu], draining: true}
-  - {name: s2, zones: [us]}
-databases:
-  - {name: app, primary: s1}
-  - {name: shop, primary: s0}
-collections:
-  - ns: app.users
-    key: {country: 1}
-    keys: {type: list, values: [DE, FR, US]}
-    distribution: listed
-    placement: [s0, s1, s1, s2]
-    chunkSize: {bytes: 4194304, docs: 10000}
-    jumbo: [2]
-zones:
-  - {ns: app.users, min: {country: DE}, max: {country: US}, zone: eu}
-  - {ns: app.users, min: {country: US}, max: {country: {$maxKey: 1}}, zone: us}
-unsharded:
-  - {ns: app.settings}
-"""
+CLUSTER = S1_DRAINING  # tests/three_shards.py
 
 
 def cluster_uri(tmp_path: Path, text: str = CLUSTER, version: str = "7.0") -> str:

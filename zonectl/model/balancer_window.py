@@ -1,6 +1,6 @@
 """Whether the balancer's active window is open at a wall-clock time: `activeWindow`, or
 the 8.3 day-of-week windows in force. Shared by metrics (render) and the planner's drain
-blockers (plan), so both read a window the same way."""
+blockers (model/drain_blockers.py), so both read a window the same way."""
 
 from __future__ import annotations
 

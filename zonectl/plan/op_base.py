@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from zonectl.model.byte_size import format_bytes as format_bytes
 from zonectl.model.keys import format_value
 
 Reply = Literal["command", "write", "matched"]
@@ -20,6 +21,7 @@ Counts = Literal[
     "membership",
     "setting",
     "collection_moved",
+    "primary_moved",
     "key_change",
     "shard",
     "",
@@ -53,15 +55,6 @@ class Impact:
 
 def format_range(lo: Mapping[str, Any], hi: Mapping[str, Any]) -> str:
     return f"[{format_value(lo)}, {format_value(hi)})"
-
-
-def format_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    raise AssertionError("unreachable")
 
 
 def plural(n: int, word: str) -> str:

@@ -48,6 +48,7 @@ class Summary:
     bytes: int
     impact_known: bool
     collections: int = 0  # moveCollection ops (8.0+ unsharded pins)
+    primaries: int = 0  # movePrimary ops (a database's primary, and its unsharded data)
     key_changes: int = 0  # refineCollectionShardKey and reshardCollection ops
     blocked: int = 0  # of those, ops that cannot run yet (opt-in, index, one at a time)
     same_key: int = 0  # of those, reshardings to the same key (the reshard route)
@@ -111,6 +112,7 @@ class Plan:
             bytes=sum(i.bytes for i in known) + sum(i.bytes for i in copied if i is not None),
             impact_known=len(known) == len(migrated) and all(i is not None for i in copied),
             collections=sum(op.counts_as == "collection_moved" for op in ops),
+            primaries=sum(op.counts_as == "primary_moved" for op in ops),
             key_changes=len(keys),
             blocked=sum(bool(op.blocked) for op, _ in keys),
             same_key=sum(k.same_key for _, k in keys),

@@ -181,6 +181,7 @@ def plan_to_doc(plan: Plan) -> dict[str, Any]:
             "migrating_bytes": s.bytes,
             "impact_known": s.impact_known,
             **({"collections_to_move": s.collections} if s.collections else {}),
+            **({"primaries_to_move": s.primaries} if s.primaries else {}),
             **({"shards_to_add": s.shards_added} if s.shards_added else {}),
             **({"shards_to_remove": s.shards_removed} if s.shards_removed else {}),
             **({"drains_to_stop": s.drains_stopped} if s.drains_stopped else {}),

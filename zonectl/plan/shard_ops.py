@@ -35,8 +35,7 @@ class AddShard(Op, kind="add_shard", sign="+", counts_as="shard", phase="join", 
     def line(self) -> str:
         return f"add shard {self.shard} at {self.host}"
 
-    def callout(self, code: Format, prose: Format) -> str:
-        return f"shard {code(self.shard)} joins the cluster ({code(self.host)})"
+    # No callout: a shard joining destroys nothing (the PR view lists it with the changes).
 
     def command(self) -> dict[str, Any]:
         return {"addShard": self.host, "name": self.shard}
@@ -151,7 +150,7 @@ class StopShardDraining(
 
 @dataclass(frozen=True)
 class MovePrimary(
-    Op, kind="move_primary", counts_as="collection_moved", phase="relocate", apply_only=True
+    Op, kind="move_primary", counts_as="primary_moved", phase="relocate", apply_only=True
 ):
     """movePrimary: a database's primary shard moves off a shard being removed (before 8.0
     its unsharded collections move with it)."""

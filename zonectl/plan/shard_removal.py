@@ -10,12 +10,12 @@ import datetime as dt
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
-from zonectl.model.balancer_window import in_active_window
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
+from zonectl.model.drain_blockers import Stranded, WallClock, drain_blockers
 from zonectl.model.shard_lifecycle import Blocker, ShardDrain
 from zonectl.plan.data_ops import MoveCollection
-from zonectl.plan.op_base import Op, format_bytes, format_range, plural
+from zonectl.plan.op_base import Op, plural
 from zonectl.plan.ranges import Problems
 from zonectl.plan.shard_ops import MovePrimary, RemovalStep, RemoveShard
 from zonectl.time_zones import load_time_zone
@@ -27,7 +27,6 @@ NEW_COMMANDS: Mapping[RemovalStep, str] = {
     "commit": "commitShardRemoval",
 }
 MOVE_COLLECTION_SINCE = (8, 0)
-JUMBO_NAMED = 10  # jumbo chunks named in the blocker's message; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -131,85 +130,30 @@ def _drain_blockers(
     removal: Removal,
     drain: ShardDrain,
     at: dt.datetime,
-) -> list[Blocker]:
-    """Why the balancer will not finish the drain by itself: only when chunks remain."""
-    if not drain.chunks:
-        return []
-    out: list[Blocker] = []
-    chunks = plural(drain.chunks, "chunk")
-    balancer = actual.balancer
-    if not balancer.enabled:
-        how = "stopped" if balancer.stopped else f"mode {balancer.mode}"
-        out.append(
-            Blocker(
-                "balancer-off",
-                f"the balancer is off ({how}): the {chunks} on {drain.shard} will not drain "
-                "without `zonectl apply --migrate`",
-                "run `zonectl apply --migrate`, or turn the balancer on "
-                "(`balancer: {enabled: true}`)",
-            )
-        )
-    else:
-        closed = _window_closed(desired, actual, at)
-        if closed:
-            out.append(
-                Blocker(
-                    "outside-window",
-                    f"{closed}: the {chunks} on {drain.shard} will not drain until it opens, "
-                    "or without `zonectl apply --migrate`",
-                    "wait for the window, widen it, or run `zonectl apply --migrate`",
-                )
-            )
-    if drain.jumbo:
-        out.append(_jumbo_blocker(drain))
-    out += _no_recipient(desired, actual, removal, drain)
-    return out
+) -> tuple[Blocker, ...]:
+    """Why the balancer will not finish the drain by itself (model/drain_blockers.py, the
+    words status, metrics and analyze use too), with what the plan knows: the window read
+    in the policy's time zone at `at`, and the zones once the plan ran."""
+    clock = _clock(desired, at)
+    return drain_blockers(actual, drain, clock, _stranded(desired, actual, removal, drain))
 
 
-def _window_closed(desired: DesiredState, actual: ClusterState, at: dt.datetime) -> str:
-    """How the live window reads when it is closed at `at` (in the config server's time
-    zone: the policy's `balancer.timezone`, else UTC); "" when it is open or absent."""
-    balancer = actual.balancer
+def _clock(desired: DesiredState, at: dt.datetime) -> WallClock:
+    """`at` in the config server's time zone: the policy's `balancer.timezone`, else UTC."""
     name = (desired.balancer.timezone if desired.balancer else None) or "UTC"
     try:
-        local = at.astimezone(load_time_zone(name))
+        return WallClock(at.astimezone(load_time_zone(name)), name)
     except ValueError:
-        name, local = "UTC", at.astimezone(dt.UTC)
-    if in_active_window(balancer.active_window, local, balancer.day_windows):
-        return ""
-    now = f"{local:%A %H:%M} ({name})"
-    if balancer.day_windows:
-        shown = ", ".join(
-            f"{d.get('day')} {d.get('start')}-{d.get('stop')}" for d in balancer.day_windows
-        )
-        return f"the balancer's day-of-week windows ({shown}) are closed on {now}"
-    window = balancer.active_window or {}
-    return f"the balancer's window {window.get('start')}-{window.get('stop')} is closed at {now}"
+        return WallClock(at.astimezone(dt.UTC), "UTC")
 
 
-def _jumbo_blocker(drain: ShardDrain) -> Blocker:
-    named = [
-        f"{j.namespace} {format_range(j.min, j.max)} "
-        f"({format_bytes(j.bytes) if j.bytes is not None else 'size unknown'})"
-        for j in drain.jumbo[:JUMBO_NAMED]
-    ]
-    more = len(drain.jumbo) - len(named)
-    listed = "; ".join(named) + (f"; and {more} more" if more > 0 else "")
-    return Blocker(
-        "jumbo",
-        f"{plural(len(drain.jumbo), 'jumbo chunk')} on {drain.shard} the balancer skips while "
-        f"draining: {listed}",
-        "`zonectl apply --migrate --force-jumbo`, split the chunk, or the reshard route "
-        "(reshardCollection, which the manual recommends for a shard holding jumbo chunks)",
-    )
-
-
-def _no_recipient(
+def _stranded(
     desired: DesiredState, actual: ClusterState, removal: Removal, drain: ShardDrain
-) -> list[Blocker]:
+) -> list[Stranded]:
     """A zone of a drained collection's ranges (live, or the policy's) with shards, none of
     which can receive: every one is removed or draining. The balancer stalls without a word
-    (balancer_policy.cpp `isShardSuitableReceiver`)."""
+    (balancer_policy.cpp `isShardSuitableReceiver`). A zone the shard alone would keep is
+    the zone-in-use refusal's."""
     in_use = removal.zone_in_use.get(drain.shard, {})
     seen: dict[str, str] = {}
     for c in drain.collections:
@@ -224,15 +168,7 @@ def _no_recipient(
         carriers = removal.zones_after.get(zone, set())
         if zone in in_use or not carriers or carriers & removal.recipients:
             continue
-        out.append(
-            Blocker(
-                "no-recipient",
-                f"zone {zone} (ranges of {ns}) has no shard that can receive {drain.shard}'s "
-                f"chunks in it: {', '.join(sorted(carriers))} "
-                f"{'is' if len(carriers) == 1 else 'are'} removed or draining",
-                f"give zone {zone} to an active shard under `shards`",
-            )
-        )
+        out.append(Stranded(zone, ns, tuple(sorted(carriers - {drain.shard}))))
     return out
 
 

@@ -54,6 +54,8 @@ def render_markdown(plan: Plan) -> str:
     ]
     if s.collections:
         out.append(f"| collections to move (moveCollection) | {s.collections} |")
+    if s.primaries:
+        out.append(f"| database primaries to move (movePrimary) | {s.primaries} |")
     if s.shards_added:
         out.append(f"| shards to add to the cluster | {s.shards_added} |")
     if s.shards_removed:

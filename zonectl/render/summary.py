@@ -41,6 +41,9 @@ def summary_line(plan: Plan) -> str:
         text += f", {plural(s.settings, 'setting')} to change"
     if s.collections:
         text += f", {plural(s.collections, 'collection')} to move"
+    if s.primaries:
+        primaries = "primary" if s.primaries == 1 else "primaries"
+        text += f", {s.primaries} database {primaries} to move"
     changed = s.key_changes - s.same_key  # a reshard route keeps the key: not a key change
     if changed:
         text += f", {plural(changed, 'shard key')} to change"
@@ -52,7 +55,7 @@ def summary_line(plan: Plan) -> str:
         text += f"; ~{plural(s.chunks, 'chunk')} (~{format_bytes(s.bytes)}) will migrate"
     elif (s.collections or s.key_changes) and s.impact_known and s.bytes:
         text += f"; ~{format_bytes(s.bytes)} will be copied"
-    elif s.to_add or s.collections:
+    elif s.to_add or s.collections or s.primaries:
         text += "; migration impact not estimated"
     return text + "."
 
@@ -60,7 +63,7 @@ def summary_line(plan: Plan) -> str:
 def group_of(op: Op) -> str:
     if op.counts_as == "membership":
         return ZONES_GROUP
-    if op.namespace is None and op.counts_as in ("shard", "collection_moved"):
+    if op.namespace is None and op.counts_as in ("shard", "collection_moved", "primary_moved"):
         return SHARDS_GROUP  # shards joining and leaving, and database primaries moved
     return op.namespace or BALANCER_GROUP
 

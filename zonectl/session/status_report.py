@@ -12,10 +12,9 @@ from typing import Any
 
 from zonectl.explain.reasons import Explanation
 from zonectl.forecast.report import Forecast
-from zonectl.model.balancer_window import in_active_window
 from zonectl.model.cluster import ClusterState
 from zonectl.model.desired import DesiredState
-from zonectl.model.drain_blockers import drain_blockers
+from zonectl.model.drain_blockers import WallClock, drain_blockers
 from zonectl.mongo.chunk_scan import ChunkCompliance, Example
 from zonectl.mongo.chunk_sizes import per_chunk
 from zonectl.mongo.connect import Connection
@@ -114,14 +113,9 @@ def _drains(
 ) -> tuple[DrainStatus, ...]:
     """Each draining shard with its blockers (model/drain_blockers.py); the ETA is the
     forecast's, added by the caller (session/status.py)."""
-    b = state.balancer
-    window_open = (
-        in_active_window(b.active_window, now.astimezone(config_tz), b.day_windows)
-        if config_tz is not None
-        else None
-    )
+    clock = WallClock(now.astimezone(config_tz), str(config_tz)) if config_tz is not None else None
     return tuple(
-        DrainStatus(drain, drain_blockers(state, drain, window_open))
+        DrainStatus(drain, drain_blockers(state, drain, clock))
         for _, drain in sorted(state.drains.items())
         if drain.draining
     )
