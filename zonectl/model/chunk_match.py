@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 from zonectl.model.keys import SortKey, sort_key
@@ -85,7 +86,7 @@ class Chunks:
             keyed.append((sort_key(lo), sort_key(hi), shard, jumbo, kept))
         keyed.sort(key=lambda chunk: chunk[0])
         mins = [k[0] for k in keyed]
-        if any(a == b for a, b in zip(mins, mins[1:], strict=False)):
+        if any(a == b for a, b in pairwise(mins)):
             return None
         chunks = [_Chunk(i, hi, shard, jumbo) for i, (_, hi, shard, jumbo, _) in enumerate(keyed)]
         return cls(mins, chunks, [k[4] for k in keyed])
@@ -113,7 +114,9 @@ class Chunks:
                 counts[c.shard] += 1
         return counts
 
-    def find(self, conditions: Iterable[tuple[str, Any]], shape: Shape) -> list[dict[str, Any]] | None:
+    def find(
+        self, conditions: Iterable[tuple[str, Any]], shape: Shape
+    ) -> list[dict[str, Any]] | None:
         """The matching chunks in min order (the order of the {uuid, min} index a server
         walks; sort {min: -1} reverses it), limited and projected; None as for count."""
         found = self._select(conditions)

@@ -43,17 +43,29 @@ TAG = "_zonectlRead"
 # a stage built and encoded here, which cost more than fetching, sending and decoding a
 # few dozen chunk documents (about 150 bytes each, 10 KB per namespace at most).
 SMALL = 64
-# The one sub-pipeline that reads a namespace whole: its first SMALL + 1 chunks by the
-# {uuid, min} index ({ns, min} on 4.4), folded into one document that carries them only
-# when they are all of them, so a big namespace costs an index walk of SMALL + 1 entries
-# and sends none.
-_WHOLE_STAGES: list[dict[str, Any]] = [
-    {"$sort": {"min": 1}},
-    {"$limit": SMALL + 1},
-    {"$project": {**dict.fromkeys(FIELDS, 1), "_id": 0}},
-    {"$group": {"_id": None, "n": {"$sum": 1}, "chunks": {"$push": "$$ROOT"}}},
-    {"$project": {"_id": 0, "n": 1, "chunks": {"$cond": [{"$lte": ["$n", SMALL]}, "$chunks", []]}}},
-]
+
+
+def whole_read(base: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The one sub-pipeline that reads a namespace whole: its first SMALL + 1 chunks by the
+    {uuid, min} index ({ns, min} on 4.4), folded into one document that carries them only
+    when they are all of them, so a big namespace costs an index walk of SMALL + 1 entries
+    and sends none."""
+    return [
+        {"$match": dict(base)},
+        {"$sort": {"min": 1}},
+        {"$limit": SMALL + 1},
+        {"$project": {**dict.fromkeys(FIELDS, 1), "_id": 0}},
+        {"$group": {"_id": None, "n": {"$sum": 1}, "chunks": {"$push": "$$ROOT"}}},
+        {
+            "$project": {
+                "_id": 0,
+                "n": 1,
+                "chunks": {"$cond": [{"$lte": ["$n", SMALL]}, "$chunks", []]},
+            }
+        },
+    ]
+
+
 # A namespace's equality on config.chunks: a uuid (5.0+, as the client decodes it) or an ns
 # (4.4). Values of these types are equal in Python only when equal in BSON (two spellings
 # of one uuid, UUID and Binary, are read twice, never confused).
@@ -165,7 +177,7 @@ class ChunkBatch:
         if not pending and not learn:
             return
         reads = [stages for _, stages in pending]
-        reads += [[{"$match": base}, *_WHOLE_STAGES] for _, base in learn]
+        reads += [whole_read(base) for _, base in learn]
         branches = [[*stages, {"$set": {TAG: i}}] for i, stages in enumerate(reads)]
         groups = [_chained(branches[i : i + GROUP]) for i in range(0, len(branches), GROUP)]
         pipeline = _chained(groups)
