@@ -46,13 +46,15 @@ SMALL = 64
 
 
 def whole_read(base: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The one sub-pipeline that reads a namespace whole: its first SMALL + 1 chunks by the
+    """The one sub-pipeline that reads a namespace whole: SMALL + 1 of its chunks by the
     {uuid, min} index ({ns, min} on 4.4), folded into one document that carries them only
     when they are all of them, so a big namespace costs an index walk of SMALL + 1 entries
-    and sends none."""
+    and sends none. The walk runs from the top (zonectl.model.chunk_match orders them):
+    the sandbox copies a forward walk's whole range before a $limit stops it, a backward
+    one a batch at a time (zonectl/sandbox/catalog/config_views.py `_walk`)."""
     return [
         {"$match": dict(base)},
-        {"$sort": {"min": 1}},
+        {"$sort": {"min": -1}},
         {"$limit": SMALL + 1},
         {"$project": {**dict.fromkeys(FIELDS, 1), "_id": 0}},
         {"$group": {"_id": None, "n": {"$sum": 1}, "chunks": {"$push": "$$ROOT"}}},
