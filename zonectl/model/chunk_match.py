@@ -54,7 +54,7 @@ def parse_shape(
 
 
 class _Chunk(NamedTuple):
-    index: int  # its place in min order
+    at: int  # its place in min order
     max: SortKey
     shard: str
     jumbo: bool | None  # absent: None
@@ -132,7 +132,7 @@ class Chunks:
             view = self._views[shape.fields] = [
                 {k: v for k, v in doc.items() if k in keep} for doc in self._docs
             ]
-        return [dict(view[c.index]) for c in found]  # the caller's own copies
+        return [dict(view[c.at]) for c in found]  # the caller's own copies
 
     def _select(self, conditions: Iterable[tuple[str, Any]]) -> list[_Chunk] | None:
         mins = self._mins

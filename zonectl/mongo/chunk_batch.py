@@ -12,7 +12,10 @@ questions (a bounded number of rounds), then runs it for real from the answers.
 A namespace of at most SMALL chunks is read whole, once (one sub-pipeline, learned in the
 first rehearsal that touches it), and every later count or find on it is answered in
 memory (zonectl.model.chunk_match) instead of by a sub-pipeline of its own; a bigger one
-is read as above, its chunks never all fetched."""
+is read as above, its chunks never all fetched. A rehearsal withholds the answers about a
+namespace not read yet, so a big one costs one more aggregate the first time it is met
+(its reads follow its whole read); a small one none: the commands stay as many at 20 or at
+10,000 namespaces."""
 
 from __future__ import annotations
 
@@ -72,7 +75,7 @@ def whole_read(base: Mapping[str, Any]) -> list[dict[str, Any]]:
 # (4.4). Values of these types are equal in Python only when equal in BSON (two spellings
 # of one uuid, UUID and Binary, are read twice, never confused).
 _BASE_TYPES = (str, uuid.UUID, Binary)
-_UNREAD = object()
+_UNREAD = Chunks([], [], [])  # not read yet (a marker, never answers)
 _WITHHELD = Chunks([], [], [])  # a rehearsal's answer while the namespace is still to be read
 
 
