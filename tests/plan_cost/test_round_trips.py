@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
+from zonectl.mongo.chunk_batch import SMALL
 from zonectl.sandbox.auth.users import AuthConfig, User
 
 if not app.registered_commands:
@@ -27,19 +28,23 @@ SHARDS = {"fast-0": "hot", "fast-1": "hot", "std-0": "archive", "std-1": "archiv
 MIB = 1024 * 1024
 
 
-def _cluster(sandbox_server: Any, n: int, key: str = "x") -> Any:
+def _cluster(sandbox_server: Any, n: int, key: str = "x", big_every: int = 0) -> Any:
+    """n collections of four chunks; with `big_every`, every big_every-th one has more
+    chunks than a plan reads whole (chunk_batch.SMALL), so it is read by targeted queries."""
     sb = sandbox_server("7.0")
     for shard, zone in SHARDS.items():
         sb.sandbox.cluster.add_shard(shard, f"{shard}/{shard}-a:27018", (zone,))
     bounds = [{key: MinKey()}, {key: 100}, {key: 200}, {key: 300}, {key: MaxKey()}]
+    many = [{key: MinKey()}, *({key: 5 * j} for j in range(1, SMALL + 8)), {key: MaxKey()}]
     for i in range(n):
+        cuts = many if big_every and i % big_every == 0 else bounds
         sb.sandbox.cluster.create_collection(
             f"t.c{i:04d}",
             {key: 1},
-            bounds=bounds,
-            shards=list(SHARDS),
-            sizes=[(8 + i % 5) * MIB] * 4,
-            counts=[100] * 4,
+            bounds=cuts,
+            shards=[list(SHARDS)[j % 4] for j in range(len(cuts) - 1)],
+            sizes=[(8 + i % 5) * MIB] * (len(cuts) - 1),
+            counts=[100] * (len(cuts) - 1),
         )
     return sb
 
@@ -58,8 +63,8 @@ def _policy(tmp_path: Path, n: int) -> Path:
     return path
 
 
-def _plan(sandbox_server: Any, tmp_path: Path, n: int) -> dict[str, Any]:
-    sb = _cluster(sandbox_server, n)
+def _plan(sandbox_server: Any, tmp_path: Path, n: int, big_every: int = 0) -> dict[str, Any]:
+    sb = _cluster(sandbox_server, n, big_every=big_every)
     args = ["plan", str(_policy(tmp_path, n)), "--uri", sb.uri, "-f", "json"]
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
@@ -80,6 +85,21 @@ def test_a_plans_round_trips_do_not_grow_from_20_to_200_namespaces(
     assert large["forecast"]["chunks"] > small["forecast"]["chunks"] > 16
     assert large["server_footprint"]["commands"] == small["server_footprint"]["commands"]
     assert large["server_footprint"]["round_trips"] < 40
+
+
+def test_with_small_and_big_namespaces_mixed_a_plans_commands_do_not_grow_either(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    """Small namespaces are read whole in the first aggregate and answered in memory, big
+    ones by targeted sub-pipelines in the same few aggregates: the commands at 20 and at
+    200 namespaces are the same, one in five of them big."""
+    small = _plan(sandbox_server, tmp_path, 20, big_every=5)
+    large = _plan(sandbox_server, tmp_path, 200, big_every=5)
+    for doc, n in ((small, 20), (large, 200)):
+        assert sum(1 for op in doc["ops"] if op.get("impact")) == n
+    # a big namespace's pin moves its chunks off archive: more than four
+    assert max(op["impact"]["migrating"] for op in large["ops"] if op.get("impact")) > 4
+    assert large["server_footprint"]["commands"] == small["server_footprint"]["commands"]
 
 
 def test_the_plan_measures_no_more_chunks_than_asked_and_estimates_the_rest(

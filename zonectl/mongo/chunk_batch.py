@@ -7,18 +7,30 @@ builds each sub-pipeline through the query planner).
 
 Readers ask as before (`count`, `find`); `replay(fn)` runs a reader with answers withheld
 to learn what it asks, sends it all at once, and repeats while answers lead to new
-questions (a bounded number of rounds), then runs it for real from the answers."""
+questions (a bounded number of rounds), then runs it for real from the answers.
+
+A namespace of at most SMALL chunks is read whole, once (one sub-pipeline, learned in the
+first rehearsal that touches it), and every later count or find on it is answered in
+memory (zonectl.model.chunk_match) instead of by a sub-pipeline of its own; a bigger one
+is read as above, its chunks never all fetched. A rehearsal withholds the answers about a
+namespace not read yet, so a big one costs one more aggregate the first time it is met
+(its reads follow its whole read); a small one none: the commands stay as many at 20 or at
+10,000 namespaces."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from itertools import islice
 from typing import Any, TypeVar
 
 import bson
+from bson.binary import Binary
 from bson.min_key import MinKey
 from pymongo.errors import PyMongoError
 
 from zonectl.errors import ClusterError, redact
+from zonectl.model.chunk_match import FIELDS, Chunks, parse_shape
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.state import WHOLE
 
@@ -29,6 +41,42 @@ T = TypeVar("T")
 GROUP = 400
 MAX_ROUNDS = 4  # dependent rounds of replay before reads are sent one by one
 TAG = "_zonectlRead"
+# A namespace with at most this many chunks is read whole: the readers ask about 6 to 10
+# sub-pipelines of it in a plan, each a parse, a plan and an index seek on the server and
+# a stage built and encoded here, which cost more than fetching, sending and decoding a
+# few dozen chunk documents (about 150 bytes each, 10 KB per namespace at most).
+SMALL = 64
+
+
+def whole_read(base: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The one sub-pipeline that reads a namespace whole: SMALL + 1 of its chunks by the
+    {uuid, min} index ({ns, min} on 4.4), folded into one document that carries them only
+    when they are all of them, so a big namespace costs an index walk of SMALL + 1 entries
+    and sends none. The walk runs from the top (zonectl.model.chunk_match orders them):
+    the sandbox copies a forward walk's whole range before a $limit stops it, a backward
+    one a batch at a time (zonectl/sandbox/catalog/config_views.py `_walk`)."""
+    return [
+        {"$match": dict(base)},
+        {"$sort": {"min": -1}},
+        {"$limit": SMALL + 1},
+        {"$project": {**dict.fromkeys(FIELDS, 1), "_id": 0}},
+        {"$group": {"_id": None, "n": {"$sum": 1}, "chunks": {"$push": "$$ROOT"}}},
+        {
+            "$project": {
+                "_id": 0,
+                "n": 1,
+                "chunks": {"$cond": [{"$lte": ["$n", SMALL]}, "$chunks", []]},
+            }
+        },
+    ]
+
+
+# A namespace's equality on config.chunks: a uuid (5.0+, as the client decodes it) or an ns
+# (4.4). Values of these types are equal in Python only when equal in BSON (two spellings
+# of one uuid, UUID and Binary, are read twice, never confused).
+_BASE_TYPES = (str, uuid.UUID, Binary)
+_UNREAD = Chunks([], [], [])  # not read yet (a marker, never answers)
+_WITHHELD = Chunks([], [], [])  # a rehearsal's answer while the namespace is still to be read
 
 
 class ChunkBatch:
@@ -39,13 +87,35 @@ class ChunkBatch:
         self.recording = False
         self._answers: dict[bytes, Any] = {}
         self._pending: dict[bytes, list[dict[str, Any]]] = {}
+        # uuid or ns -> the namespace's chunks (read whole), None when it is not small
+        self._whole: dict[str, dict[Any, Chunks | None]] = {"uuid": {}, "ns": {}}
+        self._to_learn: dict[tuple[str, Any], dict[str, Any]] = {}
         self.aggregates = 0
 
     def count(self, query: Mapping[str, Any]) -> int:
         """Chunks matching `query` (the server counts from the index; nothing fetched)."""
+        table = self._table(query)
+        if table is _WITHHELD:
+            return 0
+        if table is not None:
+            found = table.count(islice(query.items(), 1, None))
+            if found is not None:
+                return found
         stages: list[dict[str, Any]] = [{"$match": dict(query)}, {"$count": "n"}]
-        found = self._ask(stages)
-        return int(found[0]["n"]) if found else 0
+        answer = self._ask(stages)
+        return int(answer[0]["n"]) if answer else 0
+
+    def count_by_shard(self, query: Mapping[str, Any], shards: Sequence[str]) -> dict[str, int]:
+        """shard -> count({**query, "shard": shard}) for each of `shards`: one pass over a
+        namespace read whole, else one count per shard (the {uuid, shard, min} index)."""
+        table = self._table(query) if "shard" not in query else None
+        if table is _WITHHELD:
+            return dict.fromkeys(shards, 0)
+        if table is not None:
+            found = table.count_by_shard(islice(query.items(), 1, None), shards)
+            if found is not None:
+                return found
+        return {s: self.count({**query, "shard": s}) for s in shards}
 
     def find(
         self,
@@ -55,6 +125,14 @@ class ChunkBatch:
         sort: Mapping[str, int] | None = None,
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
+        shape = parse_shape(fields, sort, limit)
+        table = self._table(query) if shape is not None else None
+        if table is _WITHHELD:
+            return []
+        if table is not None and shape is not None:
+            found = table.find(islice(query.items(), 1, None), shape)
+            if found is not None:
+                return found
         stages: list[dict[str, Any]] = [{"$match": dict(query)}]
         if sort:
             stages.append({"$sort": dict(sort)})
@@ -63,18 +141,36 @@ class ChunkBatch:
         stages.append({"$project": {**dict(fields), "_id": 0}})
         return [dict(d) for d in self._ask(stages)]
 
+    def _table(self, query: Mapping[str, Any]) -> Chunks | None:
+        """The chunks of the namespace whose equality `query` starts with, when it was read
+        whole (its other conditions are then answered from them, or sent if the module
+        does not know them); _WITHHELD in a rehearsal while the namespace is still to be
+        read (it is then, with the round's other reads); None: ask the server."""
+        for field, value in query.items():
+            known = self._whole.get(field)
+            if known is None or type(value) not in _BASE_TYPES:
+                return None
+            chunks = known.get(value, _UNREAD)
+            if chunks is not _UNREAD:
+                return chunks
+            self._to_learn[(field, value)] = {field: value}
+            # not foreseen: asked with the namespace's read, in one aggregate
+            return _WITHHELD if self.recording else None
+        return None
+
     def replay(self, reader: Callable[[], T]) -> T:
         """`reader()` answered from as few aggregates as its dependent reads allow. Inside
         another replay's rehearsal it only rehearses (the outer one sends)."""
         if self.recording:
             return reader()
-        for _ in range(MAX_ROUNDS):
+        # One more round than MAX_ROUNDS: the first may only read namespaces whole.
+        for _ in range(MAX_ROUNDS + 1):
             self.recording = True
             try:
                 reader()
             finally:
                 self.recording = False
-            if not self._pending:
+            if not self._pending and not self._to_learn:
                 break
             self.run()
         return reader()
@@ -82,12 +178,15 @@ class ChunkBatch:
     def run(self) -> None:
         """Send every pending read in one aggregate."""
         pending, self._pending = list(self._pending.items()), {}
-        if not pending:
+        learn, self._to_learn = list(self._to_learn.items()), {}
+        if not pending and not learn:
             return
-        branches = [[*stages, {"$set": {TAG: i}}] for i, (_, stages) in enumerate(pending)]
+        reads = [stages for _, stages in pending]
+        reads += [whole_read(base) for _, base in learn]
+        branches = [[*stages, {"$set": {TAG: i}}] for i, stages in enumerate(reads)]
         groups = [_chained(branches[i : i + GROUP]) for i in range(0, len(branches), GROUP)]
         pipeline = _chained(groups)
-        results: list[list[dict[str, Any]]] = [[] for _ in pending]
+        results: list[list[dict[str, Any]]] = [[] for _ in reads]
         try:
             # One reply batch (up to 16 MiB) where it fits, so no getMore follows.
             docs = self.conn.client.config.chunks.aggregate(pipeline, batchSize=WHOLE)
@@ -98,8 +197,10 @@ class ChunkBatch:
             raise ClusterError(
                 f"{self.conn.uri}: reading config.chunks failed: {redact(str(exc))}"
             ) from None
-        for (key, _), found in zip(pending, results, strict=True):
+        for (key, _), found in zip(pending, results[: len(pending)], strict=True):
             self._answers[key] = found
+        for ((field, value), _), found in zip(learn, results[len(pending) :], strict=True):
+            self._whole[field][value] = _whole(found)
 
     def _ask(self, stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         # The client's codec options: a URI with uuidRepresentation decodes uuids as UUID
@@ -111,6 +212,17 @@ class ChunkBatch:
             return []
         self.run()  # not foreseen: one aggregate of its own
         return list(self._answers[key])
+
+
+def _whole(found: list[dict[str, Any]]) -> Chunks | None:
+    """A namespace's chunks from its whole read; None when it has more than SMALL (or
+    chunks the matcher cannot answer for exactly: the server answers it)."""
+    if not found:
+        return Chunks.of([])  # no chunk: $group has no input, so no document
+    (doc,) = found
+    if int(doc["n"]) > SMALL:
+        return None
+    return Chunks.of(doc["chunks"])
 
 
 def _chained(pipelines: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:

@@ -154,7 +154,8 @@ class ChunkSizes:
         return self.batch.count(query)
 
     def shard_counts(self, ns: str, shards: Sequence[str]) -> dict[str, int]:
-        """Chunks of `ns` per shard: one indexed count per shard, batched; once answered,
+        """Chunks of `ns` per shard: one indexed count per shard, batched (a small namespace:
+        from its chunks, read whole); once answered,
         kept (as the batch keeps its answers), so the many estimates of a namespace's
         chunks do not ask again."""
         key = (ns, tuple(shards))
@@ -162,7 +163,7 @@ class ChunkSizes:
         if known is not None:
             return dict(known)
         base = self.chunk_filter(ns) or {"ns": ns}
-        counts = {s: self.count({**base, "shard": s}) for s in shards}
+        counts = self.batch.count_by_shard(base, shards)
         if not self.batch.recording:  # a rehearsal's zeros are no answer
             self._counts[key] = counts
         return dict(counts)
