@@ -6,6 +6,7 @@ sends one find and its getMores (by bytes), not a find per collection."""
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
@@ -39,6 +40,7 @@ def read_many_compliance(
     """ns -> its compliance, for each config.collections entry in `collections`. In one
     cursor where the chunks name their collection by uuid (5.0+); else one pass each."""
     layouts = layouts or {}
+    shard_zones = {s: frozenset(z) for s, z in shard_zones.items()}  # once, not per scan
     by_uuid = [c for c in collections if "uuid" in chunk_filter(c, conn.version)]
     out = {
         str(c["_id"]): read_chunk_compliance(
@@ -79,9 +81,12 @@ def stream_by_collection(
         )
         options = conn.client.codec_options
         docs = (d for raw in cursor for d in bson.decode_all(cast(bytes, raw), options))
-        for key, chunks in itertools.groupby(docs, key=lambda d: sort_key(d["uuid"])):
-            if key in ns_of:
-                yield ns_of[key], chunks
+        # Consecutive chunks of one collection carry equal uuids (the sort's first field):
+        # each group's uuid is put in BSON order once, not each chunk's.
+        for uuid, chunks in itertools.groupby(docs, key=operator.itemgetter("uuid")):
+            coll = ns_of.get(sort_key(uuid))
+            if coll is not None:
+                yield coll, chunks
         cursor.close()
     except PyMongoError as exc:
         raise ClusterError(f"{conn.uri}: reading chunks failed: {redact(str(exc))}") from None
