@@ -23,7 +23,7 @@ class Line:
     writer writes the text itself when it fits; rich builds the Text only when it prints it,
     which for 110,000 lines is most of what laying them out would cost."""
 
-    __slots__ = ("text", "style")
+    __slots__ = ("style", "text")
 
     def __init__(self, text: str, style: str = "") -> None:
         self.text = text

@@ -51,8 +51,9 @@ def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
         _line(_balancer_line(report.balancer)),
         _line(_lease_line(report)),
     ]
-    parts.extend(_line(_journal_line(j), style="yellow" if color else "") for j in report.journals)
-    parts.extend(_line(_reshard_line(r), style="yellow" if color else "") for r in report.reshardings)
+    yellow = "yellow" if color else ""
+    parts.extend(_line(_journal_line(j), style=yellow) for j in report.journals)
+    parts.extend(_line(_reshard_line(r), style=yellow) for r in report.reshardings)
     parts.extend(_line(f"note: {n}", style="dim" if color else "") for n in report.notes)
     if report.settings:
         parts += [_line(""), _line("balancer settings", style="bold" if color else "")]

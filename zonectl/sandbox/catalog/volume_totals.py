@@ -16,7 +16,7 @@ class Part(NamedTuple):
     size: int  # logical bytes held now
     storage: int  # the data file's size
     free: int  # of it, free for later writes of the collection
-    index: int  # the index files' size
+    index_size: int  # the index files' size
     index_free: int
     indexes: int
 
@@ -29,7 +29,7 @@ class Sums(NamedTuple):
     size: int = 0
     storage: int = 0
     free: int = 0
-    index: int = 0
+    index_size: int = 0
     index_free: int = 0
     indexes: int = 0
 
@@ -68,16 +68,12 @@ class FileTotals:
         db = ns.split(".", 1)[0]
         sums = self._sums.setdefault((shard, db), [0] * 8)
         if old is not None:
-            sums[0] -= 1
-            for i, value in enumerate(old, 1):
-                sums[i] -= value
-            self._used[shard] -= old.storage + old.index
+            sums[:] = [a - b for a, b in zip(sums, (1, *old), strict=True)]
+            self._used[shard] -= old.storage + old.index_size
         if part is not None:
             self._parts[key] = part
-            sums[0] += 1
-            for i, value in enumerate(part, 1):
-                sums[i] += value
-            self._used[shard] = self._used.get(shard, 0) + part.storage + part.index
+            sums[:] = [a + b for a, b in zip(sums, (1, *part), strict=True)]
+            self._used[shard] = self._used.get(shard, 0) + part.storage + part.index_size
 
     def clear(self) -> None:
         self._parts.clear()

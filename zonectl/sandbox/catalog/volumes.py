@@ -122,11 +122,11 @@ class Volumes:
         def grew(shard: str, nbytes: int, docs: int) -> None:
             self.observe(shard, ns, nbytes, docs)
 
-        store.on_growth(grew)
-        self._follow(store)
         if shard_key is not None:
-            self._unindexed.discard(ns)
             self.set_indexes(ns, index_count(shard_key))
+        # What it holds first, then the marks it raises: each file's figures once.
+        self._follow(store, indexed=shard_key is not None)
+        store.on_growth(grew)
 
     def observe(self, shard: str, ns: str, nbytes: int, docs: int) -> None:
         """The shard holds `nbytes` / `docs` of `ns` now: raise the marks if above them."""
@@ -164,12 +164,16 @@ class Volumes:
         return self.orphans() if self.orphans is not None else {}
 
     # --------------------------------------------------------- running totals
-    def _follow(self, store: _Totals) -> None:
-        """Keep what `store` holds per shard, from every change it reports."""
+    def _follow(self, store: _Totals, *, indexed: bool = False) -> None:
+        """Keep what `store` holds per shard, from every change it reports. Unless
+        `indexed`, its index count is read when a figure is (volume_stats.refresh)."""
         ns = store.ns
         self.unfollow(ns)
         self._stores[ns] = store
-        self._unindexed.add(ns)  # its key: read when a figure is (volume_stats.refresh)
+        if indexed:
+            self._unindexed.discard(ns)
+        else:
+            self._unindexed.add(ns)
 
         def changed(shard: str, chunks: int, nbytes: int, docs: int) -> None:
             if self._stores.get(ns) is not store:
@@ -184,7 +188,8 @@ class Volumes:
                 self._held.pop(key, None)
                 self._held_on.get(ns, set()).discard(shard)
                 self._unmarked.discard(key)
-            self._refresh(shard, ns)
+            if key in self._marks:  # else no file there yet: nothing in the totals
+                self._refresh(shard, ns)
 
         store.on_change(changed)
 

@@ -25,7 +25,7 @@ def _decoded(doc: Any, keep: frozenset[bytes] | None = None) -> Mapping[str, Any
     """The document decoded; with `keep`, only those top-level fields (what the stages
     read), so a `$group` over every chunk does not decode each chunk's history."""
     if isinstance(doc, RawBSONDocument):
-        raw = doc.raw if keep is None else project_top_level(doc.raw, keep)
+        raw = doc.raw if keep is None else project_top_level(bytes(doc.raw), keep)
         return bson.decode(raw, CODEC)
     return doc  # type: ignore[no-any-return]
 

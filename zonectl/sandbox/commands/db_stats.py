@@ -79,7 +79,7 @@ def _shard_reply(
     primary = (cluster.database_doc(db) or {}).get("primary")
     exists = db in ("admin", "config") or shard == primary or bool(found.collections)
     views = _views(cluster, db) if shard == primary else 0
-    objects, size, storage, index = found.objects, found.size, found.storage, found.index
+    objects, size, storage, index = found.objects, found.size, found.storage, found.index_size
     reply: dict[str, Any] = {
         "db": db,
         "collections": Int64(found.collections),
