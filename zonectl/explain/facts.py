@@ -6,6 +6,7 @@ zonectl/mongo/explain_read.py and zonectl/session/explain.py."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -68,8 +69,20 @@ class CollectionFacts:
 
     def zones_on(self, shard: str) -> list[str]:
         """The zones of the chunks on `shard`, NO_ZONE last (sorted otherwise)."""
-        found = {z for (s, z), t in self.tally.items() if s == shard and t.chunks}
-        return [*sorted(found - {NO_ZONE}), *([NO_ZONE] if NO_ZONE in found else [])]
+        return list(self._zones_by_shard.get(shard, ()))
+
+    @functools.cached_property
+    def _zones_by_shard(self) -> dict[str, list[str]]:
+        """`zones_on` of every shard, found in one pass over the tally (the rules ask it of
+        each shard several times)."""
+        found: dict[str, set[str]] = {}
+        for (s, z), t in self.tally.items():
+            if t.chunks:
+                found.setdefault(s, set()).add(z)
+        return {
+            s: [*sorted(zs - {NO_ZONE}), *([NO_ZONE] if NO_ZONE in zs else [])]
+            for s, zs in found.items()
+        }
 
     def total_chunks(self) -> int:
         return sum(t.chunks for t in self.tally.values())

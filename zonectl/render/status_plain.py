@@ -17,6 +17,22 @@ from rich.text import Text
 GAP = "  "  # a column's right padding and the next one's left (pad_edge=False: none outside)
 
 
+class Line:
+    """A line of text printed as rich prints `Text(text, style=style)` (`text` has no control
+    characters rich would strip: zonectl.render.inert.terminal escaped them). The plain
+    writer writes the text itself when it fits; rich builds the Text only when it prints it,
+    which for 110,000 lines is most of what laying them out would cost."""
+
+    __slots__ = ("style", "text")
+
+    def __init__(self, text: str, style: str = "") -> None:
+        self.text = text
+        self.style = style
+
+    def __rich__(self) -> Text:
+        return Text(self.text, style=self.style)
+
+
 class BarTable:
     """The per-shard bars (status_text._bars): rows of shard, bar (left), chunks, share
     (right), as a borderless rich table when rich prints them (built then, once: cyan and
@@ -65,6 +81,8 @@ def _write(parts: Iterable[RenderableType], console: Console, out: IO[str], widt
     for part in parts:
         if isinstance(part, Group):
             _write(part.renderables, console, out, width)
+        elif isinstance(part, Line) and _fits(part.text, width):
+            out.write(part.text + "\n")
         elif isinstance(part, Text) and _fits(part.plain, width):
             out.write(part.plain + "\n")
         elif isinstance(part, BarTable) and (lines := _bar_lines(part, width)):

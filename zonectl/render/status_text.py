@@ -21,7 +21,7 @@ from zonectl.render.status import BalancerState, CollectionStatus, OpenJournal, 
 from zonectl.render.status_disk import disk_lines
 from zonectl.render.status_drains import drain_lines, size_text
 from zonectl.render.status_explain import explain_line
-from zonectl.render.status_plain import BarTable, write_plain
+from zonectl.render.status_plain import BarTable, Line, write_plain
 
 
 def render_status_text(report: StatusReport, *, color: bool = False, width: int = 100) -> str:
@@ -47,17 +47,18 @@ def render_status_text(report: StatusReport, *, color: bool = False, width: int 
 def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
     style = box.ROUNDED if color else None
     parts: list[RenderableType] = [
-        _t(f"cluster {report.uri} (MongoDB {report.version})", style="bold" if color else ""),
-        _t(_balancer_line(report.balancer)),
-        _t(_lease_line(report)),
+        _line(f"cluster {report.uri} (MongoDB {report.version})", style="bold" if color else ""),
+        _line(_balancer_line(report.balancer)),
+        _line(_lease_line(report)),
     ]
-    parts.extend(_t(_journal_line(j), style="yellow" if color else "") for j in report.journals)
-    parts.extend(_t(_reshard_line(r), style="yellow" if color else "") for r in report.reshardings)
-    parts.extend(_t(f"note: {n}", style="dim" if color else "") for n in report.notes)
+    yellow = "yellow" if color else ""
+    parts.extend(_line(_journal_line(j), style=yellow) for j in report.journals)
+    parts.extend(_line(_reshard_line(r), style=yellow) for r in report.reshardings)
+    parts.extend(_line(f"note: {n}", style="dim" if color else "") for n in report.notes)
     if report.settings:
-        parts += [_t(""), _t("balancer settings", style="bold" if color else "")]
+        parts += [_line(""), _line("balancer settings", style="bold" if color else "")]
         parts += [
-            _t(_setting_line(x), style="yellow" if color and x.state == "drift" else "")
+            _line(_setting_line(x), style="yellow" if color and x.state == "drift" else "")
             for x in report.settings
         ]
     shards = Table(title=None, box=style, show_edge=color, pad_edge=False, title_justify="left")
@@ -72,35 +73,40 @@ def _parts(report: StatusReport, color: bool) -> list[RenderableType]:
             _bytes(s.bytes),
             "draining" if s.draining else "",
         )
-    parts += [_t(""), _t("shards", style="bold" if color else ""), shards]
+    parts += [_line(""), _line("shards", style="bold" if color else ""), shards]
     if report.disk is not None and report.disk.shards:
         head = "disk (now, and after the pending moves)"
-        parts += [_t(""), _t(head, style="bold" if color else "")]
-        parts += [_t(line) for line in disk_lines(report.disk)]
+        parts += [_line(""), _line(head, style="bold" if color else "")]
+        parts += [_line(line) for line in disk_lines(report.disk)]
     if report.drains:
-        parts += [_t(""), _t("draining shards", style="bold" if color else "")]
+        parts += [_line(""), _line("draining shards", style="bold" if color else "")]
         for d in report.drains:
             warn = "yellow" if color and d.blocked else ""
-            parts += [_t(line, style=warn) for line in drain_lines(d)]
+            parts += [_line(line, style=warn) for line in drain_lines(d)]
     if report.databases:
-        parts += [_t(""), _t("managed databases", style="bold" if color else "")]
+        parts += [_line(""), _line("managed databases", style="bold" if color else "")]
         parts += [
-            _t(f"  {d.name}: primary {d.primary} (zones {', '.join(d.zones) or '-'})")
+            _line(f"  {d.name}: primary {d.primary} (zones {', '.join(d.zones) or '-'})")
             for d in report.databases
         ]
     if report.placements:
-        parts += [_t(""), _t("pins and patterns", style="bold" if color else "")]
-        parts += [_t(f"  {line}") for line in report.placements]
+        parts += [_line(""), _line("pins and patterns", style="bold" if color else "")]
+        parts += [_line(f"  {line}") for line in report.placements]
     for c in report.collections:
-        parts += [_t(""), _collection(c, color)]
-    parts += [_t(""), _t(_summary(report), style=_verdict_style(report.compliant, color))]
+        parts += [_line(""), _collection(c, color)]
+    parts += [_line(""), _line(_summary(report), style=_verdict_style(report.compliant, color))]
     return parts
 
 
 def _t(text: str, style: str = "") -> Text:
-    """Every line and cell as a Text, never markup (a shard or zone named `x[/]` would
-    break rich's parser), with control characters from names shown escaped."""
+    """Every cell as a Text, never markup (a shard or zone named `x[/]` would break rich's
+    parser), with control characters from names shown escaped."""
     return Text(terminal(text), style=style)
+
+
+def _line(text: str, style: str = "") -> Line:
+    """Every line as the Text `_t` makes, built only if rich prints it (status_plain.Line)."""
+    return Line(terminal(text), style)
 
 
 def _balancer_line(b: BalancerState) -> str:
@@ -153,7 +159,7 @@ def _collection(c: CollectionStatus, color: bool) -> RenderableType:
         head += f"key {format_value(c.key)}  balancing {balancing}  {c.chunks:,} chunks"
     else:
         head += "not sharded (ranges apply once it is sharded)"
-    rows: list[RenderableType] = [_t(head, style="bold" if color else "")]
+    rows: list[RenderableType] = [_line(head, style="bold" if color else "")]
     if c.ranges:
         ranges = Table(box=box.SIMPLE if color else None, show_header=True, pad_edge=False)
         for name in ("zone", "min", "max"):
@@ -162,12 +168,12 @@ def _collection(c: CollectionStatus, color: bool) -> RenderableType:
             ranges.add_row(_t(r.zone), _t(format_value(r.min)), _t(format_value(r.max)))
         rows.append(Padding(ranges, (0, 0, 0, 2), expand=False))
     else:
-        rows.append(_t("  no zone ranges"))
+        rows.append(_line("  no zone ranges"))
     if c.sharded:
-        rows.append(_t(_compliance_line(c), style=_verdict_style(c.compliant, color)))
-        rows.extend(_t(line) for line in _examples(c))
-        rows.append(_t(f"  balancerCollectionStatus: {_server_text(c)}"))
-        rows.extend(_t(line) for line in [explain_line(c.explained)] if line)
+        rows.append(_line(_compliance_line(c), style=_verdict_style(c.compliant, color)))
+        rows.extend(_line(line) for line in _examples(c))
+        rows.append(_line(f"  balancerCollectionStatus: {_server_text(c)}"))
+        rows.extend(_line(line) for line in [explain_line(c.explained)] if line)
         rows.append(_bars(c.per_shard, c.chunks, color))
     return Group(*rows)
 

@@ -51,6 +51,8 @@ _GENERIC = {
 }  # fmt: skip
 _VALUELESS = {0x06: _UNDEFINED, 0x0A: _NULLISH, 0xFF: _MINKEY, 0x7F: _MAXKEY}
 
+_NULL_KEY, _FALSE_KEY, _TRUE_KEY = bytes((_NULLISH,)), bytes((_BOOL,)), bytes((_BOOL + 1,))
+
 _I32, _I64 = struct.Struct("<i"), struct.Struct("<q")
 _U64, _F64 = struct.Struct("<Q"), struct.Struct("<d")
 
@@ -66,6 +68,10 @@ def encode(value: Any) -> bytes:
         out.append(_STRINGLIKE)
         _string(value.encode(), out)
         return bytes(out)
+    if value is None:  # as _value writes BSON null and bool
+        return _NULL_KEY
+    if type(value) is bool:
+        return _TRUE_KEY if value else _FALSE_KEY
     raw = bson.encode({"": value}, codec_options=CODEC)
     _value(raw, 6, raw[4], out)  # 4 size bytes, the type byte, the empty name's NUL
     return bytes(out)

@@ -19,7 +19,7 @@ from zonectl.mongo.chunk_scan import ChunkCompliance, Example
 from zonectl.mongo.chunk_sizes import per_chunk
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.lease import describe_holder
-from zonectl.mongo.status import StatusRead, int_or_none, read_status, sorted_ranges
+from zonectl.mongo.status import StatusRead, int_or_none, read_status
 from zonectl.plan.settings_view import setting_lines
 from zonectl.render.status import (
     BalancerState,
@@ -64,7 +64,8 @@ def status_report(
     a drain's window blocker only with `config_tz` (the window is that zone's wall clock)."""
     explained = explain_status(read, now, config_tz)
     read = dataclasses.replace(read, servers=server_views(read, explained))
-    collections = tuple(_collection(read, ns, explained.get(ns)) for ns in read.names)
+    carried = frozenset(z for s in read.state.shards for z in s.zones)
+    collections = tuple(_collection(read, ns, explained.get(ns), carried) for ns in read.names)
     servers = {c.namespace: c.server for c in collections}
     state = dataclasses.replace(
         read.state,
@@ -162,12 +163,13 @@ def _shards(
     )
 
 
-def _collection(read: StatusRead, ns: str, explained: Explanation | None) -> CollectionStatus:
-    state = read.state
-    live = sorted_ranges(state, ns)
+def _collection(
+    read: StatusRead, ns: str, explained: Explanation | None, carried: frozenset[str]
+) -> CollectionStatus:
+    """`carried`: the zones some shard carries."""
+    live = read.ranges.get(ns, ())
     ranges = tuple(RangeStatus(r.zone, r.min, r.max) for r in live)
-    carried = {z for s in state.shards for z in s.zones}
-    orphan_zones = tuple(sorted({r.zone for r in live} - carried))
+    orphan_zones = tuple(sorted({r.zone for r in live} - carried)) if live else ()
     doc, scan = read.entries.get(ns), read.scans.get(ns)
     if doc is None or scan is None:
         return CollectionStatus(ns, False, None, None, ranges, zones_without_shard=orphan_zones)

@@ -148,6 +148,12 @@ class ChunkReads:
         self._totals.watch = watch
         self._totals.announce()
 
+    def on_change(self, follow: Callable[[str, int, int, int], None] | None) -> None:
+        """Call `follow(shard, chunks, bytes, documents)` whenever a shard's figures change,
+        and now for what each holds (the volumes' running totals follow them)."""
+        self._totals.follow = follow
+        self._totals.tell(self._totals.per_shard())
+
     def shard_totals(self) -> dict[str, tuple[int, int, int]]:
         """Per shard owning chunks: (chunks, bytes, documents)."""
         return self._totals.per_shard()

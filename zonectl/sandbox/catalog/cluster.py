@@ -23,6 +23,7 @@ import itertools
 import uuid as uuidlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from bson import Binary, ObjectId, Timestamp
@@ -205,6 +206,10 @@ class Cluster:
     def stores(self) -> Iterator[ChunkStore]:
         return iter([self._stores[ns] for ns in sorted(self._stores)])
 
+    def store_map(self) -> Mapping[str, ChunkStore]:
+        """ns -> its chunk store, unordered (a view: do not keep it across changes)."""
+        return MappingProxyType(self._stores)
+
     def store_by_uuid(self, value: Any) -> ChunkStore | None:
         """The store of the collection with this uuid: a dict lookup (as config.chunks'
         {uuid, min} index seeks it), the map rebuilt when a store is added, replaced or
@@ -254,7 +259,7 @@ class Cluster:
         store = ChunkStore(ns, doc["uuid"], epoch, self.chunk_form())
         store.load(bounds, shards, ts, sizes, counts, keys)
         self._stores[ns] = store
-        self.volumes.track(store)
+        self.volumes.track(store, key)
         return store
 
     def attach_store(self, store: ChunkStore) -> None:

@@ -1,7 +1,8 @@
 """Per-shard accounting of one collection's chunks, kept in step with every change: each
 shard's (chunks, bytes, documents), and the encoded mins of its chunks in order (the
 {uuid, shard, min} index), so a shard's figures need no walk over the chunks. A watcher
-(`watch`, catalog/volumes.py) hears of every growth of a shard's bytes or documents."""
+(`watch`, catalog/volumes.py) hears of every growth of a shard's bytes or documents, a
+follower (`follow`, the volumes' running totals) of every change of a shard's figures."""
 
 from __future__ import annotations
 
@@ -15,19 +16,24 @@ class ShardTotals:
         self._by_shard: dict[str, list[bytes]] = {}  # shard -> its chunks' encoded mins
         # Called with (shard, bytes, documents) after either grew on that shard.
         self.watch: Callable[[str, int, int], None] | None = None
+        # Called with (shard, chunks, bytes, documents) after any of them changed there.
+        self.follow: Callable[[str, int, int, int], None] | None = None
 
     def rebuild(
         self, shards: Sequence[str], keys: Sequence[bytes], sizes: Iterable[int],
         counts: Iterable[int],
     ) -> None:  # fmt: skip
         """Recount from scratch (chunk i: shards[i], keys[i], sizes[i], counts[i])."""
+        before = list(self._totals)
         self._totals = {}
         self._by_shard = {}
         watch, self.watch = self.watch, None  # once per shard below, not once per chunk
+        follow, self.follow = self.follow, None
         for shard, size, count in zip(shards, sizes, counts, strict=True):
             self.add(shard, 1, size, count)
-        self.watch = watch
+        self.watch, self.follow = watch, follow
         self.announce()
+        self.tell([*before, *self._totals])
         for key, shard in zip(keys, shards, strict=True):
             self._by_shard.setdefault(shard, []).append(key)  # keys ascend: stays sorted
 
@@ -38,12 +44,22 @@ class ShardTotals:
         t[2] += count
         if self.watch is not None and (size > 0 or count > 0):
             self.watch(shard, t[1], t[2])
+        if self.follow is not None and (chunks or size or count):
+            self.follow(shard, t[0], t[1], t[2])
 
     def announce(self) -> None:
         """Tell the watcher what every shard holds now."""
         if self.watch is not None:
             for shard, t in self._totals.items():
                 self.watch(shard, t[1], t[2])
+
+    def tell(self, shards: Iterable[str]) -> None:
+        """Tell the follower what each of `shards` holds now (zeros for one that holds
+        nothing)."""
+        if self.follow is not None:
+            for shard in dict.fromkeys(shards):
+                t = self._totals.get(shard, [0, 0, 0])
+                self.follow(shard, t[0], t[1], t[2])
 
     def index_add(self, shard: str, key: bytes) -> None:
         bisect.insort(self._by_shard.setdefault(shard, []), key)

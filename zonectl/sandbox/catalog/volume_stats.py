@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from zonectl.sandbox.catalog import unsharded
 from zonectl.sandbox.catalog.cluster import Cluster
+from zonectl.sandbox.catalog.volumes import index_count
 
 # Metadata the config server keeps: no shard holds these databases' collections' files.
 _NOT_ON_SHARDS = frozenset({"config", "admin", "local"})
@@ -42,6 +43,20 @@ def held(cluster: Cluster) -> dict[tuple[str, str], tuple[int, int]]:
     for store in cluster.stores():
         for shard, (_, nbytes, docs) in store.shard_totals().items():
             out[(shard, store.ns)] = (nbytes, docs)
+    for key, (nbytes, docs) in _looked_at(cluster).items():
+        have = out.get(key, (0, 0))
+        out[key] = (have[0] + nbytes, have[1] + docs)
+    volumes = cluster.volumes
+    for (shard, ns), (nbytes, docs) in out.items():
+        volumes.observe(shard, ns, nbytes, docs)
+    _forget_dropped(cluster)
+    return out
+
+
+def _looked_at(cluster: Cluster) -> dict[tuple[str, str], tuple[int, int]]:
+    """What no chunk store reports: each unsharded collection on its home shard, and the
+    orphans (added to what the shard owns)."""
+    out: dict[tuple[str, str], tuple[int, int]] = {}
     for ns in cluster.catalog.namespaces():
         db = ns.split(".", 1)[0]
         if db in _NOT_ON_SHARDS or cluster.chunks(ns) is not None or ".system." in ns:
@@ -54,13 +69,32 @@ def held(cluster: Cluster) -> dict[tuple[str, str], tuple[int, int]]:
     for key, (nbytes, docs) in cluster.volumes.orphan_bytes().items():
         have = out.get(key, (0, 0))
         out[key] = (have[0] + nbytes, have[1] + docs)
-    volumes = cluster.volumes
-    for (shard, ns), (nbytes, docs) in out.items():
-        volumes.observe(shard, ns, nbytes, docs)
-    for ns in {ns for _, ns, _, _ in volumes.marks()}:
-        if cluster.chunks(ns) is None and cluster.catalog.get(ns) is None:
-            volumes.forget(ns)  # dropped: its files went with it
     return out
+
+
+def _forget_dropped(cluster: Cluster) -> None:
+    volumes = cluster.volumes
+    stores = cluster.store_map()
+    for ns in [ns for ns in volumes.marked() if ns not in stores]:
+        if cluster.catalog.get(ns) is None:
+            volumes.forget(ns)  # dropped: its files went with it
+
+
+def refresh(cluster: Cluster) -> None:
+    """Bring the volumes' running totals (volume_totals.py) to what `files` would find, with
+    the same marks raised and forgotten, without walking every collection: the chunk stores
+    report their changes; what they do not (`_looked_at`) and the index counts of
+    collections without a store are read here."""
+    volumes = cluster.volumes
+    stores = cluster.store_map()
+    volumes.sync(stores)
+    volumes.poll(_looked_at(cluster))
+    _forget_dropped(cluster)
+    # A sharded collection's key changes only with a new store (refineCollectionShardKey,
+    # resharding), which is read again; a collection without one is read every time.
+    wanted = volumes.unindexed() | {ns for ns in volumes.marked() if ns not in stores}
+    for ns in wanted:
+        volumes.set_indexes(ns, _nindexes(cluster, ns))
 
 
 def files(cluster: Cluster) -> list[tuple[str, Files]]:
@@ -96,6 +130,4 @@ def fs_used(
 
 
 def _nindexes(cluster: Cluster, ns: str) -> int:
-    """The _id index, and the shard key's unless the key is {_id: 1}."""
-    key = cluster.key_pattern(ns)
-    return 1 if key is None or key == {"_id": 1} else 2
+    return index_count(cluster.key_pattern(ns))

@@ -27,7 +27,7 @@ from bson import Int64
 
 from zonectl.sandbox.catalog import unsharded, volume_stats
 from zonectl.sandbox.catalog.cluster import Cluster
-from zonectl.sandbox.catalog.volume_stats import Files
+from zonectl.sandbox.catalog.volume_totals import Sums
 from zonectl.sandbox.commands.registry import Request, command
 from zonectl.sandbox.errors import CommandError
 
@@ -40,17 +40,16 @@ def db_stats(request: Request) -> dict[str, Any]:
     free = bool(request.body.get("freeStorage"))
     cluster = request.sandbox.cluster
     db = request.db
-    per_shard: dict[str, list[Files]] = {name: [] for name in cluster.shard_names()}
-    every = volume_stats.files(cluster)
-    for shard, f in every:
-        if f.ns.split(".", 1)[0] == db and shard in per_shard:
-            per_shard[shard].append(f)
-    fs = volume_stats.fs_used(cluster, every)
+    # The volumes' running totals: the sums of volume_stats.files() without the walk.
+    volume_stats.refresh(cluster)
+    totals = cluster.volumes.totals
     raw: dict[str, Any] = {}
     replies = []
-    for shard, found in per_shard.items():
+    for shard in cluster.shard_names():
         doc = cluster.shard_doc(shard) or {}
-        reply = _shard_reply(cluster, db, shard, found, fs[shard], scale, free)
+        disk = cluster.volumes.disk(shard)
+        fs = (disk.baseline + totals.used(shard), disk.size)
+        reply = _shard_reply(cluster, db, shard, totals.sums(shard, db), fs, scale, free)
         raw[str(doc.get("host", shard))] = reply
         replies.append(reply)
     return {"raw": raw, "db": db, **_totals(replies, scale)}
@@ -72,33 +71,29 @@ def _shard_reply(
     cluster: Cluster,
     db: str,
     shard: str,
-    found: list[Files],
+    found: Sums,
     fs: tuple[int, int],
     scale: int,
     free: bool,
 ) -> dict[str, Any]:
     primary = (cluster.database_doc(db) or {}).get("primary")
-    exists = db in ("admin", "config") or shard == primary or bool(found)
+    exists = db in ("admin", "config") or shard == primary or bool(found.collections)
     views = _views(cluster, db) if shard == primary else 0
-    objects = sum(f.count for f in found)
-    size = sum(f.size for f in found)
-    storage = sum(f.storage_size for f in found)
-    index = sum(f.index_size for f in found)
+    objects, size, storage, index = found.objects, found.size, found.storage, found.index_size
     reply: dict[str, Any] = {
         "db": db,
-        "collections": Int64(len(found)),
+        "collections": Int64(found.collections),
         "views": Int64(views),
         "objects": Int64(objects),
         "avgObjSize": size / objects if objects else 0.0,
         "dataSize": size / scale,
         "storageSize": storage / scale,
-        "indexes": Int64(sum(f.nindexes for f in found)),
+        "indexes": Int64(found.indexes),
         "indexSize": index / scale,
         "totalSize": (storage + index) / scale,
     }
     if free:
-        data_free = sum(f.free_storage_size for f in found)
-        index_free = sum(f.index_free_size for f in found)
+        data_free, index_free = found.free, found.index_free
         reply["freeStorageSize"] = data_free / scale
         reply["indexFreeStorageSize"] = index_free / scale
         reply["totalFreeStorageSize"] = (data_free + index_free) / scale

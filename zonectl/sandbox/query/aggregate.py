@@ -182,24 +182,52 @@ def _group(docs: Iterable[Any], spec: Mapping[str, Any]) -> list[Document]:
     if "_id" not in spec:
         raise CommandError.assertion(15955, "a group specification must include an _id")
     groups: dict[Any, Document] = {}
-    state: dict[Any, dict[str, list[Any]]] = {}
+    state: dict[Any, list[list[Any]]] = {}  # each group's values, an accumulator's a list
+    by = spec["_id"]
+    exprs = [next(iter(acc.values())) for field, acc in spec.items() if field != "_id"]
     for doc in docs:
-        key_value = evaluate(doc, spec["_id"])
+        key_value = evaluate(doc, by)
         key_value = None if key_value is MISSING else key_value
         key = encode(key_value)
-        if key not in groups:
+        values = state.get(key)
+        if values is None:
             groups[key] = {"_id": key_value}
-            state[key] = {field: [] for field in spec if field != "_id"}
-        for field, acc in spec.items():
-            if field == "_id":
-                continue
-            expr = next(iter(acc.values()))
-            state[key][field].append(evaluate(doc, expr))
+            values = state[key] = [[] for _ in exprs]
+        for found, expr in zip(values, exprs, strict=True):
+            found.append(evaluate(doc, expr))
     for key, out in groups.items():
+        collected = iter(state[key])
         for field, acc in spec.items():
             if field != "_id":
-                out[field] = _accumulate(next(iter(acc)), state[key][field])
+                out[field] = _accumulate(next(iter(acc)), next(collected))
     return list(groups.values())
+
+
+def group_fields(spec: Any) -> frozenset[str] | None:
+    """The top-level fields a `$group` stage reads (its _id and accumulator expressions'
+    `$paths`), which is all it needs of each document, as the server's dependency analysis
+    finds them (DocumentSourceGroup::getDependencies); None when it needs more (`$$ROOT`,
+    a variable) or the stage is malformed (its error is run_pipeline's to raise)."""
+    if not isinstance(spec, Mapping) or "_id" not in spec:
+        return None
+    found: set[str] = set()
+    exprs = [spec["_id"]]
+    for field, acc in spec.items():
+        if field != "_id":
+            if not isinstance(acc, Mapping):
+                return None
+            exprs.extend(acc.values())
+    while exprs:
+        expr = exprs.pop()
+        if isinstance(expr, str) and expr.startswith("$$"):
+            return None
+        if isinstance(expr, str) and expr.startswith("$"):
+            found.add(expr[1:].split(".", 1)[0])
+        elif isinstance(expr, list):
+            exprs.extend(expr)
+        elif isinstance(expr, Mapping):
+            exprs.extend(expr.values())
+    return frozenset(found)
 
 
 def _accumulate(op: str, values: list[Any]) -> Any:
@@ -290,6 +318,9 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+_LITERALS = frozenset({int, float, bool})  # what evaluate returns as given
+
+
 def evaluate(doc: Mapping[str, Any], expr: Any) -> Any:
     """An aggregation expression: "$field" paths, literals, objects, and a few operators."""
     if isinstance(expr, str) and expr.startswith("$$"):
@@ -299,9 +330,11 @@ def evaluate(doc: Mapping[str, Any], expr: Any) -> Any:
         if len(values) == 1:
             return values[0]
         return [v for v in values if v is not MISSING]
+    if expr is None or type(expr) in _LITERALS:
+        return expr
     if isinstance(expr, list):
         return [evaluate(doc, e) for e in expr]
-    if isinstance(expr, Mapping) and expr:
+    if (type(expr) is dict or isinstance(expr, Mapping)) and expr:
         first = next(iter(expr))
         if first.startswith("$"):
             return _operator(doc, first, expr[first])

@@ -16,6 +16,8 @@ def lookup(doc: Any, path: str) -> list[Any]:
     ElementPath does; the final value is returned as is (arrays included), and the
     operators decide whether to look inside it.
     """
+    if type(doc) is dict and "." not in path:  # a top-level field: what _walk finds
+        return [doc[path]] if path in doc else [MISSING]
     return _walk(doc, path.split("."))
 
 
@@ -23,7 +25,7 @@ def _walk(value: Any, parts: list[str]) -> list[Any]:
     if not parts:
         return [value]
     head, rest = parts[0], parts[1:]
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         if head in value:
             return _walk(value[head], rest)
         return [MISSING]

@@ -24,7 +24,10 @@ def configure(cluster: Cluster, spec: ClusterFile) -> None:
     figures += [(u.ns, u.compression, u.indexBytesPerDocument) for u in spec.unsharded]
     for ns, compression, index in figures:
         if compression is not None or index is not None:
-            volumes.storage[ns] = Storage(
-                compression if compression is not None else DEFAULT_COMPRESSION,
-                index if index is not None else INDEX,
+            volumes.set_storage(
+                ns,
+                Storage(
+                    compression if compression is not None else DEFAULT_COMPRESSION,
+                    index if index is not None else INDEX,
+                ),
             )
