@@ -20,7 +20,6 @@ from zonectl.cli.forecast_wiring import (
     parse_forecast_flags,
     with_policy_timezone,
 )
-from zonectl.cli.gc_budget import bulk_build
 from zonectl.cli.ns_option import namespace_option
 from zonectl.environment import Settings
 from zonectl.errors import ExitCode
@@ -85,14 +84,13 @@ def command(
     flags = with_policy_timezone(flags, None, settings.config_timezone)
     choose = functools.partial(select_namespaces, namespaces, where=SCOPE) if namespaces else None
     request = ExplainRequest(flags=flags, choose=choose)
-    with bulk_build():
-        with open_cluster(uri, uri_origin(uri)) as conn:
-            found = explain_cluster(conn, request)
-        if fmt is Format.json:
-            text = render_explain_json(found)
-        elif fmt is Format.markdown:
-            text = render_explain_markdown(found)
-        else:
-            text = render_explain_text(found)
+    with open_cluster(uri, uri_origin(uri)) as conn:
+        found = explain_cluster(conn, request)
+    if fmt is Format.json:
+        text = render_explain_json(found)
+    elif fmt is Format.markdown:
+        text = render_explain_markdown(found)
+    else:
+        text = render_explain_text(found)
     emit(text, out)
     return int(ExitCode.OK)

@@ -26,7 +26,6 @@ from zonectl.cli.forecast_wiring import (
     parse_forecast_flags,
     with_policy_timezone,
 )
-from zonectl.cli.gc_budget import bulk_build
 from zonectl.cli.metrics_out import MetricsRun, cluster_name, metrics_file_option, show_notices
 from zonectl.cli.ns_option import chooser, namespace_option
 from zonectl.environment import Settings
@@ -137,7 +136,7 @@ def command(
     """
     settings = Settings.from_environ(os.environ)
     flags = parse_forecast_flags(copy_rate, parallel, balancer_tz)
-    with MetricsRun(metrics_file, "status", uri, settings) as run, bulk_build():
+    with MetricsRun(metrics_file, "status", uri, settings) as run:
         desired = load_desired(policy) if policy else None
         flags = with_policy_timezone(flags, desired, settings.config_timezone)
         if flags.tz_given:  # the metrics read the window in the same zone as the forecast
