@@ -21,6 +21,9 @@ from tests.analyze.kit import analyze
         ("{sessionId: -1}", "field 'sessionId' has -1"),
         ("{sessionId: true}", "field 'sessionId' has True"),
         ("{a: hashed, b: hashed}", "more than one hashed field"),
+        # read as the policy reads YAML (ruamel's scanner), not libyaml's, which would call
+        # a ':' inside a flow scalar invalid YAML
+        ("{x: a:b}", "field 'x' has 'a:b'"),
     ],
 )
 def test_a_bad_candidate_says_what_was_expected(tmp_path: Path, bad: str, why: str) -> None:

@@ -42,7 +42,7 @@ def test_example_policy_raises_no_error_or_warning(
     sandbox_server: Any, tmp_path: Path, path: Path
 ) -> None:
     text = path.read_text(encoding="utf-8")
-    handle = serve_cluster(sandbox_server, _cluster_for(YAML(typ="safe").load(text)))
+    handle = serve_cluster(sandbox_server, _cluster_for(YAML(typ="safe", pure=True).load(text)))
     code, report, err = analyze(handle.uri, tmp_path, text)
     assert code == 0, err
     loud = [

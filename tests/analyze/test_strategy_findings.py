@@ -125,7 +125,7 @@ def test_text_output_shows_the_snippet_under_the_fix(sandbox_server: Any, tmp_pa
 
 def _variant(name: str, change: Any) -> str:
     """Cluster file `name` with `change(spec)` applied (JSON is YAML, and keeps order)."""
-    spec = YAML(typ="safe").load((CLUSTERS / f"{name}.yaml").read_text())
+    spec = YAML(typ="safe", pure=True).load((CLUSTERS / f"{name}.yaml").read_text())
     change(spec)
     return json.dumps(spec, default=str)
 

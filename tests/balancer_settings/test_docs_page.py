@@ -56,10 +56,10 @@ def test_the_committed_page_documents_each_row_with_an_example_that_validates() 
     assert [key for key, _ in sections["cluster"]] == [r.key for r in CLUSTER]
     assert [key for key, _ in sections["collection"]] == [r.key for r in COLLECTION]
     for key, example in sections["cluster"]:
-        balancer = YAML(typ="safe").load(example)["balancer"]
+        balancer = YAML(typ="safe", pure=True).load(example)["balancer"]
         assert list(balancer) == [key], example
         assert getattr(BalancerModel.model_validate(balancer), key) is not None, example
     for key, example in sections["collection"]:
-        collection = YAML(typ="safe").load(example)["collections"]["app.events"]
+        collection = YAML(typ="safe", pure=True).load(example)["collections"]["app.events"]
         assert list(collection) == [key], example
         assert getattr(CollectionModel.model_validate(collection), key) is not None, example

@@ -39,7 +39,7 @@ def yaml_files() -> list[Path]:
 
 
 def load_yaml_documents(path: Path) -> list[Any]:
-    return list(YAML(typ="safe").load_all(path.read_text(encoding="utf-8")))
+    return list(YAML(typ="safe", pure=True).load_all(path.read_text(encoding="utf-8")))
 
 
 def _shell_commands(text: str, where: str) -> Iterator[CommandLine]:

@@ -25,7 +25,7 @@ _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 def _load(path: Path) -> Any:
-    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
 
 
 def _runs(steps: list[Mapping[str, Any]]) -> list[str]:

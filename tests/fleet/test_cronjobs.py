@@ -25,7 +25,7 @@ def container(job: dict[str, Any]) -> dict[str, Any]:
 def test_one_cronjob_per_cluster_each_with_its_own_secret() -> None:
     code, out, _ = generate()
     assert code == 0
-    jobs = list(YAML(typ="safe").load_all(out))
+    jobs = list(YAML(typ="safe", pure=True).load_all(out))
     assert [(j["kind"], j["metadata"]["name"]) for j in jobs] == [
         ("CronJob", "zonectl-rotate-prod-eu"),
         ("CronJob", "zonectl-rotate-prod-us"),
@@ -65,7 +65,7 @@ def test_one_cronjob_per_cluster_each_with_its_own_secret() -> None:
 def test_a_selector_limits_the_cronjobs_and_options_reach_them() -> None:
     code, out, _ = generate("--selector", "env=prod", "--schedule", "*/5 * * * *", "--migrate")
     assert code == 0
-    jobs = list(YAML(typ="safe").load_all(out))
+    jobs = list(YAML(typ="safe", pure=True).load_all(out))
     assert len(jobs) == 2
     assert all(j["spec"]["schedule"] == "*/5 * * * *" for j in jobs)
     assert all("--migrate" in container(j)["args"] for j in jobs)

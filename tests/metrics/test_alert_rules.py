@@ -22,7 +22,7 @@ FORECAST = "zonectl_namespace_compliance_forecast_timestamp_seconds"
 
 
 def _rules() -> list[dict[str, Any]]:
-    doc = YAML(typ="safe").load(RULES.read_text(encoding="utf-8"))
+    doc = YAML(typ="safe", pure=True).load(RULES.read_text(encoding="utf-8"))
     return [rule for group in doc["groups"] for rule in group["rules"]]
 
 

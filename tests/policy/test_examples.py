@@ -70,7 +70,7 @@ def test_one_invalid_path_fails_each_and_is_named(zonectl: Run, tmp_path: Path) 
 
 def test_demo_policy_fits_the_sandbox_demo_cluster() -> None:
     desired = load_policy([POLICIES / "demo"]).desired
-    cluster = YAML(typ="safe").load(
+    cluster = YAML(typ="safe", pure=True).load(
         (Path(__file__).resolve().parents[2] / "zonectl/sandbox/seed/data/demo.yaml").read_text()
     )
     assert set(desired.shards) == {s["name"] for s in cluster["shards"]}
@@ -100,7 +100,7 @@ def test_schema_command_prints_the_schema(zonectl: Run, schema: dict[str, Any]) 
 
 @pytest.mark.parametrize("path", ALL_FILES, ids=lambda p: str(p.relative_to(POLICIES)))
 def test_schema_accepts_every_shipped_policy_file(path: Path, schema: dict[str, Any]) -> None:
-    document = YAML(typ="safe").load(path.read_text())
+    document = YAML(typ="safe", pure=True).load(path.read_text())
     jsonschema.Draft202012Validator(schema).validate(document)
 
 

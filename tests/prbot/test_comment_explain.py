@@ -49,7 +49,7 @@ def ci_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         temp, env,
     )  # fmt: skip
     assert plan.returncode == 0, plan.stderr
-    steps = YAML(typ="safe").load(ACTION.read_text(encoding="utf-8"))["runs"]["steps"]
+    steps = YAML(typ="safe", pure=True).load(ACTION.read_text(encoding="utf-8"))["runs"]["steps"]
     [script] = [s["run"] for s in steps if s.get("name") == STEP]
     done = _run(["bash", "-e", "-c", script], temp, env)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -21,7 +21,7 @@ def test_a_captured_draining_shard_stays_draining_in_the_twin(tmp_path: Path) ->
         out = zonectl("twin", "--uri", real.uri, "-o", str(twin))
         assert out.exit_code == 0, out.output
     assert "was draining" not in out.output  # no note that the twin lost the drain
-    shards = YAML(typ="safe").load(twin.read_text(encoding="utf-8"))["shards"]
+    shards = YAML(typ="safe", pure=True).load(twin.read_text(encoding="utf-8"))["shards"]
     assert [(s["name"], s.get("draining", False)) for s in shards] == [
         ("s0", False),
         ("s1", True),

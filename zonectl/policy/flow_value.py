@@ -13,6 +13,9 @@ def load_flow_value(text: str) -> Any:
     """The value of `text` as YAML 1.2 (safe types only); ValueError when it is not YAML,
     without the parser's own text (it names line and column of a one-line string)."""
     try:
-        return YAML(typ="safe").load(text)
+        # pure: with ruamel.yaml.clib installed (a dependency, for the policy's composer),
+        # typ="safe" alone reads with libyaml, whose scanner refuses what ruamel's takes
+        # (`[host:27019]`, a ':' inside a flow scalar); a value reads as the policy reads it
+        return YAML(typ="safe", pure=True).load(text)
     except YAMLError:
         raise ValueError("not valid YAML") from None
