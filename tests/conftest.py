@@ -154,3 +154,71 @@ def module_sandbox_server() -> Iterator[Factory]:
 def server_version(request: pytest.FixtureRequest) -> str:
     """Parametrizes a test over the four server-version profiles."""
     return str(request.param)
+
+
+# --------------------------------------------------------------------------- xdist scheduling
+# Scheduling only: no test is added, skipped or changed. With `-n 2` a long test that starts
+# last keeps one worker busy while the other idles, so the known-slow tests go first
+# (`--dist loadgroup --no-loadscope-reorder`, pyproject.toml, hands out one unit at a time
+# in this order: the longest first, each to the worker free first). Prefixes of node ids,
+# slowest first, as `--durations` measured them on two shared cores (2026-11-27, after
+# this branch's cuts; under heavier load each takes up to twice as long); a test missing
+# here only runs in its usual place.
+_PAGE = (
+    "tests/readme/test_docs.py::test_every_shell_block_of_the_page_runs_with_the_exit_code_it_shows"
+)
+_MATRIX = "tests/seams/test_matrix.py::test_every_policy_goes_through_every_command"
+SLOW_FIRST = (
+    "tests/readme/test_readme.py::test_every_tour_command_runs_in_order",  # 64-158 s
+    f"{_PAGE}[fleet.md]",  # 48 s
+    f"{_MATRIX}[demo-8.3-",  # 47 s
+    f"{_MATRIX}[demo-8.0-",  # 41 s
+    "tests/html/test_browser.py",  # 37 s of module set-up, then its tests
+    f"{_MATRIX}[demo-7.0-2026-01",  # 35 s
+    f"{_PAGE}[shard-lifecycle.md]",  # 24 s
+    "tests/completion/test_completion.py::test_bash_completes_commands",  # 22 s
+    "tests/fleet/test_fleet_interrupt.py::test_a_cluster_lost_during_the_clean_up",  # 21 s
+    "tests/apply/test_every_run_ends.py::test_a_mongos_gone_mid_apply",  # 16 s
+    f"{_PAGE}[capacity.md]",  # 13 s
+    "tests/html/test_status_page.py::test_thousands_of_zones",  # 12 s
+    "tests/output/test_no_literal_newline.py",  # 11 s
+    f"{_PAGE}[explain.md]",  # 10 s
+    "tests/balancer_settings/test_registered_row.py",  # 8 s
+    "tests/secrets_names/test_uri_secrets.py",  # 7 s
+    "tests/completion/test_completion.py::test_zsh_completes",  # 7 s
+    "tests/secrets_names/test_hostile_names.py",  # 7 s
+    "tests/robustness/test_no_internal_error.py",  # 5 s and 4 s
+    "tests/reshard/test_status_and_recover.py::test_a_second_resharding",  # 5-14 s
+    f"{_PAGE}[twin.md]",  # 6 s
+)
+_SHARED_SCOPES = ("class", "module", "package")
+
+
+def _slow_rank(nodeid: str) -> int:
+    return next((i for i, p in enumerate(SLOW_FIRST) if nodeid.startswith(p)), len(SLOW_FIRST))
+
+
+def _shares_fixtures(item: pytest.Item) -> bool:
+    """A test using a class-, module- or package-scoped fixture: its module's tests stay on
+    one worker (an `xdist_group`), which sets the fixture up once, as without xdist."""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.values() if info is not None else ()
+    return any(d and d[-1].scope in _SHARED_SCOPES for d in defs)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Known-slow tests first (a module that shares fixtures moves whole, at its slowest
+    test's rank), the rest in pytest's order; a stable sort, the same on every worker."""
+    rank: dict[str, int] = {}
+    for item in items:
+        if _shares_fixtures(item):
+            module = item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(module))
+            rank[module] = min(rank.get(module, len(SLOW_FIRST)), _slow_rank(item.nodeid))
+
+    def key(item: pytest.Item) -> int:
+        module = item.nodeid.split("::", 1)[0]
+        return rank[module] if module in rank else _slow_rank(item.nodeid)
+
+    items.sort(key=key)

@@ -2,14 +2,15 @@
 config-dump.md §3.3): seeded with the cluster (seed/build.py), as a cluster that has run a
 while has it.
 
-Key `{_id: 1}`; 1024 chunks, `minNumChunksForSessionsCollection` rounded up to a power of
-two, split where the balancer splits it: `{_id: {id: UUID}}` whose first 10 bits count up
-and the rest are zero (`getSplitCandidatesForSessionsCollection`, mongo:src/mongo/db/s/
-balancer/balancer_chunk_selection_policy_impl.cpp). From 6.0 its `maxChunkSizeBytes` is
-200000 (`logical_sessions::kMaxChunkSizeBytes`, SERVER-67346). The sandbox holds no
-sessions: the chunks are empty and lie round-robin over the shards, a layout no balancer
-round changes (counts even, no data, no two neighbours on one shard to merge); a real
-cluster's placement depends on its history.
+Key `{_id: 1}`; the config server's `minNumChunksForSessionsCollection` (1024 unless a
+cluster file's `configServer: {setParameter: ...}` sets it) rounded up to a power of two
+chunks, split where the balancer splits it: `{_id: {id: UUID}}` whose first bits (10 of
+them at 1024) count up and the rest are zero (`getSplitCandidatesForSessionsCollection`,
+mongo:src/mongo/db/s/balancer/balancer_chunk_selection_policy_impl.cpp). From 6.0 its
+`maxChunkSizeBytes` is 200000 (`logical_sessions::kMaxChunkSizeBytes`, SERVER-67346). The
+sandbox holds no sessions: the chunks are empty and lie round-robin over the shards, a
+layout no balancer round changes (counts even, no data, no two neighbours on one shard to
+merge); a real cluster's placement depends on its history.
 """
 
 from __future__ import annotations
@@ -36,14 +37,15 @@ def split_points(min_chunks: int = MIN_CHUNKS) -> list[Binary]:
     ]
 
 
-def create_sessions(cluster: Cluster) -> None:
-    """Create config.system.sessions when the cluster has a shard and no such collection."""
+def create_sessions(cluster: Cluster, min_chunks: int = MIN_CHUNKS) -> None:
+    """Create config.system.sessions when the cluster has a shard and no such collection,
+    in `min_chunks` (minNumChunksForSessionsCollection) rounded up to a power of two."""
     shards = cluster.shard_names()
     if not shards or cluster.chunks(SESSIONS) is not None:
         return
     bounds: list[dict[str, Any]] = [
         {"_id": MinKey()},
-        *({"_id": {"id": point}} for point in split_points()),
+        *({"_id": {"id": point}} for point in split_points(min_chunks)),
         {"_id": MaxKey()},
     ]
     n = len(bounds) - 1

@@ -109,7 +109,8 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
     else:
         for coll in spec.collections:
             _seed_collection(sandbox, coll, names, source)
-    create_sessions(cluster)  # every real cluster has it
+    # Every real cluster has it, split by its config server's minNumChunksForSessionsCollection.
+    create_sessions(cluster, spec.configServer.setParameter.minNumChunksForSessionsCollection)
     volumes_seed.configure(cluster, spec)  # the shards' disks, the collections' compression
     for entry in spec.unsharded:
         _seed_unsharded(sandbox, entry)

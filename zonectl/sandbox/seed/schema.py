@@ -22,6 +22,7 @@ from ruamel.yaml.error import MarkedYAMLError
 
 from zonectl.errors import ZonectlError
 from zonectl.sandbox.rates import parse_rate
+from zonectl.sandbox.seed.config_server_spec import ConfigServerSpec
 from zonectl.sandbox.seed.volume_spec import Compression, DiskSpec, IndexBytes
 
 
@@ -272,6 +273,8 @@ class ClusterFile(_Model):
     users: list[UserSpec] = []
     workload: WorkloadSpec = WorkloadSpec()
     twin: TwinSpec | None = None
+    # The config server's startup parameters (config_server_spec.py).
+    configServer: ConfigServerSpec = ConfigServerSpec()
 
 
 def load_cluster_file(path: str | Path, text: str | None = None) -> ClusterFile:
