@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 Run = Callable[..., tuple[int, str, str]]
@@ -292,6 +292,7 @@ def test_random_text_is_rejected(workdir: Path, zonectl: Run, text: str) -> None
 
 
 @_SETTINGS
+@example(section="shards", garbage=None, wrong_list={}, wrong_map=None)
 @given(
     section=st.sampled_from(["shards", "collections", "balancer", "ranges", "bound", "firehose"]),
     garbage=_garbage,
@@ -308,7 +309,10 @@ def test_policies_with_wrongly_typed_sections_are_rejected(
 ) -> None:
     policy: dict[str, object] = {"apiVersion": "zonectl/v1", "kind": "ZonePolicy"}
     if section == "shards":
-        policy["shards"] = {"s0": wrong_list}
+        # A mapping is a shard's long form ({} is an active shard with no zones): one with
+        # a key the long form lacks stays wrong.
+        wrong = {**wrong_list, "junk": 1} if isinstance(wrong_list, dict) else wrong_list
+        policy["shards"] = {"s0": wrong}
     elif section == "collections":
         policy["collections"] = {"app.x": {"key": {"a": 1}, "pin": "z", "junk": garbage}}
     elif section == "balancer":
