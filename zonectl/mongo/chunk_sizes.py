@@ -201,8 +201,9 @@ class ChunkSizes:
 
     def prepare(self, namespaces: Sequence[str]) -> None:
         """Before sizing many namespaces: their collStats at once where the one
-        $shardedDataDistribution aggregation is not available."""
-        if self._read_owned() is None:
+        $shardedDataDistribution aggregation is not available. Nothing to size (a status
+        with every collection in its zones): nothing read."""
+        if namespaces and self._read_owned() is None:
             self.read_stats([ns for ns in namespaces if self.chunk_filter(ns) is not None])
 
     def estimate(self, ns: str, shard: str, shards: Sequence[str]) -> tuple[int, bool]:
