@@ -146,17 +146,18 @@ class ChunkBatch:
         whole (its other conditions are then answered from them, or sent if the module
         does not know them); _WITHHELD in a rehearsal while the namespace is still to be
         read (it is then, with the round's other reads); None: ask the server."""
-        for field, value in query.items():
-            known = self._whole.get(field)
-            if known is None or type(value) not in _BASE_TYPES:
-                return None
-            chunks = known.get(value, _UNREAD)
-            if chunks is not _UNREAD:
-                return chunks
-            self._to_learn[(field, value)] = {field: value}
-            # not foreseen: asked with the namespace's read, in one aggregate
-            return _WITHHELD if self.recording else None
-        return None
+        if not query:
+            return None
+        field, value = next(iter(query.items()))  # the namespace's equality leads
+        known = self._whole.get(field)
+        if known is None or type(value) not in _BASE_TYPES:
+            return None
+        chunks = known.get(value, _UNREAD)
+        if chunks is not _UNREAD:
+            return chunks
+        self._to_learn[(field, value)] = {field: value}
+        # not foreseen: asked with the namespace's read, in one aggregate
+        return _WITHHELD if self.recording else None
 
     def replay(self, reader: Callable[[], T]) -> T:
         """`reader()` answered from as few aggregates as its dependent reads allow. Inside

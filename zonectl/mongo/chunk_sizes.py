@@ -155,9 +155,8 @@ class ChunkSizes:
 
     def shard_counts(self, ns: str, shards: Sequence[str]) -> dict[str, int]:
         """Chunks of `ns` per shard: one indexed count per shard, batched (a small namespace:
-        from its chunks, read whole); once answered,
-        kept (as the batch keeps its answers), so the many estimates of a namespace's
-        chunks do not ask again."""
+        from its chunks, read whole); once answered, kept (as the batch keeps its answers),
+        so the many estimates of a namespace's chunks do not ask again."""
         key = (ns, tuple(shards))
         known = self._counts.get(key)
         if known is not None:
