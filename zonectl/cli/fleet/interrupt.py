@@ -47,7 +47,14 @@ def wind_down(
     """Stop every cluster, cancel those not started, and wait for the others' clean-up."""
     for stop in stops.values():
         stop.requested.set()
-    running = [f for f in futures if not f.cancel() and not f.done()]
+    running = []
+    for future in futures:
+        if future.cancel():
+            continue  # never started: reported as skipped
+        if future.done():
+            on_done(future)  # ended before the interrupt was seen: its outcome, as it is
+        else:
+            running.append(future)
     if running:
         names = ", ".join(sorted(futures[f] for f in running))
         stderr.print(
