@@ -53,8 +53,10 @@ def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetAr
         for c in clusters
     ]
     with routed_streams() as (out, err):
-        outcomes = _run_all(jobs, args.jobs, out, err)
-    code = worst_code([o.code for o in outcomes])
+        outcomes, interrupted = _run_all(jobs, args.jobs, out, err)
+    # A Ctrl-C exits 130 as the single-cluster command does, even where every cluster it
+    # reached had already ended (the worst code otherwise: 130 outranks every other).
+    code = int(ExitCode.INTERRUPTED) if interrupted else worst_code([o.code for o in outcomes])
     kind = _kind(spec, kwargs)
     if spec.out_param is None or kwargs.get(spec.out_param) is None:  # else: in the files
         sys.stdout.write(combine(kind, spec.command, outcomes))
@@ -188,10 +190,14 @@ class _Job:
             )
 
 
-def _run_all(jobs: list[_Job], bound: int, out: ThreadRouter, err: ThreadRouter) -> list[Outcome]:
+def _run_all(
+    jobs: list[_Job], bound: int, out: ThreadRouter, err: ThreadRouter
+) -> tuple[list[Outcome], bool]:
+    """Each job's outcome, and whether a Ctrl-C (or SIGTERM) interrupted the run."""
     if len(jobs) == 1:  # on this thread: Ctrl-C reaches it as in the single-cluster command
-        return [jobs[0].run(out, err, alone=True)]
+        return [jobs[0].run(out, err, alone=True)], False
     results: dict[str, Outcome] = {}
+    interrupted = False
     pool = concurrent.futures.ThreadPoolExecutor(min(bound, len(jobs)), "zonectl-fleet")
     futures: dict[concurrent.futures.Future[Outcome], _Job] = {}
 
@@ -206,6 +212,7 @@ def _run_all(jobs: list[_Job], bound: int, out: ThreadRouter, err: ThreadRouter)
                 for future in concurrent.futures.as_completed(futures):
                     collect(future)
             except KeyboardInterrupt:
+                interrupted = True
                 names = {f: j.name for f, j in futures.items() if j.name not in results}
                 wind_down(names, {j.name: j.stop for j in jobs}, collect)
     finally:
@@ -214,7 +221,7 @@ def _run_all(jobs: list[_Job], bound: int, out: ThreadRouter, err: ThreadRouter)
         results.setdefault(
             job.name, Outcome(job.name, int(ExitCode.INTERRUPTED), 0.0, "", None, False)
         )
-    return [results[job.name] for job in jobs]
+    return [results[job.name] for job in jobs], interrupted
 
 
 def _flag(param: str) -> str:
