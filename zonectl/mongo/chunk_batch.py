@@ -7,7 +7,11 @@ builds each sub-pipeline through the query planner).
 
 Readers ask as before (`count`, `find`); `replay(fn)` runs a reader with answers withheld
 to learn what it asks, sends it all at once, and repeats while answers lead to new
-questions (a bounded number of rounds), then runs it for real from the answers.
+questions (a bounded number of rounds). A rehearsal in which every answer was real (none
+withheld, no reader stood in for one: `stand_in`) is the run itself: its result is kept
+and its deferred effects (`when_real`) done; else the reader runs once more for real.
+`prefetch` names namespaces to read whole before the first rehearsal, so a reader that
+knows its namespaces is run once.
 
 A namespace of at most SMALL chunks is read whole, once (one sub-pipeline, learned in the
 first rehearsal that touches it), and every later count or find on it is answered in
@@ -20,7 +24,7 @@ namespace not read yet, so a big one costs one more aggregate the first time it 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Any, TypeVar
 
@@ -90,7 +94,33 @@ class ChunkBatch:
         # uuid or ns -> the namespace's chunks (read whole), None when it is not small
         self._whole: dict[str, dict[Any, Chunks | None]] = {"uuid": {}, "ns": {}}
         self._to_learn: dict[tuple[str, Any], dict[str, Any]] = {}
+        self._stood_in = False  # a rehearsal's answer was not the real one
+        self._deferred: list[Callable[[], None]] = []  # a rehearsal's effects, if it is kept
         self.aggregates = 0
+
+    def stand_in(self) -> None:
+        """In a rehearsal: a reader gave a stand-in for an answer it did not fetch (a
+        dataSize not sent), so the rehearsal is not the run; nothing outside one."""
+        if self.recording:
+            self._stood_in = True
+
+    def when_real(self, effect: Callable[[], None]) -> None:
+        """`effect()` now, or in a rehearsal once the rehearsal is kept as the run."""
+        if self.recording:
+            self._deferred.append(effect)
+        else:
+            effect()
+
+    def prefetch(self, bases: Iterable[Mapping[str, Any]]) -> None:
+        """Namespaces (their equality on config.chunks) to read whole with the next
+        aggregate: the readers about to ask of them then find them read."""
+        for base in bases:
+            if len(base) != 1:
+                continue
+            ((field, value),) = base.items()
+            known = self._whole.get(field)
+            if known is not None and type(value) in _BASE_TYPES and value not in known:
+                self._to_learn[(field, value)] = {field: value}
 
     def count(self, query: Mapping[str, Any]) -> int:
         """Chunks matching `query` (the server counts from the index; nothing fetched)."""
@@ -157,22 +187,31 @@ class ChunkBatch:
             return chunks
         self._to_learn[(field, value)] = {field: value}
         # not foreseen: asked with the namespace's read, in one aggregate
-        return _WITHHELD if self.recording else None
+        if self.recording:
+            self._stood_in = True
+            return _WITHHELD
+        return None
 
     def replay(self, reader: Callable[[], T]) -> T:
         """`reader()` answered from as few aggregates as its dependent reads allow. Inside
         another replay's rehearsal it only rehearses (the outer one sends)."""
         if self.recording:
             return reader()
+        self.run()  # the namespaces prefetched
         # One more round than MAX_ROUNDS: the first may only read namespaces whole.
         for _ in range(MAX_ROUNDS + 1):
-            self.recording = True
+            self.recording, self._stood_in, self._deferred = True, False, []
             try:
-                reader()
+                result = reader()
             finally:
                 self.recording = False
+            deferred, self._deferred = self._deferred, []
+            if not self._stood_in:  # every answer was real: this was the run
+                for effect in deferred:
+                    effect()
+                return result
             if not self._pending and not self._to_learn:
-                break
+                break  # a stand-in no aggregate answers (a dataSize): run for real
             self.run()
         return reader()
 
@@ -210,6 +249,7 @@ class ChunkBatch:
             return list(self._answers[key])
         self._pending[key] = stages
         if self.recording:
+            self._stood_in = True
             return []
         self.run()  # not foreseen: one aggregate of its own
         return list(self._answers[key])

@@ -97,6 +97,7 @@ class ChunkSizes:
         self._owned_read = False
         self._stats: dict[str, dict[str, int] | None] = {}
         self._measured: dict[tuple[str, Any, Any], int | None] = {}
+        self._measured_ns: set[str] = set()  # namespaces with a range in `_measured`
         self._max_bytes: dict[str, int] = {}
         self._counts: dict[tuple[str, tuple[str, ...]], dict[str, int]] = {}
         self._dsd = True
@@ -163,8 +164,8 @@ class ChunkSizes:
             return dict(known)
         base = self.chunk_filter(ns) or {"ns": ns}
         counts = self.batch.count_by_shard(base, shards)
-        if not self.batch.recording:  # a rehearsal's zeros are no answer
-            self._counts[key] = counts
+        # kept once real (a rehearsal's zeros may be stand-ins)
+        self.batch.when_real(lambda: self._counts.__setitem__(key, counts))
         return dict(counts)
 
     def max_chunk_bytes(self, ns: str) -> int:
@@ -217,21 +218,33 @@ class ChunkSizes:
     def measure(self, ns: str, ranges: Sequence[Bounds]) -> list[int | None]:
         """`dataSize` (estimate: true) of each range, while the run's budget lasts and the
         server answers (it needs `find` on the collection); None where not measured."""
-        if self.batch.recording:
-            return [None for _ in ranges]  # a rehearsal (ChunkBatch.replay): nothing spent
+        rehearsing = self.batch.recording
         coll = self.collection(ns)
+        if ns not in self._measured_ns and not self._measurable(coll):
+            return [None for _ in ranges]  # nothing of it measured, nor to be
         out: list[int | None] = []
         for lo, hi in ranges:
             key = (ns, sort_key(lo), sort_key(hi))
-            if key not in self._measured:
+            if key in self._measured:
+                out.append(self._measured[key])
+            elif rehearsing:  # a rehearsal (ChunkBatch.replay) spends nothing
+                if self._measurable(coll):
+                    self.batch.stand_in()  # the run measures it
+                out.append(None)
+            else:
+                self._measured_ns.add(ns)
                 self._measured[key] = self._data_size(ns, coll, lo, hi)
-            out.append(self._measured[key])
+                out.append(self._measured[key])
         return out
+
+    def _measurable(self, coll: Mapping[str, Any] | None) -> bool:
+        """Whether `_data_size` would send a dataSize (else its answer is None)."""
+        return coll is not None and "key" in coll and self._budget > 0
 
     def _data_size(
         self, ns: str, coll: Mapping[str, Any] | None, lo: Mapping[str, Any], hi: Mapping[str, Any]
     ) -> int | None:
-        if coll is None or "key" not in coll or self._budget <= 0:
+        if coll is None or not self._measurable(coll):
             return None
         self._budget -= 1
         command = {"dataSize": ns, "keyPattern": coll["key"], "min": dict(lo), "max": dict(hi)}

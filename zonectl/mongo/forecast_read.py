@@ -41,10 +41,13 @@ def read_namespace_chunks(
     counts = sizes.shard_counts(ns, shards)
     out = NamespaceChunks(ns, [], [], [], counts=counts)
     candidates: dict[SortKey, Mapping[str, Any]] = {}
+    wanted: list[RangeKey] = []  # the changed ranges' keys
     for lo, hi, zone in ranges:
         holders = sorted(s for s, zones in shard_zones.items() if zone in zones)
         off_zone = {**base, "shard": {"$nin": holders}, "min": {"$gte": lo, "$lt": hi}}
-        if range_key(lo, hi) in changed:
+        key = range_key(lo, hi)
+        if key in changed:
+            wanted.append(key)
             for doc in sizes.batch.find(off_zone, _FIELDS, sort={"min": 1}):
                 candidates[sort_key(doc["min"])] = doc
             for doc in straddling(sizes.batch, base, lo, _FIELDS, inclusive=False):
@@ -61,14 +64,13 @@ def read_namespace_chunks(
                 _tally(sizes, n, measured=False, estimated=estimated)
                 for _ in range(n):
                     _add(out, shard, size, zone, False, estimated=estimated)
-    wanted = [range_key(lo, hi) for lo, hi, _ in ranges if range_key(lo, hi) in changed]
     ordered = [candidates[k] for k in sorted(candidates)]
     pieces = [
         p
         for p in make_pieces(ordered, ranges)
         if p.zone is not None
         and p.zone not in shard_zones.get(p.shard, frozenset())
-        and any(lo <= sort_key(p.min) and sort_key(p.max) <= hi for lo, hi in wanted)
+        and _within(range_key(p.min, p.max), wanted)
     ]
     measured = sizes.measure(ns, [(p.min, p.max) for p in pieces])
     for piece, found in zip(pieces, measured, strict=True):
@@ -85,6 +87,12 @@ def read_namespace_chunks(
     out.loads = _loads(sizes, ns, shards, counts)
     out.max_chunk_bytes = sizes.move_cap(ns) if sizes.by_data_size else None
     return out
+
+
+def _within(piece: RangeKey, ranges: Sequence[RangeKey]) -> bool:
+    """The piece lies inside one of the ranges."""
+    lo, hi = piece
+    return any(a <= lo and hi <= b for a, b in ranges)
 
 
 def _loads(
@@ -116,11 +124,14 @@ def _add(
 
 
 def _tally(sizes: ChunkSizes, n: int, *, measured: bool, estimated: bool) -> None:
-    if sizes.batch.recording:
-        return  # a rehearsal of the reads (ChunkBatch.replay): counted when run for real
-    if measured:
-        sizes.tally.measured += n
-    elif estimated:
-        sizes.tally.estimated += n
-    else:
-        sizes.tally.assumed += n
+    tally = sizes.tally
+
+    def count() -> None:
+        if measured:
+            tally.measured += n
+        elif estimated:
+            tally.estimated += n
+        else:
+            tally.assumed += n
+
+    sizes.batch.when_real(count)  # a rehearsal of the reads (ChunkBatch.replay): if kept

@@ -43,6 +43,9 @@ def read_impact_chunks(
     (ChunkBatch.replay): one aggregate for every op of the plan."""
     zones = zone_shards_after(plan, actual)
 
+    changes = [c for op in plan.ops if (c := op.range_change()) is not None]
+    batch.prefetch(b for c in changes if (b := _chunk_filter(actual, c.ns)) is not None)
+
     def read() -> tuple[dict[int, list[Mapping[str, Any]]], dict[int, int]]:
         found: dict[int, list[Mapping[str, Any]]] = {}
         unread: dict[int, int] = {}
@@ -109,6 +112,7 @@ def read_impacts(
     sizes.read_collections([c.ns for op in plan.ops if (c := op.range_change()) is not None])
     shards = [s.id for s in actual.shards]
     names = _migrating(plan)
+    sizes.batch.prefetch(b for ns in names if (b := sizes.chunk_filter(ns)) is not None)
 
     def read() -> tuple[dict[int, list[Mapping[str, Any]]], dict[int, int]]:
         for ns in names:  # the estimates' per-shard counts, in the same aggregate

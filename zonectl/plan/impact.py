@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from zonectl.model.cluster import ClusterState
-from zonectl.model.keys import compare, ranges_overlap
+from zonectl.model.keys import sort_key
 from zonectl.plan.op_base import Impact, RangeChange
 from zonectl.plan.plan import Plan
 
@@ -62,8 +62,10 @@ def estimate_impact(
     `estimatedDataSizeBytes` (6.x+ after some operations, §2.3), else half the maximum
     chunk size, since chunks split when they reach the maximum."""
     total = migrating = size = 0
+    op_lo, op_hi = sort_key(op.min), sort_key(op.max)
     for chunk in chunks:
-        if not ranges_overlap(chunk["min"], chunk["max"], op.min, op.max):
+        lo_key, hi_key = sort_key(chunk["min"]), sort_key(chunk["max"])
+        if not (lo_key < op_hi and op_lo < hi_key):  # half-open ranges overlap
             continue
         total += 1
         if op.adds and chunk.get("shard") not in zone_shards:
@@ -71,8 +73,8 @@ def estimate_impact(
             if size_of is None:
                 size += int(chunk.get("estimatedDataSizeBytes") or chunk_bytes // 2)
                 continue
-            cut_lo = compare(chunk["min"], op.min) < 0
-            cut_hi = compare(chunk["max"], op.max) > 0
+            cut_lo = lo_key < op_lo
+            cut_hi = hi_key > op_hi
             lo, hi = (op.min if cut_lo else chunk["min"]), (op.max if cut_hi else chunk["max"])
             size += size_of(lo, hi, str(chunk.get("shard")), 1.0 / (1 + cut_lo + cut_hi))
     return Impact(chunks=total, migrating=migrating, bytes=size)

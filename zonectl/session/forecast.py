@@ -85,6 +85,7 @@ def read_forecast(
     wanted = {ns: list(rs) for ns, rs in ranges.items()}
     sizes.read_collections(list(wanted))
     sizes.prepare(list(wanted))
+    sizes.batch.prefetch(b for ns in wanted if (b := sizes.chunk_filter(ns)) is not None)
 
     def read() -> list[NamespaceChunks]:
         found = (
