@@ -120,7 +120,7 @@ def test_other_indents(value: Any, indent: int) -> None:
         None,
         "\u202e\x1b[2J",
         {"x": {"$minKey": 1}, "y": [1, 2.5, None, False, "s"]},
-        {1: "a", 2.5: "b", True: "c", None: "d", Level.HIGH: "e", Name.HOT: "f"},
+        {3: "a", 2.5: "b", True: "c", False: "g", None: "d", Level.HIGH: "e", Name.HOT: "f"},
     ],
 )
 def test_edges(value: Any) -> None:
