@@ -4,7 +4,6 @@ plan and its forecast."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import sys
 from collections.abc import Mapping
@@ -42,6 +41,7 @@ from zonectl.render.forecast import (
 )
 from zonectl.render.html import render_plan_html
 from zonectl.render.inert import json_text
+from zonectl.render.json_indent import dumps_indented
 from zonectl.session.listeners import Footprint
 from zonectl.session.plan import PLAN_MEASURED, plan_and_forecast
 
@@ -193,7 +193,7 @@ def plan_document(
     doc["forecast"] = forecast_dict(forecast)
     if footprint is not None:
         doc["server_footprint"] = dict(footprint)
-    return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
+    return json_text(dumps_indented(doc, ensure_ascii=False)) + "\n"
 
 
 def _render(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shutil
 import sys
@@ -34,6 +33,7 @@ from zonectl.model.desired import DesiredState
 from zonectl.render.exposition import render_openmetrics
 from zonectl.render.forecast import forecast_dict, render_forecast_text
 from zonectl.render.html import render_status_html
+from zonectl.render.json_indent import dumps_indented
 from zonectl.render.metrics import make_families
 from zonectl.render.status import status_document
 from zonectl.render.status_text import render_status_text
@@ -189,7 +189,7 @@ def _status(
     if fmt is Format.json:
         doc = status_document(report)
         doc["forecast"] = forecast_dict(forecast)
-        return json.dumps(doc, indent=2) + "\n"
+        return dumps_indented(doc) + "\n"
     color = color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     width = shutil.get_terminal_size((100, 24)).columns
     text = render_status_text(report, color=color, width=width)

@@ -42,11 +42,12 @@ def _bson(value: Any) -> Any:
     if kind is str or kind is bool or value is None:
         return value
     if kind is dict:
-        return (
-            {k: _bson(v) for k, v in value.items()}
-            if all(type(k) is str for k in value)
-            else _slow(value)
-        )
+        doc = {}
+        for k, v in value.items():
+            if type(k) is not str:
+                return _slow(value)
+            doc[k] = _bson(v)
+        return doc
     if kind is list or kind is tuple:
         return [_bson(v) for v in value]
     if kind is MinKey:
@@ -116,27 +117,61 @@ def _decode(hint: Any, value: Any) -> Any:
     return tuple(decoded) if isinstance(decoded, list) else decoded
 
 
+def _arg(value: Any) -> Any:
+    """An op field that holds no dataclass, in canonical extended JSON; `_bson(_plain(v))`
+    without the Mapping check (an ABC isinstance) for the exact types _bson walks itself."""
+    kind = type(value)
+    if kind is str or kind is dict or kind is tuple or kind is int or value is None:
+        return _bson(value)
+    return _bson(_plain(value))
+
+
+_LAYOUT: dict[type[Op], tuple[tuple[str, bool], ...]] = {}
+
+
+def _layout(cls: type[Op]) -> tuple[tuple[str, bool], ...]:
+    """Its fields but `impact`, each with whether its type holds a dataclass, once per kind
+    (a 10,000-collection plan has 10,000 ops of one or two kinds)."""
+    if cls not in _LAYOUT:
+        hints = _hints(cls)
+        _LAYOUT[cls] = tuple(
+            (f.name, _holds_dataclass(hints[f.name]))
+            for f in dataclasses.fields(cls)
+            if f.name != "impact"
+        )
+    return _LAYOUT[cls]
+
+
+_ATOMS = (str, int, float, bool, type(None))
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _asdict(obj: Any) -> dict[str, Any]:
+    """dataclasses.asdict(obj): its fields in order, without asdict's deep copy when every
+    value is an atom (copying one gives the same object)."""
+    cls = type(obj)
+    if cls not in _FIELD_NAMES:
+        _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(obj))
+    doc = {name: getattr(obj, name) for name in _FIELD_NAMES[cls]}
+    if all(type(v) in _ATOMS for v in doc.values()):
+        return doc
+    return dataclasses.asdict(obj)
+
+
 def op_to_doc(op: Op) -> dict[str, Any]:
     doc: dict[str, Any] = {"kind": op.kind, "description": op.describe()}
     if op.namespace is not None:
         doc["namespace"] = op.namespace
     doc["destructive"] = op.destructive
-    hints = _hints(type(op))
-    args = {
-        f.name: (
-            _nested(getattr(op, f.name))
-            if _holds_dataclass(hints[f.name])
-            else _bson(_plain(getattr(op, f.name)))
-        )
-        for f in dataclasses.fields(op)
-        if f.name != "impact"
+    doc["args"] = {
+        name: _nested(getattr(op, name)) if nested else _arg(getattr(op, name))
+        for name, nested in _layout(type(op))
     }
-    doc["args"] = args
     doc["database"] = op.database
     doc["command"] = _bson(op.command())
     impact = op.impact
     if impact is not None:
-        doc["impact"] = dataclasses.asdict(impact)
+        doc["impact"] = _asdict(impact)
     return doc
 
 
@@ -187,7 +222,7 @@ def plan_to_doc(plan: Plan) -> dict[str, Any]:
             **({"drains_to_stop": s.drains_stopped} if s.drains_stopped else {}),
         },
         "ops": [op_to_doc(op) for op in plan.ops],
-        "unmanaged": [dataclasses.asdict(u) for u in plan.unmanaged],
+        "unmanaged": [_asdict(u) for u in plan.unmanaged],
         "warnings": list(plan.warnings),
         # Only when present, so saved plans without unsharded pins or patterns stay as they were.
         **({"notes": list(plan.notes)} if plan.notes else {}),

@@ -3,11 +3,11 @@ reasons (code, message, fix) and ETA. Names and server messages are printed iner
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 from zonectl.explain.reasons import STATES, Explanation, Explanations, Reason, iso, span
 from zonectl.render.inert import json_text, markdown_code, markdown_text, terminal
+from zonectl.render.json_indent import dumps_indented
 
 
 def summary(found: Explanations) -> str:
@@ -50,7 +50,7 @@ def explain_document(found: Explanations) -> dict[str, object]:
 
 
 def render_explain_json(found: Explanations) -> str:
-    text = json.dumps(explain_document(found), indent=2, ensure_ascii=False)
+    text = dumps_indented(explain_document(found), ensure_ascii=False)
     return json_text(text) + "\n"
 
 

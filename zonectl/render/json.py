@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from zonectl.plan.plan import Plan
-from zonectl.plan.serialize import dump_plan
+from zonectl.plan.serialize import plan_to_doc
 from zonectl.render.inert import json_text
+from zonectl.render.json_indent import dumps_indented
 
 
 def render_json(plan: Plan) -> str:
-    return json_text(dump_plan(plan))
+    return json_text(dumps_indented(plan_to_doc(plan), ensure_ascii=False) + "\n")

@@ -18,6 +18,7 @@ from zonectl.model.layout import ChunkLayout
 from zonectl.model.shard_lifecycle import Blocker, ShardDrain
 from zonectl.plan.capacity_doc import capacity_to_doc
 from zonectl.plan.settings_view import SettingLine
+from zonectl.render.json_indent import dumps_indented
 from zonectl.render.status_explain import explain_json
 
 FORMAT_VERSION = 1
@@ -338,4 +339,4 @@ def _collection_json(c: CollectionStatus) -> dict[str, Any]:
 
 
 def render_status_json(report: StatusReport) -> str:
-    return json.dumps(status_document(report), indent=2) + "\n"
+    return dumps_indented(status_document(report)) + "\n"
