@@ -12,7 +12,8 @@ from bson.raw_bson import RawBSONDocument
 
 from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
-from zonectl.sandbox.query.aggregate import PIPELINE_LENGTH_LIMIT, group_fields, run_pipeline
+from zonectl.sandbox.query.aggregate import PIPELINE_LENGTH_LIMIT, run_pipeline
+from zonectl.sandbox.query.dependencies import pushdown
 from zonectl.sandbox.query.matcher import validate
 from zonectl.sandbox.query.raw_projection import project_top_level
 from zonectl.sandbox.query.shape import validate_sort
@@ -21,13 +22,18 @@ Document = dict[str, Any]
 ScanOf = Callable[[str, Mapping[str, Any]], Scan]  # (namespace, filter) -> candidates
 
 
-def _decoded(doc: Any, keep: frozenset[bytes] | None = None) -> Mapping[str, Any]:
+def _decoded(
+    doc: Any,
+    keep: frozenset[bytes] | None = None,
+    project: Callable[[Mapping[str, Any]], Document] | None = None,
+) -> Mapping[str, Any]:
     """The document decoded; with `keep`, only those top-level fields (what the stages
-    read), so a `$group` over every chunk does not decode each chunk's history."""
+    read), so a `$group` over every chunk does not decode each chunk's history. With
+    `project` (the $project `keep` comes from), a document already decoded is projected."""
     if isinstance(doc, RawBSONDocument):
         raw = doc.raw if keep is None else project_top_level(bytes(doc.raw), keep)
         return bson.decode(raw, CODEC)
-    return doc  # type: ignore[no-any-return]
+    return doc if project is None else project(doc)  # type: ignore[no-any-return]
 
 
 def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> Iterator[Document]:
@@ -63,10 +69,10 @@ def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> I
         # to filter (checked for MongoDB's parse errors all the same).
         validate(query)
         rest = rest[1:]
-    head = rest[0] if rest and isinstance(rest[0], Mapping) else {}
-    fields = group_fields(head["$group"]) if list(head) == ["$group"] else None
+    # Decode only what the stages read; a leading plain $project is the decoding itself.
+    fields, rest, project = pushdown(rest, may_drop=len(pipeline) <= PIPELINE_LENGTH_LIMIT)
     keep = None if fields is None else frozenset(f.encode() for f in fields)
-    docs = (_decoded(d, keep) for d in source)
+    docs = (_decoded(d, keep, project) for d in source)
 
     def resolve(coll: str) -> Iterable[Mapping[str, Any]]:
         db = namespace.split(".", 1)[0]
