@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pymongo.errors import OperationFailure
 
-from zonectl.mongo.chunk_batch import SMALL, whole_read
 from zonectl.model.chunk_match import FIELDS
+from zonectl.mongo.chunk_batch import SMALL, whole_read
 from zonectl.sandbox.codec import CODEC
 from zonectl.sandbox.keyorder import compare, encode
 from zonectl.sandbox.state import Sandbox

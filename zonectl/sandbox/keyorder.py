@@ -91,7 +91,12 @@ def encode_document(raw: bytes) -> bytes:
 
 def compare(a: Any, b: Any) -> int:
     """-1, 0 or 1 as MongoDB orders the two values."""
-    if type(a) is int and type(b) is int and _INT64_MIN <= a < _INT64_END and _INT64_MIN <= b < _INT64_END:
+    if (
+        type(a) is int
+        and type(b) is int
+        and _INT64_MIN <= a < _INT64_END
+        and _INT64_MIN <= b < _INT64_END
+    ):
         return (a > b) - (a < b)  # what their encodings give (encode orders numbers by value)
     ea, eb = encode(a), encode(b)
     return (ea > eb) - (ea < eb)

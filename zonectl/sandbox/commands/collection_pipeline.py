@@ -36,22 +36,31 @@ def _decoded(
     return doc if project is None else project(doc)  # type: ignore[no-any-return]
 
 
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _only(stage: Mapping[str, Any], name: str) -> bool:
+    """A stage of this one name (list(stage) == [name])."""
+    return len(stage) == 1 and name in stage
+
+
 def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> Iterator[Document]:
     """`pipeline` over `namespace`. Index use, as the server's: a leading {$match, $count}
     answered from an exact index scan's size (COUNT_SCAN, nothing fetched); a $sort in the
     index order (or its reverse) after the $match walks the index that way, so a $limit
     stops the walk instead of sorting every match."""
-    first = pipeline[0] if pipeline and isinstance(pipeline[0], Mapping) else {}
-    query = first.get("$match") if list(first) == ["$match"] else None
-    scan = scan_of(namespace, query if isinstance(query, Mapping) else {})
+    first = pipeline[0] if pipeline and _is_mapping(pipeline[0]) else {}
+    query = first.get("$match") if _only(first, "$match") else None
+    scan = scan_of(namespace, query if _is_mapping(query) else {})
     rest = pipeline
     source: Iterable[Any] = scan.docs
-    second = pipeline[1] if len(pipeline) > 1 and isinstance(pipeline[1], Mapping) else {}
-    if query is not None and list(second) == ["$count"] and scan.exact and scan.size is not None:
+    second = pipeline[1] if len(pipeline) > 1 and _is_mapping(pipeline[1]) else {}
+    if query is not None and _only(second, "$count") and scan.exact and scan.size is not None:
         # The count stage validates its name, then counts what the index says.
         counted = run_pipeline([{}] * min(scan.size, 1), [second], lambda coll: [])
         rest, source = pipeline[2:], ({**d, **{second["$count"]: scan.size}} for d in counted)
-    elif query is not None and list(second) == ["$sort"]:
+    elif query is not None and _only(second, "$sort"):
         sort = tuple(validate_sort(second["$sort"]))
         ordered = tuple(scan.ordered_by[: len(sort)])
         if sort and sort == tuple((f, -d) for f, d in ordered) and scan.backward is not None:
@@ -70,8 +79,7 @@ def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> I
         validate(query)
         rest = rest[1:]
     # Decode only what the stages read; a leading plain $project is the decoding itself.
-    fields, rest, project = pushdown(rest, may_drop=len(pipeline) <= PIPELINE_LENGTH_LIMIT)
-    keep = None if fields is None else frozenset(f.encode() for f in fields)
+    keep, rest, project = pushdown(rest, may_drop=len(pipeline) <= PIPELINE_LENGTH_LIMIT)
     docs = (_decoded(d, keep, project) for d in source)
 
     def resolve(coll: str) -> Iterable[Mapping[str, Any]]:

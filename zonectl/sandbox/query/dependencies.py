@@ -16,11 +16,12 @@ from zonectl.sandbox.query.shape import projector, validate_projection
 
 
 class Pushdown(NamedTuple):
-    """What a collection scan does for the stages that follow it: decode only `fields` of
-    each stored document (None: all), and, when `project` is set, stand for the leading
-    `$project` (no longer in `stages`) by projecting documents that are already decoded."""
+    """What a collection scan does for the stages that follow it: decode only the fields
+    `keep` names of each stored document (None: all), and, when `project` is set, stand
+    for the leading `$project` (no longer in `stages`) by projecting documents that are
+    already decoded."""
 
-    fields: frozenset[str] | None
+    keep: frozenset[bytes] | None  # the fields' names, as BSON element names
     stages: list[Any]
     project: Callable[[Mapping[str, Any]], dict[str, Any]] | None
 
@@ -39,20 +40,22 @@ def pushdown(stages: list[Any], *, may_drop: bool) -> Pushdown:
         if name in ("$limit", "$skip"):
             continue  # pass documents through unread (their errors are run_pipeline's)
         if name == "$group":
-            return Pushdown(group_fields(arg), stages, None)
+            fields = group_fields(arg)
+            keep = None if fields is None else frozenset(f.encode() for f in fields)
+            return Pushdown(keep, stages, None)
         if name == "$project":
             parsed = _parsed_projection(arg)
             if parsed is None:
                 return Pushdown(None, stages, None)
-            fields, project = parsed
+            keep, project = parsed
             if not may_drop:
-                return Pushdown(fields, stages, None)
-            return Pushdown(fields, [*stages[:at], *stages[at + 1 :]], project)
+                return Pushdown(keep, stages, None)
+            return Pushdown(keep, [*stages[:at], *stages[at + 1 :]], project)
         break
     return Pushdown(None, stages, None)
 
 
-Parsed = tuple[frozenset[str], Callable[[Mapping[str, Any]], dict[str, Any]]]
+Parsed = tuple[frozenset[bytes], Callable[[Mapping[str, Any]], dict[str, Any]]]
 # A $project's parse by its BSON (what it means depends on nothing else): a batch of
 # sub-pipelines of one shape parses it once, as a server's plan cache plans a shape once.
 _PARSED: dict[bytes, Parsed | None] = {}
@@ -60,7 +63,7 @@ _PARSED_MAX = 256
 
 
 def _parsed_projection(spec: Any) -> Parsed | None:
-    """(kept fields, projector) of a plain inclusion `$project` of top-level fields."""
+    """(kept fields' names, projector) of a plain inclusion `$project` of top-level fields."""
     try:
         key = bson.encode({"": spec}, codec_options=CODEC)
     except (bson.errors.InvalidDocument, TypeError, ValueError, OverflowError):
@@ -68,7 +71,10 @@ def _parsed_projection(spec: Any) -> Parsed | None:
     if key is not None and key in _PARSED:
         return _PARSED[key]
     fields = _top_level_inclusion(spec)
-    parsed = None if fields is None else (_kept(fields), projector(True, fields))
+    if fields is None:
+        parsed = None
+    else:
+        parsed = frozenset(f.encode() for f in _kept(fields)), projector(True, fields)
     if key is not None:
         if len(_PARSED) >= _PARSED_MAX:
             _PARSED.clear()
@@ -83,16 +89,9 @@ def split_projection(spec: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
     return plain, computed
 
 
-def projection_fields(spec: Any) -> frozenset[str] | None:
-    """The fields a plain inclusion `$project` of top-level fields keeps (`_id` unless
-    excluded): all it reads, and all it outputs (DocumentSourceSingleDocumentTransformation
-    over an inclusion projection); None for anything else (computed or dotted fields, an
-    exclusion, a malformed spec whose error is run_pipeline's to raise)."""
-    fields = _top_level_inclusion(spec)
-    return None if fields is None else _kept(fields)
-
-
 def _kept(fields: dict[str, bool]) -> frozenset[str]:
+    """The fields an inclusion projection keeps: all it reads and all it outputs
+    (DocumentSourceSingleDocumentTransformation over an inclusion projection)."""
     keep = {field for field, include in fields.items() if include and field != "_id"}
     if fields.get("_id", True):
         keep.add("_id")
