@@ -294,3 +294,29 @@ def test_a_uuids_key_is_its_bindata_subtype_4_key(value: uuid.UUID) -> None:
 def test_two_int64s_compare_as_their_values(a: int, b: int) -> None:
     assert compare(a, b) == (a > b) - (a < b)
     assert compare(a, b) == (encode(a) > encode(b)) - (encode(a) < encode(b))
+
+
+IDS = ["app.m", "app.b", 7, "app.z", "app.a", Int64(8), "db.x", "app.b.c"]
+
+
+def test_a_find_by_listed_names_answers_as_the_matcher(served: Any) -> None:
+    """`{_id: {$in: [names]}}` on a plain collection (config.collections by namespace) is
+    answered from the `_id`s: the same documents, in the same natural order, as the
+    matcher gives with a `$comment` beside it (a filter it does not answer that way)."""
+    coll = served.client.app.names
+    coll.insert_many([{"_id": i, "v": n} for n, i in enumerate(IDS)])
+    names = st.sampled_from([i for i in IDS if isinstance(i, str)] + ["app.q", "", "7"])
+    listed = st.lists(st.one_of(names, st.sampled_from([7, 8.0, None])), max_size=6)
+
+    @settings(max_examples=60, deadline=None)
+    @given(listed, st.booleans())
+    def check(values: list[Any], projected: bool) -> None:
+        fields = {"v": 1} if projected else None
+        fast = list(coll.find({"_id": {"$in": values}}, fields))
+        plain = list(coll.find({"_id": {"$in": values}, "$comment": "plain"}, fields))
+        assert [bson.encode(d) for d in fast] == [bson.encode(d) for d in plain]
+        assert coll.count_documents({"_id": {"$in": values}}) == len(plain)
+        piped = coll.aggregate([{"$match": {"_id": {"$in": values}}}, {"$project": {"v": 1}}])
+        assert [d["v"] for d in piped] == [d["v"] for d in plain]
+
+    check()
