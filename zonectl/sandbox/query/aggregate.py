@@ -196,6 +196,7 @@ def _group(docs: Iterable[Any], spec: Mapping[str, Any]) -> list[Document]:
     # A constant _id (null, a number, a plain string) is every document's: evaluated once.
     constant = by is None or type(by) in _LITERALS or (type(by) is str and not by.startswith("$"))
     constant_key = encode(by) if constant else b""
+    evaluators = [_evaluator(expr) for expr in exprs]
     for doc in docs:
         if constant:
             key_value, key = by, constant_key
@@ -207,14 +208,24 @@ def _group(docs: Iterable[Any], spec: Mapping[str, Any]) -> list[Document]:
         if values is None:
             groups[key] = {"_id": key_value}
             values = state[key] = [[] for _ in exprs]
-        for found, expr in zip(values, exprs, strict=True):
-            found.append(evaluate(doc, expr))
+        for found, value_of in zip(values, evaluators, strict=True):
+            found.append(value_of(doc))
     for key, out in groups.items():
         collected = iter(state[key])
         for field, acc in spec.items():
             if field != "_id":
                 out[field] = _accumulate(next(iter(acc)), next(collected))
     return list(groups.values())
+
+
+def _evaluator(expr: Any) -> Callable[[Mapping[str, Any]], Any]:
+    """`evaluate(doc, expr)` as a function of the document, the commonest forms without
+    the call: a literal number, bool or null, and `$$ROOT` / `$$CURRENT`."""
+    if expr is None or type(expr) in _LITERALS:
+        return lambda doc: expr
+    if type(expr) is str and expr in ("$$ROOT", "$$CURRENT"):
+        return lambda doc: doc
+    return lambda doc: evaluate(doc, expr)
 
 
 def _accumulate(op: str, values: list[Any]) -> Any:
