@@ -5,7 +5,7 @@ indexes as a server plans it: the pipeline of `aggregate` and each `$unionWith` 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 import bson
 from bson.raw_bson import RawBSONDocument
@@ -33,10 +33,10 @@ def _decoded(
     if isinstance(doc, RawBSONDocument):
         raw = doc.raw if keep is None else project_top_level(bytes(doc.raw), keep)
         return bson.decode(raw, CODEC)
-    return doc if project is None else project(doc)  # type: ignore[no-any-return]
+    return doc if project is None else project(doc)
 
 
-def _is_mapping(value: Any) -> bool:
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)
 
 
