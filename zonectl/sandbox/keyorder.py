@@ -24,6 +24,7 @@ Ported from mongodb/mongo:
 from __future__ import annotations
 
 import struct
+import uuid
 from typing import Any
 
 import bson
@@ -52,6 +53,8 @@ _GENERIC = {
 _VALUELESS = {0x06: _UNDEFINED, 0x0A: _NULLISH, 0xFF: _MINKEY, 0x7F: _MAXKEY}
 
 _NULL_KEY, _FALSE_KEY, _TRUE_KEY = bytes((_NULLISH,)), bytes((_BOOL,)), bytes((_BOOL + 1,))
+_INT64_MIN, _INT64_END = -(1 << 63), 1 << 63  # the ints encode takes without BSON
+_UUID_PREFIX = bytes((_BINDATA, 16, 4))  # _value's BinData: type, size, subtype
 
 _I32, _I64 = struct.Struct("<i"), struct.Struct("<q")
 _U64, _F64 = struct.Struct("<Q"), struct.Struct("<d")
@@ -72,6 +75,8 @@ def encode(value: Any) -> bytes:
         return _NULL_KEY
     if type(value) is bool:
         return _TRUE_KEY if value else _FALSE_KEY
+    if type(value) is uuid.UUID:  # as CODEC writes it: BinData subtype 4, 16 bytes
+        return _UUID_PREFIX + value.bytes
     raw = bson.encode({"": value}, codec_options=CODEC)
     _value(raw, 6, raw[4], out)  # 4 size bytes, the type byte, the empty name's NUL
     return bytes(out)
@@ -86,6 +91,13 @@ def encode_document(raw: bytes) -> bytes:
 
 def compare(a: Any, b: Any) -> int:
     """-1, 0 or 1 as MongoDB orders the two values."""
+    if (
+        type(a) is int
+        and type(b) is int
+        and _INT64_MIN <= a < _INT64_END
+        and _INT64_MIN <= b < _INT64_END
+    ):
+        return (a > b) - (a < b)  # what their encodings give (encode orders numbers by value)
     ea, eb = encode(a), encode(b)
     return (ea > eb) - (ea < eb)
 

@@ -12,6 +12,7 @@ for the query engine's matcher (`exact=False`).
 from __future__ import annotations
 
 import bisect
+import uuid
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -203,7 +204,7 @@ def _shard_set(cond: Any) -> tuple[frozenset[str], bool] | Literal[False] | None
         return None
     if isinstance(cond, str):
         return frozenset((cond,)), True
-    if isinstance(cond, Mapping) and len(cond) == 1:
+    if _is_mapping(cond) and len(cond) == 1:
         ((op, names),) = cond.items()
         listed = isinstance(names, list | tuple) and all(isinstance(n, str) for n in names)
         if op in ("$in", "$nin") and listed:
@@ -213,7 +214,7 @@ def _shard_set(cond: Any) -> tuple[frozenset[str], bool] | Literal[False] | None
 
 def _uuid_list(cond: Any) -> list[Any] | None:
     """The uuids of a `{$in: [...]}` condition on uuid, else None."""
-    listed = isinstance(cond, Mapping) and list(cond) == ["$in"] and isinstance(cond["$in"], list)
+    listed = _is_mapping(cond) and list(cond) == ["$in"] and isinstance(cond["$in"], list)
     if listed and all(not isinstance(u, Mapping | list) for u in cond["$in"]):
         return list(cond["$in"])
     return None
@@ -221,7 +222,7 @@ def _uuid_list(cond: Any) -> list[Any] | None:
 
 def _past_version(store: ChunkStore, cond: Any) -> bool:
     """`{lastmod: {$gt: T}}` (or `$gte`) with T at or past the collection version."""
-    if not isinstance(cond, Mapping) or len(cond) != 1:
+    if not _is_mapping(cond) or len(cond) != 1:
         return False
     ((op, value),) = cond.items()
     if not isinstance(value, bson.Timestamp) or op not in ("$gt", "$gte"):
@@ -232,7 +233,16 @@ def _past_version(store: ChunkStore, cond: Any) -> bool:
 
 
 def _is_operator(value: Any) -> bool:
-    return isinstance(value, Mapping) and any(str(k).startswith("$") for k in value)
+    return _is_mapping(value) and any(str(k).startswith("$") for k in value)
+
+
+# Types of filter values that are never mappings: spared the ABC check (a uuid, a name).
+_NOT_MAPPINGS = frozenset({str, int, float, bool, type(None), uuid.UUID, bson.Binary})
+
+
+def _is_mapping(value: Any) -> bool:
+    """isinstance(value, Mapping), quickly for the values filters hold."""
+    return type(value) is dict or (type(value) not in _NOT_MAPPINGS and isinstance(value, Mapping))
 
 
 def _index_bounds(store: ChunkStore, field: str, cond: Any) -> tuple[int, int] | None:

@@ -68,6 +68,12 @@ class MemoryCollection:
         if set(filter) == {"_id"} and not _is_operator_doc(filter["_id"]):
             doc = self.get(filter["_id"])
             return Scan([doc] if doc is not None else [], exact=True)
+        listed = _listed_names(filter)
+        if listed is not None:
+            # {_id: {$in: [names]}} (config.collections by namespace): exactly the matches,
+            # in natural order, as the matcher's $in of strings finds them (query/matcher.py).
+            docs = self._docs.values()
+            return Scan([d for d in docs if _has_listed(d["_id"], listed)], exact=True)
         return Scan(list(self._docs.values()))
 
     def __iter__(self) -> Iterator[Document]:
@@ -89,3 +95,22 @@ class MemoryCollection:
 
 def _is_operator_doc(value: Any) -> bool:
     return isinstance(value, Mapping) and any(str(k).startswith("$") for k in value)
+
+
+def _listed_names(filter: Mapping[str, Any]) -> frozenset[str] | None:
+    """The names of a `{_id: {$in: [str, ...]}}` filter (a non-empty list of strings only)."""
+    if len(filter) != 1 or "_id" not in filter:
+        return None
+    cond = filter["_id"]
+    if type(cond) is not dict or len(cond) != 1 or type(cond.get("$in")) is not list:
+        return None
+    names = cond["$in"]
+    return frozenset(names) if names and all(type(v) is str for v in names) else None
+
+
+def _has_listed(value: Any, listed: frozenset[str]) -> bool:
+    """Whether `$in` of these strings matches this `_id` (a string equal to one of them, or
+    an array holding one)."""
+    if type(value) is str:
+        return value in listed
+    return isinstance(value, list) and any(type(e) is str and e in listed for e in value)

@@ -5,14 +5,15 @@ indexes as a server plans it: the pipeline of `aggregate` and each `$unionWith` 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 import bson
 from bson.raw_bson import RawBSONDocument
 
 from zonectl.sandbox.catalog.store import Scan
 from zonectl.sandbox.codec import CODEC
-from zonectl.sandbox.query.aggregate import PIPELINE_LENGTH_LIMIT, group_fields, run_pipeline
+from zonectl.sandbox.query.aggregate import PIPELINE_LENGTH_LIMIT, run_pipeline
+from zonectl.sandbox.query.dependencies import pushdown
 from zonectl.sandbox.query.matcher import validate
 from zonectl.sandbox.query.raw_projection import project_top_level
 from zonectl.sandbox.query.shape import validate_sort
@@ -21,13 +22,27 @@ Document = dict[str, Any]
 ScanOf = Callable[[str, Mapping[str, Any]], Scan]  # (namespace, filter) -> candidates
 
 
-def _decoded(doc: Any, keep: frozenset[bytes] | None = None) -> Mapping[str, Any]:
+def _decoded(
+    doc: Any,
+    keep: frozenset[bytes] | None = None,
+    project: Callable[[Mapping[str, Any]], Document] | None = None,
+) -> Mapping[str, Any]:
     """The document decoded; with `keep`, only those top-level fields (what the stages
-    read), so a `$group` over every chunk does not decode each chunk's history."""
+    read), so a `$group` over every chunk does not decode each chunk's history. With
+    `project` (the $project `keep` comes from), a document already decoded is projected."""
     if isinstance(doc, RawBSONDocument):
         raw = doc.raw if keep is None else project_top_level(bytes(doc.raw), keep)
         return bson.decode(raw, CODEC)
-    return doc  # type: ignore[no-any-return]
+    return doc if project is None else project(doc)
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _only(stage: Mapping[str, Any], name: str) -> bool:
+    """A stage of this one name (list(stage) == [name])."""
+    return len(stage) == 1 and name in stage
 
 
 def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> Iterator[Document]:
@@ -35,17 +50,17 @@ def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> I
     answered from an exact index scan's size (COUNT_SCAN, nothing fetched); a $sort in the
     index order (or its reverse) after the $match walks the index that way, so a $limit
     stops the walk instead of sorting every match."""
-    first = pipeline[0] if pipeline and isinstance(pipeline[0], Mapping) else {}
-    query = first.get("$match") if list(first) == ["$match"] else None
-    scan = scan_of(namespace, query if isinstance(query, Mapping) else {})
+    first = pipeline[0] if pipeline and _is_mapping(pipeline[0]) else {}
+    query = first.get("$match") if _only(first, "$match") else None
+    scan = scan_of(namespace, query if _is_mapping(query) else {})
     rest = pipeline
     source: Iterable[Any] = scan.docs
-    second = pipeline[1] if len(pipeline) > 1 and isinstance(pipeline[1], Mapping) else {}
-    if query is not None and list(second) == ["$count"] and scan.exact and scan.size is not None:
+    second = pipeline[1] if len(pipeline) > 1 and _is_mapping(pipeline[1]) else {}
+    if query is not None and _only(second, "$count") and scan.exact and scan.size is not None:
         # The count stage validates its name, then counts what the index says.
         counted = run_pipeline([{}] * min(scan.size, 1), [second], lambda coll: [])
         rest, source = pipeline[2:], ({**d, **{second["$count"]: scan.size}} for d in counted)
-    elif query is not None and list(second) == ["$sort"]:
+    elif query is not None and _only(second, "$sort"):
         sort = tuple(validate_sort(second["$sort"]))
         ordered = tuple(scan.ordered_by[: len(sort)])
         if sort and sort == tuple((f, -d) for f, d in ordered) and scan.backward is not None:
@@ -63,10 +78,9 @@ def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> I
         # to filter (checked for MongoDB's parse errors all the same).
         validate(query)
         rest = rest[1:]
-    head = rest[0] if rest and isinstance(rest[0], Mapping) else {}
-    fields = group_fields(head["$group"]) if list(head) == ["$group"] else None
-    keep = None if fields is None else frozenset(f.encode() for f in fields)
-    docs = (_decoded(d, keep) for d in source)
+    # Decode only what the stages read; a leading plain $project is the decoding itself.
+    keep, rest, project = pushdown(rest, may_drop=len(pipeline) <= PIPELINE_LENGTH_LIMIT)
+    docs = (_decoded(d, keep, project) for d in source)
 
     def resolve(coll: str) -> Iterable[Mapping[str, Any]]:
         db = namespace.split(".", 1)[0]

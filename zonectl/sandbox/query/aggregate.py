@@ -15,9 +15,16 @@ from typing import Any
 
 from zonectl.sandbox.errors import CommandError
 from zonectl.sandbox.keyorder import compare, encode, equal
+from zonectl.sandbox.query.dependencies import split_projection
 from zonectl.sandbox.query.matcher import matches, validate
 from zonectl.sandbox.query.paths import MISSING, get_first, lookup
-from zonectl.sandbox.query.shape import project, sort_documents, validate_projection, validate_sort
+from zonectl.sandbox.query.shape import (
+    project,
+    projector,
+    sort_documents,
+    validate_projection,
+    validate_sort,
+)
 
 Document = dict[str, Any]
 Resolver = Callable[[str], Iterable[Mapping[str, Any]]]  # "coll" -> documents, for $lookup
@@ -52,7 +59,7 @@ def run_pipeline(
     for depth, stage in enumerate(pipeline, 1):
         if depth % MATERIALIZE_EVERY == 0:
             stream = list(stream)  # bound the generator nesting (Python's recursion limit)
-        if not isinstance(stage, Mapping) or len(stage) != 1:
+        if not (type(stage) is dict or isinstance(stage, Mapping)) or len(stage) != 1:
             raise CommandError.assertion(
                 40323, "A pipeline stage specification object must contain exactly one field."
             )
@@ -69,7 +76,7 @@ def union_spec(arg: Any) -> tuple[str, list[Any]]:
     {coll, pipeline} (document_source_union_with.cpp createFromBson, its IDL UnionWithSpec)."""
     if isinstance(arg, str):
         return arg, []
-    if not isinstance(arg, Mapping):
+    if not (type(arg) is dict or isinstance(arg, Mapping)):
         kind = "array" if isinstance(arg, list) else type(arg).__name__
         raise CommandError.of(
             "FailedToParse",
@@ -159,23 +166,24 @@ def _stage(docs: Iterable[Any], name: str, arg: Any, resolve: Resolver) -> Itera
 
 
 def _project(docs: Iterable[Any], spec: Mapping[str, Any]) -> Iterator[Document]:
-    plain = {k: v for k, v in spec.items() if v in (0, 1, True, False)}
-    computed = {k: v for k, v in spec.items() if k not in plain}
+    plain, computed = split_projection(spec)
     if not computed:
         inclusion, fields = validate_projection(plain)
-        return (project(d, inclusion, fields) for d in docs)
+        return map(projector(inclusion, fields), docs)
+    if plain.get("_id", True):
+        base = projector(True, plain or {"_id": True})
+    else:
+        base = projector(True, {**plain, "_id": False})
 
     def one(doc: Mapping[str, Any]) -> Document:
-        out = project(doc, True, plain or {"_id": True}) if plain.get("_id", True) else {}
-        if not plain.get("_id", True):
-            out = project(doc, True, {**plain, "_id": False})
+        out = base(doc)
         for key, expr in computed.items():
             value = evaluate(doc, expr)
             if value is not MISSING:
                 out[key] = value
         return out
 
-    return (one(d) for d in docs)
+    return map(one, docs)
 
 
 def _group(docs: Iterable[Any], spec: Mapping[str, Any]) -> list[Document]:
@@ -185,16 +193,23 @@ def _group(docs: Iterable[Any], spec: Mapping[str, Any]) -> list[Document]:
     state: dict[Any, list[list[Any]]] = {}  # each group's values, an accumulator's a list
     by = spec["_id"]
     exprs = [next(iter(acc.values())) for field, acc in spec.items() if field != "_id"]
+    # A constant _id (null, a number, a plain string) is every document's: evaluated once.
+    constant = by is None or type(by) in _LITERALS or (type(by) is str and not by.startswith("$"))
+    constant_key = encode(by) if constant else b""
+    evaluators = [_evaluator(expr) for expr in exprs]
     for doc in docs:
-        key_value = evaluate(doc, by)
-        key_value = None if key_value is MISSING else key_value
-        key = encode(key_value)
+        if constant:
+            key_value, key = by, constant_key
+        else:
+            key_value = evaluate(doc, by)
+            key_value = None if key_value is MISSING else key_value
+            key = encode(key_value)
         values = state.get(key)
         if values is None:
             groups[key] = {"_id": key_value}
             values = state[key] = [[] for _ in exprs]
-        for found, expr in zip(values, exprs, strict=True):
-            found.append(evaluate(doc, expr))
+        for found, value_of in zip(values, evaluators, strict=True):
+            found.append(value_of(doc))
     for key, out in groups.items():
         collected = iter(state[key])
         for field, acc in spec.items():
@@ -203,31 +218,14 @@ def _group(docs: Iterable[Any], spec: Mapping[str, Any]) -> list[Document]:
     return list(groups.values())
 
 
-def group_fields(spec: Any) -> frozenset[str] | None:
-    """The top-level fields a `$group` stage reads (its _id and accumulator expressions'
-    `$paths`), which is all it needs of each document, as the server's dependency analysis
-    finds them (DocumentSourceGroup::getDependencies); None when it needs more (`$$ROOT`,
-    a variable) or the stage is malformed (its error is run_pipeline's to raise)."""
-    if not isinstance(spec, Mapping) or "_id" not in spec:
-        return None
-    found: set[str] = set()
-    exprs = [spec["_id"]]
-    for field, acc in spec.items():
-        if field != "_id":
-            if not isinstance(acc, Mapping):
-                return None
-            exprs.extend(acc.values())
-    while exprs:
-        expr = exprs.pop()
-        if isinstance(expr, str) and expr.startswith("$$"):
-            return None
-        if isinstance(expr, str) and expr.startswith("$"):
-            found.add(expr[1:].split(".", 1)[0])
-        elif isinstance(expr, list):
-            exprs.extend(expr)
-        elif isinstance(expr, Mapping):
-            exprs.extend(expr.values())
-    return frozenset(found)
+def _evaluator(expr: Any) -> Callable[[Mapping[str, Any]], Any]:
+    """`evaluate(doc, expr)` as a function of the document, the commonest forms without
+    the call: a literal number, bool or null, and `$$ROOT` / `$$CURRENT`."""
+    if expr is None or type(expr) in _LITERALS:
+        return lambda doc: expr
+    if type(expr) is str and expr in ("$$ROOT", "$$CURRENT"):
+        return lambda doc: doc
+    return lambda doc: evaluate(doc, expr)
 
 
 def _accumulate(op: str, values: list[Any]) -> Any:
@@ -326,7 +324,10 @@ def evaluate(doc: Mapping[str, Any], expr: Any) -> Any:
     if isinstance(expr, str) and expr.startswith("$$"):
         return doc if expr in ("$$ROOT", "$$CURRENT") else MISSING
     if isinstance(expr, str) and expr.startswith("$"):
-        values = lookup(doc, expr[1:])
+        path = expr[1:]
+        if type(doc) is dict and "." not in path:  # lookup's one value of a top-level field
+            return doc.get(path, MISSING)
+        values = lookup(doc, path)
         if len(values) == 1:
             return values[0]
         return [v for v in values if v is not MISSING]
@@ -342,6 +343,13 @@ def evaluate(doc: Mapping[str, Any], expr: Any) -> Any:
             k: v for k, v in ((k, evaluate(doc, e)) for k, e in expr.items()) if v is not MISSING
         }
     return expr
+
+
+_COMPARISONS: dict[str, Callable[[int], Any]] = {
+    "$eq": lambda c: c == 0, "$ne": lambda c: c != 0, "$gt": lambda c: c > 0,
+    "$gte": lambda c: c >= 0, "$lt": lambda c: c < 0, "$lte": lambda c: c <= 0,
+    "$cmp": lambda c: c,
+}  # fmt: skip
 
 
 def _args(doc: Mapping[str, Any], arg: Any) -> list[Any]:
@@ -363,16 +371,12 @@ def _operator(doc: Mapping[str, Any], op: str, arg: Any) -> Any:
             return None
         return "".join(str(a) for a in args)
     if op == "$cond":
-        if isinstance(arg, Mapping):
+        if type(arg) is not list and isinstance(arg, Mapping):
             args = [evaluate(doc, arg.get(k)) for k in ("if", "then", "else")]
         return args[1] if args[0] not in (False, None, 0, MISSING) else args[2]
     if op in ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$cmp"):
         a, b = (None if v is MISSING else v for v in args)
-        c = compare(a, b)
-        return {
-            "$eq": c == 0, "$ne": c != 0, "$gt": c > 0, "$gte": c >= 0,
-            "$lt": c < 0, "$lte": c <= 0, "$cmp": c,
-        }[op]  # fmt: skip
+        return _COMPARISONS[op](compare(a, b))
     if op == "$size":
         if not isinstance(args[0], list):
             raise CommandError.assertion(17124, "The argument to $size must be an array")

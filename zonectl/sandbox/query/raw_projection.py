@@ -31,6 +31,9 @@ _FIXED = {
 }
 _STRING_LIKE = {0x02, 0x0D, 0x0E}  # string, JavaScript code, symbol: int32 length + bytes
 _EMBEDDED = {0x03, 0x04, 0x0F}  # document, array, code with scope: int32 total length
+# Bytes past a value's int32 length to its end: string-like, embedded, binary (subtype byte).
+_SIZED = {**dict.fromkeys(_STRING_LIKE, 4), **dict.fromkeys(_EMBEDDED, 0), 0x05: 5}
+_STEP = {**_FIXED, **{t: -1 - extra for t, extra in _SIZED.items()}}
 
 
 def _int32(raw: bytes, offset: int) -> int:
@@ -60,10 +63,19 @@ def project_top_level(raw: bytes, keep: frozenset[bytes]) -> bytes:
     """The document with only the top-level elements named in `keep`, in document order."""
     parts: list[bytes] = []
     pos, end = 4, len(raw) - 1  # after the int32 length, before the trailing NUL
+    index, step_of, unpack = raw.index, _STEP.get, _INT32.unpack_from
     while pos < end:
         type_byte = raw[pos]
-        name_end = raw.index(b"\x00", pos + 1)
-        value_end = _value_end(raw, type_byte, name_end + 1)
+        name_end = index(0, pos + 1)
+        # _value_end's sizes, the commonest types inline: a fixed size (>= 0), or -1 - the
+        # bytes past an int32 length; the others through _value_end.
+        step = step_of(type_byte)
+        if step is None:
+            value_end = _value_end(raw, type_byte, name_end + 1)
+        elif step >= 0:
+            value_end = name_end + 1 + step
+        else:
+            value_end = name_end - step + unpack(raw, name_end + 1)[0]
         if raw[pos + 1 : name_end] in keep:
             parts.append(raw[pos:value_end])
         pos = value_end

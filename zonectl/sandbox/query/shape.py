@@ -9,7 +9,7 @@ Projections are all-inclusion or all-exclusion, `_id` included unless excluded
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from bson import Binary, Int64, MaxKey, MinKey, ObjectId, Timestamp
@@ -56,13 +56,16 @@ def sort_documents(docs: Iterable[Any], spec: list[tuple[str, int]]) -> list[Any
     return result
 
 
+_NOT_MAPPINGS = frozenset({int, float, bool, str})  # isinstance(_, Mapping) is False
+
+
 def validate_projection(spec: Any) -> tuple[bool, dict[str, bool]]:
     """(inclusion?, field -> include) with `_id` handled as MongoDB does."""
-    if not isinstance(spec, Mapping):
+    if not (type(spec) is dict or isinstance(spec, Mapping)):
         raise CommandError.of("TypeMismatch", "Expected field projection to be of type object")
     fields: dict[str, bool] = {}
     for field, value in spec.items():
-        if isinstance(value, Mapping):
+        if type(value) not in _NOT_MAPPINGS and isinstance(value, Mapping):
             raise CommandError.of(
                 "BadValue", f"projection operators are not supported by the sandbox: {field}"
             )
@@ -81,23 +84,45 @@ def validate_projection(spec: Any) -> tuple[bool, dict[str, bool]]:
 
 
 def project(doc: Mapping[str, Any], inclusion: bool, fields: dict[str, bool]) -> Document:
-    if inclusion:
-        # Fields come out in the document's order, not the projection's, as MongoDB's
-        # inclusion projection returns them ({b: 1, a: 1} on {_id, a, b} gives {_id, a, b}).
-        paths: dict[str, list[list[str]]] = {}
-        for field, include in fields.items():
-            if include and field != "_id":
-                parts = field.split(".")
-                paths.setdefault(parts[0], []).append(parts)
+    return projector(inclusion, fields)(doc)
+
+
+def projector(inclusion: bool, fields: dict[str, bool]) -> Callable[[Mapping[str, Any]], Document]:
+    """`project` with this projection, its paths parsed once for every document."""
+    if not inclusion:
+        return lambda doc: _excluded(doc, fields)
+    # Fields come out in the document's order, not the projection's, as MongoDB's
+    # inclusion projection returns them ({b: 1, a: 1} on {_id, a, b} gives {_id, a, b}).
+    paths: dict[str, list[list[str]]] = {}
+    for field, include in fields.items():
+        if include and field != "_id":
+            parts = field.split(".")
+            paths.setdefault(parts[0], []).append(parts)
+    keep_id = fields.get("_id", True)
+    if all(len(parts) == 1 for listed in paths.values() for parts in listed):
+        # Top-level fields only: each one kept whole (what _copy_path does for one part).
+        wanted = {*paths, "_id"} if keep_id else set(paths)
+        return lambda doc: {
+            name: doc[name] if name == "_id" else _copied(doc[name])
+            for name in doc
+            if name in wanted
+        }
+
+    def one(doc: Mapping[str, Any]) -> Document:
         out: Document = {}
         for name in doc:
             if name == "_id":
-                if fields.get("_id", True):
+                if keep_id:
                     out["_id"] = doc["_id"]
                 continue
             for parts in paths.get(name, ()):
                 _copy_path(doc, out, parts)
         return out
+
+    return one
+
+
+def _excluded(doc: Mapping[str, Any], fields: dict[str, bool]) -> Document:
     result: Document = copy.deepcopy(dict(doc))
     for field, include in fields.items():
         if not include:
