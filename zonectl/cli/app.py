@@ -64,6 +64,7 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 # to the end of the run, and those walks took a third of its CPU (12 s, against 8 s with the
 # collector off; /usr/bin/time). Collections every 100,000 net allocations keep its CPU at
 # the collector-off figure and its peak memory the same (275 MB): zonectl makes few cycles.
+# `plan` pauses it altogether while it runs (zonectl.cli.collector).
 GC_THRESHOLDS = (100_000, 50, 100)
 
 

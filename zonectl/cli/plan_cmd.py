@@ -15,6 +15,7 @@ import typer
 
 from zonectl.cli.annotations import github_warnings
 from zonectl.cli.artifact import emit, out_option
+from zonectl.cli.collector import paused_collector
 from zonectl.cli.common import load_desired, parse_at, uri_option, uri_origin, warn
 from zonectl.cli.connection import open_cluster
 from zonectl.cli.error_boundary import guarded, stderr
@@ -67,6 +68,7 @@ def check_out(options: Mapping[str, Any]) -> None:
 
 @guarded
 @fleet_command(FleetSpec("plan", files={"save_plan": ".json"}, precheck=check_out))
+@paused_collector  # a run that ends by itself (zonectl.cli.collector)
 def command(
     paths: Annotated[list[Path], typer.Argument(help="Policy files or directories.")],
     uri: Annotated[str | None, uri_option()] = None,
