@@ -11,7 +11,17 @@ import importlib
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.error import StringMark
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 # Deeper than this is left to ruamel, whose own limits (RecursionError) decide the message.
@@ -62,51 +72,56 @@ class _Composer:
             tag = self._tags[key] = self.resolver.resolve(kind, value, implicit)
         return tag
 
-    def _mark(self, mark: Any) -> StringMark:
-        return StringMark("<unicode string>", mark.index, mark.line, mark.column, self.text, 0)
-
     def documents(self) -> list[Node]:
         roots: list[Node] = []
         event = self.parser.get_event()  # StreamStartEvent
         while True:
             event = self.parser.get_event()
-            kind = type(event).__name__
-            if kind == "StreamEndEvent":
+            kind = type(event)
+            if kind is StreamEndEvent:
                 return roots
-            if kind != "DocumentStartEvent" or event.version or event.tags:
+            if kind is not DocumentStartEvent or event.version or event.tags:
                 raise _Unsupported("directive")
             roots.append(self._node(self.parser.get_event(), 0))
-            if type(self.parser.get_event()).__name__ != "DocumentEndEvent":
+            if type(self.parser.get_event()) is not DocumentEndEvent:
                 raise _Unsupported("document end")
 
     def _node(self, event: Any, depth: int) -> Node:
-        kind = type(event).__name__
-        if depth > MAX_DEPTH or kind == "AliasEvent" or event.anchor is not None:
-            raise _Unsupported(kind)
+        # Positions are libyaml's marks as the C parser gives them (line, column, index):
+        # zonectl reads only line and column of a node, the same numbers ruamel's
+        # StringMark carries, so none is copied (160,000 marks at 10,000 entries).
+        kind = type(event)
+        if depth > MAX_DEPTH or kind is AliasEvent or event.anchor is not None:
+            raise _Unsupported(kind.__name__)
         if event.tag is not None and event.tag != "!":
             raise _Unsupported("tag")
-        start = self._mark(event.start_mark)
-        if kind == "ScalarEvent":
-            if event.style == ">":  # ruamel's rt scanner marks each fold with \a in the value
+        if kind is ScalarEvent:
+            value, style = event.value, event.style
+            if style == ">":  # ruamel's rt scanner marks each fold with \a in the value
                 raise _Unsupported("folded scalar")
-            if not event.value and not event.style:  # an empty value: its position is
+            if not value and not style:  # an empty value: its position is
                 raise _Unsupported("empty scalar")  # where ruamel's next token starts
-            tag = self._tag(ScalarNode, event.value, event.implicit)
-            end = self._mark(event.end_mark)
-            return ScalarNode(tag, event.value, start, end, style=event.style or None)
-        if kind == "SequenceStartEvent":
+            key = (ScalarNode, value, event.implicit)
+            tag = self._tags.get(key)
+            if tag is None:
+                tag = self._tag(ScalarNode, value, event.implicit)
+            return ScalarNode(tag, value, event.start_mark, event.end_mark, style=style or None)
+        get_event, node = self.parser.get_event, self._node
+        depth += 1
+        if kind is SequenceStartEvent:
             tag = self._tag(SequenceNode, None, event.implicit)
-            seq = SequenceNode(tag, [], start, None, flow_style=event.flow_style)
-            while type(item := self.parser.get_event()).__name__ != "SequenceEndEvent":
-                seq.value.append(self._node(item, depth + 1))
-            seq.end_mark = self._mark(item.end_mark)
+            items: list[Node] = []
+            seq = SequenceNode(tag, items, event.start_mark, None, flow_style=event.flow_style)
+            while type(item := get_event()) is not SequenceEndEvent:
+                items.append(node(item, depth))
+            seq.end_mark = item.end_mark
             return seq
-        if kind == "MappingStartEvent":
+        if kind is MappingStartEvent:
             tag = self._tag(MappingNode, None, event.implicit)
-            mapping = MappingNode(tag, [], start, None, flow_style=event.flow_style)
-            while type(key := self.parser.get_event()).__name__ != "MappingEndEvent":
-                pair = (self._node(key, depth + 1), self._node(self.parser.get_event(), depth + 1))
-                mapping.value.append(pair)
-            mapping.end_mark = self._mark(key.end_mark)
+            pairs: list[tuple[Node, Node]] = []
+            mapping = MappingNode(tag, pairs, event.start_mark, None, flow_style=event.flow_style)
+            while type(key_event := get_event()) is not MappingEndEvent:
+                pairs.append((node(key_event, depth), node(get_event(), depth)))
+            mapping.end_mark = key_event.end_mark
             return mapping
-        raise _Unsupported(kind)
+        raise _Unsupported(kind.__name__)
