@@ -55,9 +55,10 @@ class Document:
         mark = node.start_mark
         return Position(self.file, mark.line + 1, mark.column + 1)
 
-    def node_at(self, path: Path, *, key: bool = False) -> Node:
-        """The deepest node along `path` (the key node of the last step when `key`)."""
-        node = self.root
+    def node_at(self, path: Path, *, key: bool = False, start: Node | None = None) -> Node:
+        """The deepest node along `path` (the key node of the last step when `key`), from
+        the root or from `start`, a node the path leads through."""
+        node = self.root if start is None else start
         for i, step in enumerate(path):
             if isinstance(node, MappingNode) and isinstance(step, str):
                 pair = self.pairs(node).get(step)
