@@ -26,7 +26,7 @@ INTERNAL_DATABASES = ("admin", "config", "local")
 def is_pattern(namespace: str) -> bool:
     """A `collections:` key with fnmatch wildcards (`*`, `?`, `[...]`) or strftime codes
     (`%Y`, a collection-per-period template) is a pattern, expanded at plan time."""
-    return bool(set(namespace) & GLOB_CHARS) or "%" in namespace
+    return not GLOB_CHARS.isdisjoint(namespace) or "%" in namespace
 
 
 TEMPLATE_CODES = frozenset("YmdH%")
@@ -42,7 +42,7 @@ def exact_pattern(namespace: str) -> str:
 def has_template_code(namespace: str) -> bool:
     """A `%` outside a bracket class: a strftime code of a collection-per-period template
     (`[%]` is a literal percent sign of a glob)."""
-    return "%" in re.sub(r"\[!?\]?[^\]]*\]", "", namespace)
+    return "%" in namespace and "%" in re.sub(r"\[!?\]?[^\]]*\]", "", namespace)
 
 
 def check_namespace(coll: CollectionEntry, own_database: str = "zonectl") -> list[Diagnostic]:

@@ -23,6 +23,7 @@ from ruamel.yaml.events import (
     StreamEndEvent,
 )
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.tag import Tag
 
 # Deeper than this is left to ruamel, whose own limits (RecursionError) decide the message.
 MAX_DEPTH = 100
@@ -45,12 +46,20 @@ class _Unsupported(Exception):
 def compose_fast(text: str) -> list[Node] | None:
     """The root node of each document, as `YAML(typ="rt").compose_all` gives them (tags,
     values, node kinds, flow styles, positions), or None: let ruamel read it."""
+    composed = compose_counted(text)
+    return None if composed is None else composed[0]
+
+
+def compose_counted(text: str) -> tuple[list[Node], int] | None:
+    """`compose_fast`'s roots, and the deepest level of a node under them (a root is at
+    0). No node is shared: a text with an alias is left to ruamel."""
     if _LOADER is None or "\t" in text:  # ruamel refuses tabs where libyaml takes them
         return None
     resolver = YAML(typ="rt").resolver
     parser = _LOADER(text)
     try:
-        return _Composer(parser, resolver, text).documents()
+        composer = _Composer(parser, resolver, text)
+        return composer.documents(), composer.deepest
     except Exception:  # libyaml's errors and ours alike: ruamel reads it and decides
         return None
     finally:
@@ -64,13 +73,35 @@ class _Composer:
         # path resolvers (rt has none), and policies repeat their keys and zones: each
         # distinct question is asked once (half the composing time at 10,000 entries).
         self._tags: dict[tuple[type[Node], str | None, Any], Any] = {}
+        # A new question (every namespace is one) is answered as ruamel's resolve answers
+        # it, from the implicit resolvers of the value's first character, without asking
+        # ruamel for the YAML version per scalar: it is fixed for the text (compose_fast
+        # takes no %YAML directive). With path resolvers, ruamel itself answers.
+        paths = getattr(resolver, "yaml_path_resolvers", True)
+        self._implicit: Any = None if paths else getattr(resolver, "versioned_resolver", None)
+        self._named: dict[str, Any] = {}
+        self.deepest = 0  # the deepest level a collection's items may be at
 
     def _tag(self, kind: type[Node], value: str | None, implicit: Any) -> Any:
         key = (kind, value, implicit)
         tag = self._tags.get(key)
         if tag is None:
-            tag = self._tags[key] = self.resolver.resolve(kind, value, implicit)
+            tag = self._tags[key] = self._resolve(kind, value, implicit)
         return tag
+
+    def _resolve(self, kind: type[Node], value: str | None, implicit: Any) -> Any:
+        """ruamel's VersionedResolver.resolve, for a resolver without path resolvers."""
+        table = self._implicit
+        if table is None or kind is not ScalarNode or value is None:
+            return self.resolver.resolve(kind, value, implicit)
+        if implicit[0]:
+            for name, regexp in (*table.get(value[:1], ()), *table.get(None, ())):
+                if regexp.match(value):
+                    tag = self._named.get(name)
+                    if tag is None:
+                        tag = self._named[name] = Tag(suffix=name)
+                    return tag
+        return self.resolver.DEFAULT_SCALAR_TAG
 
     def documents(self) -> list[Node]:
         roots: list[Node] = []
@@ -108,6 +139,8 @@ class _Composer:
             return ScalarNode(tag, value, event.start_mark, event.end_mark, style=style or None)
         get_event, node = self.parser.get_event, self._node
         depth += 1
+        if depth > self.deepest:
+            self.deepest = depth
         if kind is SequenceStartEvent:
             tag = self._tag(SequenceNode, None, event.implicit)
             items: list[Node] = []
