@@ -57,9 +57,7 @@ def _diff_reference(ns: str, wanted: list[WantedRange], live: list[LiveRange]) -
     return [*removals, *additions]
 
 
-def _check_reference(
-    ns: str, ranges: list[WantedRange], problems: Problems
-) -> list[WantedRange]:
+def _check_reference(ns: str, ranges: list[WantedRange], problems: Problems) -> list[WantedRange]:
     for r in ranges:
         if compare(r.min, r.max) >= 0:
             problems.error(r.position, f"{ns}: range {format_range(r.min, r.max)} has min >= max")
@@ -88,7 +86,5 @@ def test_diff_ranges_gives_the_reference_s_ops_in_its_order(
 def test_check_ranges_orders_and_reports_as_the_reference(wanted: list[WantedRange]) -> None:
     ours, theirs = Problems(), Problems()
     ordered = check_ranges("db.c", {"x": 1}, wanted, ours)
-    assert [repr(r) for r in ordered] == [
-        repr(r) for r in _check_reference("db.c", wanted, theirs)
-    ]
+    assert [repr(r) for r in ordered] == [repr(r) for r in _check_reference("db.c", wanted, theirs)]
     assert ours == theirs

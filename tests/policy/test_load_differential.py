@@ -56,9 +56,7 @@ def _entry(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         cold = draw(st.sampled_from(["", ", cold: cold", ", cold: hot"]))
         kind = draw(st.sampled_from(["date", "objectId"]))
-        items.append(
-            f"firehose: {{field: x, type: {kind}, schedule: '0 0 * * *', hot: hot{cold}}}"
-        )
+        items.append(f"firehose: {{field: x, type: {kind}, schedule: '0 0 * * *', hot: hot{cold}}}")
     if draw(st.booleans()):
         items.append("slices: {schedule: '0 0 * * *', keep: 2, hot: hot}")
     extra = ["sampling: off", "sampling: {samplesPerSecond: 5}", "balancing: true", "bogus: 1"]
