@@ -173,8 +173,9 @@ def _plan_namespace(
         if cp.manages_ranges
         else []
     )
-    for r in wanted:
-        draft.zones_in_use.setdefault(r.zone, problems.where(r.position))
+    for r in wanted:  # the first place of each zone, written out only for a new zone
+        if r.zone not in draft.zones_in_use:
+            draft.zones_in_use[r.zone] = problems.where(r.position)
     _key_and_range_ops(cp, actual, ns, change, wanted, zones, draft, problems)
     draft.balancing_ops.extend(_balancing(desired, actual, ns, problems))
     draft.balancing_ops.extend(sampling_ops(desired, actual, ns, problems))

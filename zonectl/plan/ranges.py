@@ -156,7 +156,12 @@ def check_ranges(
                         f"{namespace}: hashed field {f!r} needs NumberLong, MinKey or MaxKey "
                         f"bounds, got {format_value(v)}",
                     )
-    ordered = sorted(ranges, key=lambda r: (sort_key(r.min), sort_key(r.max), r.zone))
+    # One range (a pin, most namespaces) is its own order: no keys to compute.
+    ordered = (
+        sorted(ranges, key=lambda r: (sort_key(r.min), sort_key(r.max), r.zone))
+        if len(ranges) > 1
+        else list(ranges)
+    )
     for a, b in itertools.pairwise(ordered):
         if compare(b.min, a.max) < 0:
             problems.error(
@@ -197,21 +202,22 @@ def diff_ranges(ns: str, wanted: list[WantedRange], live: tuple[LiveRange, ...])
     Ranges match on (min, max, zone) compared in BSON order (numbers by value), so a live
     range with identical bounds but another zone is removed and re-added."""
 
-    def ident(zone: str, lo: Mapping[str, Any], hi: Mapping[str, Any]) -> tuple[Any, ...]:
-        return (sort_key(lo), sort_key(hi), zone)
-
-    wanted_ids = {ident(r.zone, r.min, r.max) for r in wanted}
-    live_ids = {ident(r.zone, r.min, r.max) for r in live}
-    removals = [
-        RemoveZoneRange(ns, r.zone, r.min, r.max)
-        for r in live
-        if ident(r.zone, r.min, r.max) not in wanted_ids
-    ]
-    additions = [
-        AssignZoneRange(ns, r.zone, r.min, r.max)
-        for r in wanted
-        if ident(r.zone, r.min, r.max) not in live_ids
-    ]
-    removals.sort(key=lambda op: ident(op.zone, op.min, op.max))
-    additions.sort(key=lambda op: ident(op.zone, op.min, op.max))
+    # Each range's identity computed once: it decides both the match and the order.
+    wanted_ids = [(sort_key(r.min), sort_key(r.max), r.zone) for r in wanted]
+    live_ids = [(sort_key(r.min), sort_key(r.max), r.zone) for r in live]
+    wanted_set, live_set = set(wanted_ids), set(live_ids)
+    gone = sorted(
+        ((i, r) for i, r in zip(live_ids, live, strict=True) if i not in wanted_set),
+        key=_first,
+    )
+    new = sorted(
+        ((i, r) for i, r in zip(wanted_ids, wanted, strict=True) if i not in live_set),
+        key=_first,
+    )
+    removals: list[Op] = [RemoveZoneRange(ns, r.zone, r.min, r.max) for _, r in gone]
+    additions: list[Op] = [AssignZoneRange(ns, r.zone, r.min, r.max) for _, r in new]
     return [*removals, *additions]
+
+
+def _first(pair: tuple[tuple[Any, ...], Any]) -> tuple[Any, ...]:
+    return pair[0]

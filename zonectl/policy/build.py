@@ -46,8 +46,10 @@ def build_desired(
         ns: _collection(merged, ns, keys.get(ns), checked.get(ns, []))
         for ns in sorted(merged.collections)
     }
-    collections = {ns: c for ns, c in entries.items() if not is_pattern(ns)}
-    patterns = {ns: c for ns, c in entries.items() if is_pattern(ns)}
+    collections: dict[str, CollectionPolicy] = {}
+    patterns: dict[str, CollectionPolicy] = {}
+    for ns, c in entries.items():
+        (patterns if is_pattern(ns) else collections)[ns] = c
     entries_by_name = {name: merged.shards[name] for name in sorted(merged.shards)}
     # A removed shard's zones are dropped (warned by policy/check_shards.py).
     shards = {

@@ -99,7 +99,7 @@ def check_coverage(coll: CollectionEntry, checked: list[CheckedRange]) -> list[D
     firehose field overlaps it whatever the instant."""
     model = coll.model
     problems: list[Diagnostic] = []
-    if model.pin is not None:
+    if model.pin is not None and (checked or model.firehose is not None):
         here = coll.at("pin")
         if checked:
             first = min(checked, key=lambda c: c.entry.position).entry.position

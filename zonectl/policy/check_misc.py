@@ -6,7 +6,8 @@ from __future__ import annotations
 import difflib
 import re
 import zoneinfo
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 
 from zonectl.diagnostics import Diagnostic, Position, Severity
 from zonectl.policy.fragment import CollectionEntry, ShardEntry
@@ -25,7 +26,7 @@ INTERNAL_DATABASES = ("admin", "config", "local")
 def is_pattern(namespace: str) -> bool:
     """A `collections:` key with fnmatch wildcards (`*`, `?`, `[...]`) or strftime codes
     (`%Y`, a collection-per-period template) is a pattern, expanded at plan time."""
-    return bool(set(namespace) & GLOB_CHARS) or "%" in namespace
+    return not GLOB_CHARS.isdisjoint(namespace) or "%" in namespace
 
 
 TEMPLATE_CODES = frozenset("YmdH%")
@@ -41,7 +42,7 @@ def exact_pattern(namespace: str) -> str:
 def has_template_code(namespace: str) -> bool:
     """A `%` outside a bracket class: a strftime code of a collection-per-period template
     (`[%]` is a literal percent sign of a glob)."""
-    return "%" in re.sub(r"\[!?\]?[^\]]*\]", "", namespace)
+    return "%" in namespace and "%" in re.sub(r"\[!?\]?[^\]]*\]", "", namespace)
 
 
 def check_namespace(coll: CollectionEntry, own_database: str = "zonectl") -> list[Diagnostic]:
@@ -178,7 +179,7 @@ def check_zone_references(
     for coll in collections:
         for zone, where in references(coll):
             if zone not in assigned:
-                uses.setdefault(zone, []).append(where)
+                uses.setdefault(zone, []).append(where())
     problems = []
     for zone, places in uses.items():
         first = min(places)
@@ -190,20 +191,26 @@ def check_zone_references(
     return problems
 
 
-def references(coll: CollectionEntry) -> Iterable[tuple[str, Position]]:
+def references(coll: CollectionEntry) -> Iterator[tuple[str, Callable[[], Position]]]:
+    """Each zone the entry uses, with where it is written: looked up when asked, as the
+    checks ask only for the zones they report."""
     for r in coll.ranges:
-        yield r.zone, r.position
+        yield r.zone, partial(_given, r.position)
     model = coll.model
     if model.pin is not None:
-        yield model.pin, coll.at("pin")
+        yield model.pin, partial(coll.at, "pin")
     if model.firehose is not None:
-        yield model.firehose.hot, coll.at("firehose", "hot")
+        yield model.firehose.hot, partial(coll.at, "firehose", "hot")
         if model.firehose.cold is not None:
-            yield model.firehose.cold, coll.at("firehose", "cold")
+            yield model.firehose.cold, partial(coll.at, "firehose", "cold")
     if model.slices is not None:
-        yield model.slices.hot, coll.at("slices", "hot")
+        yield model.slices.hot, partial(coll.at, "slices", "hot")
         if model.slices.cold is not None:
-            yield model.slices.cold, coll.at("slices", "cold")
+            yield model.slices.cold, partial(coll.at, "slices", "cold")
+
+
+def _given(position: Position) -> Position:
+    return position
 
 
 def check_balancer(balancer: BalancerModel, doc: Document) -> list[Diagnostic]:

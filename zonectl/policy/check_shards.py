@@ -52,10 +52,12 @@ def _zones_left_without_shard(
             for z in s.zones:
                 by_removed.setdefault(z, []).append(s.name)
     uses: dict[str, list[Position]] = {}
+    if not by_removed.keys() - active:  # no zone is left to removed shards alone
+        return []
     for coll in collections:
         for zone, where in references(coll):
             if zone in by_removed and zone not in active:
-                uses.setdefault(zone, []).append(where)
+                uses.setdefault(zone, []).append(where())
     problems = []
     for zone, places in sorted(uses.items()):
         names = ", ".join(sorted(by_removed[zone]))

@@ -11,8 +11,19 @@ import importlib
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.error import StringMark
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.tag import Tag
 
 # Deeper than this is left to ruamel, whose own limits (RecursionError) decide the message.
 MAX_DEPTH = 100
@@ -35,12 +46,20 @@ class _Unsupported(Exception):
 def compose_fast(text: str) -> list[Node] | None:
     """The root node of each document, as `YAML(typ="rt").compose_all` gives them (tags,
     values, node kinds, flow styles, positions), or None: let ruamel read it."""
+    composed = compose_counted(text)
+    return None if composed is None else composed[0]
+
+
+def compose_counted(text: str) -> tuple[list[Node], int] | None:
+    """`compose_fast`'s roots, and the deepest level of a node under them (a root is at
+    0). No node is shared: a text with an alias is left to ruamel."""
     if _LOADER is None or "\t" in text:  # ruamel refuses tabs where libyaml takes them
         return None
     resolver = YAML(typ="rt").resolver
     parser = _LOADER(text)
     try:
-        return _Composer(parser, resolver, text).documents()
+        composer = _Composer(parser, resolver, text)
+        return composer.documents(), composer.deepest
     except Exception:  # libyaml's errors and ours alike: ruamel reads it and decides
         return None
     finally:
@@ -54,59 +73,88 @@ class _Composer:
         # path resolvers (rt has none), and policies repeat their keys and zones: each
         # distinct question is asked once (half the composing time at 10,000 entries).
         self._tags: dict[tuple[type[Node], str | None, Any], Any] = {}
+        # A new question (every namespace is one) is answered as ruamel's resolve answers
+        # it, from the implicit resolvers of the value's first character, without asking
+        # ruamel for the YAML version per scalar: it is fixed for the text (compose_fast
+        # takes no %YAML directive). With path resolvers, ruamel itself answers.
+        paths = getattr(resolver, "yaml_path_resolvers", True)
+        self._implicit: Any = None if paths else getattr(resolver, "versioned_resolver", None)
+        self._named: dict[str, Any] = {}
+        self.deepest = 0  # the deepest level a collection's items may be at
 
     def _tag(self, kind: type[Node], value: str | None, implicit: Any) -> Any:
         key = (kind, value, implicit)
         tag = self._tags.get(key)
         if tag is None:
-            tag = self._tags[key] = self.resolver.resolve(kind, value, implicit)
+            tag = self._tags[key] = self._resolve(kind, value, implicit)
         return tag
 
-    def _mark(self, mark: Any) -> StringMark:
-        return StringMark("<unicode string>", mark.index, mark.line, mark.column, self.text, 0)
+    def _resolve(self, kind: type[Node], value: str | None, implicit: Any) -> Any:
+        """ruamel's VersionedResolver.resolve, for a resolver without path resolvers."""
+        table = self._implicit
+        if table is None or kind is not ScalarNode or value is None:
+            return self.resolver.resolve(kind, value, implicit)
+        if implicit[0]:
+            for name, regexp in (*table.get(value[:1], ()), *table.get(None, ())):
+                if regexp.match(value):
+                    tag = self._named.get(name)
+                    if tag is None:
+                        tag = self._named[name] = Tag(suffix=name)
+                    return tag
+        return self.resolver.DEFAULT_SCALAR_TAG
 
     def documents(self) -> list[Node]:
         roots: list[Node] = []
         event = self.parser.get_event()  # StreamStartEvent
         while True:
             event = self.parser.get_event()
-            kind = type(event).__name__
-            if kind == "StreamEndEvent":
+            kind = type(event)
+            if kind is StreamEndEvent:
                 return roots
-            if kind != "DocumentStartEvent" or event.version or event.tags:
+            if kind is not DocumentStartEvent or event.version or event.tags:
                 raise _Unsupported("directive")
             roots.append(self._node(self.parser.get_event(), 0))
-            if type(self.parser.get_event()).__name__ != "DocumentEndEvent":
+            if type(self.parser.get_event()) is not DocumentEndEvent:
                 raise _Unsupported("document end")
 
     def _node(self, event: Any, depth: int) -> Node:
-        kind = type(event).__name__
-        if depth > MAX_DEPTH or kind == "AliasEvent" or event.anchor is not None:
-            raise _Unsupported(kind)
+        # Positions are libyaml's marks as the C parser gives them (line, column, index):
+        # zonectl reads only line and column of a node, the same numbers ruamel's
+        # StringMark carries, so none is copied (160,000 marks at 10,000 entries).
+        kind = type(event)
+        if depth > MAX_DEPTH or kind is AliasEvent or event.anchor is not None:
+            raise _Unsupported(kind.__name__)
         if event.tag is not None and event.tag != "!":
             raise _Unsupported("tag")
-        start = self._mark(event.start_mark)
-        if kind == "ScalarEvent":
-            if event.style == ">":  # ruamel's rt scanner marks each fold with \a in the value
+        if kind is ScalarEvent:
+            value, style = event.value, event.style
+            if style == ">":  # ruamel's rt scanner marks each fold with \a in the value
                 raise _Unsupported("folded scalar")
-            if not event.value and not event.style:  # an empty value: its position is
+            if not value and not style:  # an empty value: its position is
                 raise _Unsupported("empty scalar")  # where ruamel's next token starts
-            tag = self._tag(ScalarNode, event.value, event.implicit)
-            end = self._mark(event.end_mark)
-            return ScalarNode(tag, event.value, start, end, style=event.style or None)
-        if kind == "SequenceStartEvent":
+            key = (ScalarNode, value, event.implicit)
+            tag = self._tags.get(key)
+            if tag is None:
+                tag = self._tag(ScalarNode, value, event.implicit)
+            return ScalarNode(tag, value, event.start_mark, event.end_mark, style=style or None)
+        get_event, node = self.parser.get_event, self._node
+        depth += 1
+        if depth > self.deepest:
+            self.deepest = depth
+        if kind is SequenceStartEvent:
             tag = self._tag(SequenceNode, None, event.implicit)
-            seq = SequenceNode(tag, [], start, None, flow_style=event.flow_style)
-            while type(item := self.parser.get_event()).__name__ != "SequenceEndEvent":
-                seq.value.append(self._node(item, depth + 1))
-            seq.end_mark = self._mark(item.end_mark)
+            items: list[Node] = []
+            seq = SequenceNode(tag, items, event.start_mark, None, flow_style=event.flow_style)
+            while type(item := get_event()) is not SequenceEndEvent:
+                items.append(node(item, depth))
+            seq.end_mark = item.end_mark
             return seq
-        if kind == "MappingStartEvent":
+        if kind is MappingStartEvent:
             tag = self._tag(MappingNode, None, event.implicit)
-            mapping = MappingNode(tag, [], start, None, flow_style=event.flow_style)
-            while type(key := self.parser.get_event()).__name__ != "MappingEndEvent":
-                pair = (self._node(key, depth + 1), self._node(self.parser.get_event(), depth + 1))
-                mapping.value.append(pair)
-            mapping.end_mark = self._mark(key.end_mark)
+            pairs: list[tuple[Node, Node]] = []
+            mapping = MappingNode(tag, pairs, event.start_mark, None, flow_style=event.flow_style)
+            while type(key_event := get_event()) is not MappingEndEvent:
+                pairs.append((node(key_event, depth), node(get_event(), depth)))
+            mapping.end_mark = key_event.end_mark
             return mapping
-        raise _Unsupported(kind)
+        raise _Unsupported(kind.__name__)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
+from ruamel.yaml.nodes import MappingNode, Node
 
 from zonectl.diagnostics import Diagnostic, Position, Severity
 from zonectl.policy.extjson import BoundError, decode_bound
@@ -48,9 +49,16 @@ class CollectionEntry:
     ranges: tuple[RangeEntry, ...]
     doc: Document
     path: Steps
+    # The entry's key and value nodes under `collections:`, found once: every position of
+    # the entry is looked up from them, not from the root (several per entry, always).
+    nodes: tuple[Node, Node] | None = field(default=None, compare=False, repr=False)
 
     def at(self, *steps: str | int, key: bool = False) -> Position:
-        return self.doc.position((*self.path, *steps), key=key)
+        if self.nodes is None:
+            return self.doc.position((*self.path, *steps), key=key)
+        if not steps:
+            return self.doc.position_of(self.nodes[0] if key else self.nodes[1])
+        return self.doc.position_of(self.doc.node_at(steps, key=key, start=self.nodes[1]))
 
 
 @dataclass(frozen=True)
@@ -110,8 +118,10 @@ def parse_fragment(doc: Document, limits: Limits) -> tuple[Fragment | None, list
     else:
         fragment = Fragment(doc, model.balancer, model.disk)
         fragment.shards = [shard_entry(n, value, doc) for n, value in model.shards.items()]
+        nodes = _entry_nodes(doc)
         for namespace, collection in model.collections.items():
-            fragment.collections.append(_collection(doc, namespace, collection, diagnostics))
+            entry = _collection(doc, namespace, collection, diagnostics, nodes.get(namespace))
+            fragment.collections.append(entry)
     return fragment, diagnostics
 
 
@@ -139,20 +149,33 @@ def _salvage(doc: Document, data: dict[str, Any], diagnostics: list[Diagnostic])
         fragment.shards_complete = False
     collections = data.get("collections")
     if isinstance(collections, dict):
+        nodes = _entry_nodes(doc)
         for namespace, raw in collections.items():
             try:
                 model = CollectionModel.model_validate(raw)
             except ValidationError:
                 continue
-            fragment.collections.append(_collection(doc, namespace, model, diagnostics))
+            entry = _collection(doc, namespace, model, diagnostics, nodes.get(namespace))
+            fragment.collections.append(entry)
     return fragment
 
 
+def _entry_nodes(doc: Document) -> dict[str, tuple[Node, Node]]:
+    """Namespace -> its key and value node under `collections:` (a mapping: it validated)."""
+    node = doc.node_at(("collections",))
+    return doc.pairs(node) if isinstance(node, MappingNode) else {}
+
+
 def _collection(
-    doc: Document, namespace: str, model: CollectionModel, diagnostics: list[Diagnostic]
+    doc: Document,
+    namespace: str,
+    model: CollectionModel,
+    diagnostics: list[Diagnostic],
+    nodes: tuple[Node, Node] | None = None,
 ) -> CollectionEntry:
     path: Steps = ("collections", namespace)
-    items = doc.node_at((*path, "ranges")).value if model.ranges else []
+    start, steps = (None, (*path, "ranges")) if nodes is None else (nodes[1], ("ranges",))
+    items = doc.node_at(steps, start=start).value if model.ranges else []
     ranges: list[RangeEntry] = []
     for i, (raw, node) in enumerate(zip(model.ranges, items, strict=False)):
         item_path = (*path, "ranges", i)
@@ -167,7 +190,7 @@ def _collection(
         if len(decoded) == 2:
             position = doc.position_of(node)
             ranges.append(RangeEntry(raw.zone, decoded[0], decoded[1], position, doc, item_path))
-    return CollectionEntry(namespace, model, tuple(ranges), doc, path)
+    return CollectionEntry(namespace, model, tuple(ranges), doc, path, nodes)
 
 
 def _error(code: str, where: Position, message: str) -> Diagnostic:

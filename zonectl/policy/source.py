@@ -12,7 +12,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.reader import ReaderError
 
 from zonectl.diagnostics import Diagnostic, Position, Severity
-from zonectl.policy.fast_compose import compose_fast
+from zonectl.policy.fast_compose import compose_counted
 from zonectl.policy.tree import Document, Limits
 
 SUFFIXES = (".yaml", ".yml")
@@ -80,8 +80,9 @@ def compose_documents(
     if too_deep is not None:
         where = _offset_position(file, text, too_deep)
         return [], [_error("ZP105", where, f"nesting is deeper than {max_depth} levels")]
+    composed = compose_counted(text)
     try:
-        roots = compose_fast(text) or list(YAML(typ="rt").compose_all(text))
+        roots = composed[0] if composed else list(YAML(typ="rt").compose_all(text))
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = Position(file, mark.line + 1, mark.column + 1) if mark else Position(file)
@@ -98,7 +99,8 @@ def compose_documents(
     except Exception as exc:  # ruamel can fail outside YAMLError on pathological input
         message = f"YAML could not be read: {type(exc).__name__}: {exc}"
         return [], [_error("ZP101", Position(file, 1, 1), message)]
-    documents = [Document(file, root) for root in roots if root is not None]
+    depth = composed[1] if composed else None  # known only from zonectl's composer
+    documents = [Document(file, root, depth=depth) for root in roots if root is not None]
     if not documents:
         return [], [_error("ZP108", Position(file, 1, 1), "empty file: no YAML document")]
     return documents, []

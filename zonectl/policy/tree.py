@@ -19,6 +19,8 @@ from zonectl.diagnostics import Diagnostic, Position, Severity
 _CORE = "tag:yaml.org,2002:"
 _MERGE = _CORE + "merge"
 _SCALAR_TAGS = {_CORE + t for t in ("str", "null", "bool", "int", "float", "timestamp")}
+_MAPPING_TAGS = (_CORE + "map", _CORE + "omap")
+_SEQUENCE_TAG = _CORE + "seq"
 
 Path = Sequence[str | int]
 
@@ -44,9 +46,12 @@ class TreeError(Exception):
 class Document:
     """One YAML document of one file: its root node, with memoized mapping lookups."""
 
-    def __init__(self, file: str, root: Node) -> None:
+    def __init__(self, file: str, root: Node, *, depth: int | None = None) -> None:
         self.file = file
         self.root = root
+        # No node of it is shared (no alias) and none is deeper than this (the root is at
+        # 0), as its composer saw them; None: not known.
+        self.depth = depth
         self.diagnostics: list[Diagnostic] = []
         self._pairs: dict[int, dict[str, tuple[Node, Node]]] = {}
         self._merging: set[int] = set()
@@ -55,9 +60,10 @@ class Document:
         mark = node.start_mark
         return Position(self.file, mark.line + 1, mark.column + 1)
 
-    def node_at(self, path: Path, *, key: bool = False) -> Node:
-        """The deepest node along `path` (the key node of the last step when `key`)."""
-        node = self.root
+    def node_at(self, path: Path, *, key: bool = False, start: Node | None = None) -> Node:
+        """The deepest node along `path` (the key node of the last step when `key`), from
+        the root or from `start`, a node the path leads through."""
+        node = self.root if start is None else start
         for i, step in enumerate(path):
             if isinstance(node, MappingNode) and isinstance(step, str):
                 pair = self.pairs(node).get(step)
@@ -123,6 +129,10 @@ class Document:
 
 def build_values(doc: Document, limits: Limits) -> Any:
     """Plain values of the document, after checking its expanded size and depth."""
+    if doc.depth is not None and doc.depth <= limits.max_depth:
+        # Every node written once, none too deep: it expands to itself, so there is
+        # nothing to count first (merge keys only pick among written nodes).
+        return _build(doc, doc.root)
     distinct: set[int] = set()
     sizes: dict[int, int] = {}
     total = _logical_size(doc, doc.root, sizes, set(), distinct, 0, limits)
@@ -182,11 +192,11 @@ def _logical_size(
 
 def _build(doc: Document, node: Node) -> Any:
     if isinstance(node, MappingNode):
-        if node.tag not in (_CORE + "map", _CORE + "omap"):
+        if node.tag not in _MAPPING_TAGS:
             doc._error("ZP107", node, f"unsupported YAML tag {_short(node.tag)}")
         return {name: _build(doc, value) for name, (_key, value) in doc.pairs(node).items()}
     if isinstance(node, SequenceNode):
-        if node.tag != _CORE + "seq":
+        if node.tag != _SEQUENCE_TAG:
             doc._error("ZP107", node, f"unsupported YAML tag {_short(node.tag)}")
         return [_build(doc, item) for item in node.value]
     return _scalar(doc, node)
