@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_many import run
+from bench_many import run, warm
 from latency_proxy import LatencyProxy
 from many_kit import policy_text, serve_cluster
 
@@ -114,6 +114,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--commands", nargs="+", default=list(ARGS), choices=list(ARGS))
     args = parser.parse_args()
+    warm()
     print(
         f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, load "
         f"{os.getloadavg()[0]:.1f}; {2 * args.delay_ms:g} ms round trip; median of "
