@@ -16,12 +16,14 @@ the result, or the error, is always json.dumps's.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 _MAX_DEPTH = 100
+_NO_KEYS = itertools.repeat(None)  # an array's members have no key
 _INF = float("inf")
 _int_repr = int.__repr__
 _float_repr = float.__repr__
@@ -120,65 +122,40 @@ def _writer(append: Callable[[str], None], encode: Callable[[str], str], unit: s
             raise _Fallback
 
     def array(items: Any, level: int) -> None:
-        if not items:
-            append("[]")
-            return
-        inner = level + 1
-        if inner > _MAX_DEPTH:
-            raise _Fallback
-        sep = "[" + newline[inner]
-        comma = commas[inner]
-        for item in items:
-            kind = type(item)
-            if kind is str:
-                append(sep + encode(item))
-            elif kind is dict:
-                append(sep)
-                mapping(item, inner)
-            elif kind is int:
-                append(sep + _int_repr(item))
-            elif kind is list or kind is tuple:
-                append(sep)
-                array(item, inner)
-            elif item is None:
-                append(sep + "null")
-            elif item is True:
-                append(sep + "true")
-            elif item is False:
-                append(sep + "false")
-            elif kind is float:
-                append(sep + (_float_repr(item) if item - item == 0.0 else _floatstr(item)))
-            else:
-                append(sep)
-                other(item, inner)
-            sep = comma
-        append(newline[level] + "]")
+        members(items, level, False)
 
     def mapping(pairs: Any, level: int) -> None:
-        if not pairs:
-            append("{}")
+        members(pairs, level, True)
+
+    def members(items: Any, level: int, keyed: bool) -> None:
+        """An array's items or an object's members, one per line at `level + 1`."""
+        if not items:
+            append("{}" if keyed else "[]")
             return
         inner = level + 1
         if inner > _MAX_DEPTH:
             raise _Fallback
-        sep = "{" + newline[inner]
+        sep = ("{" if keyed else "[") + newline[inner]
         comma = commas[inner]
-        for key, item in pairs.items():
-            try:  # free unless raised: the C encoder refuses a key that is not a str
-                head = sep + encode(key) + ": "
-            except TypeError:
-                head = sep + _key(key, encode) + ": "
+        for key, item in items.items() if keyed else zip(_NO_KEYS, items, strict=False):
+            if not keyed:
+                head = sep
+            else:
+                try:  # free unless raised: the C encoder refuses a key that is not a str
+                    head = sep + encode(key) + ": "
+                except TypeError:
+                    head = sep + _key(key, encode) + ": "
             kind = type(item)
             if kind is str:
                 append(head + encode(item))
             elif kind is dict:
                 append(head)
-                mapping(item, inner)
+                members(item, inner, True)
             elif kind is int:
                 append(head + _int_repr(item))
             elif kind is list or kind is tuple:
                 append(head)
-                array(item, inner)
+                members(item, inner, False)
             elif item is None:
                 append(head + "null")
             elif item is True:
@@ -191,6 +168,6 @@ def _writer(append: Callable[[str], None], encode: Callable[[str], str], unit: s
                 append(head)
                 other(item, inner)
             sep = comma
-        append(newline[level] + "}")
+        append(newline[level] + ("}" if keyed else "]"))
 
     return value
