@@ -10,7 +10,13 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks, simulate_balancer
+from zonectl.forecast.balancer import (
+    BalancerOutcome,
+    Layout,
+    NamespaceChunks,
+    simulate_balancer,
+    zone_holders,
+)
 from zonectl.forecast.balancer_window import BalancerWindow
 from zonectl.forecast.burndown import BurnDown, make_burndown
 from zonectl.forecast.drain import DrainForecast
@@ -22,6 +28,7 @@ from zonectl.forecast.timing import CostModel
 
 # Where the cost of a migration came from.
 LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
+_NO_ZONES: frozenset[str] = frozenset()
 # The balancer's rounds over some namespaces, under fixed assumptions.
 Simulate = Callable[[Sequence[NamespaceChunks]], BalancerOutcome]
 
@@ -112,19 +119,21 @@ class Forecast:
 
 
 def pending_moves(
-    c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]
+    c: NamespaceChunks,
+    shard_zones: Mapping[str, frozenset[str]],
+    holders: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[list[PendingMove], dict[str, int]]:
-    """The out-of-zone chunks of `c` as moves, and the bytes of `c` per shard."""
-    holders: dict[str, tuple[str, ...]] = {}
-    loads: dict[str, int] = {**dict.fromkeys(shard_zones, 0), **c.shard_loads(True)}
+    """The out-of-zone chunks of `c` as moves, and the bytes of `c` per shard. `holders`:
+    zone_holders(shard_zones), when the caller has it (computed once per layout)."""
+    holders = zone_holders(shard_zones) if holders is None else holders
+    loads: dict[str, int] = dict.fromkeys(shard_zones, 0)
+    loads.update(c.loads if c.loads is not None else c.shard_loads(True))
     moves: list[PendingMove] = []
     for i, (shard, size, zone) in enumerate(zip(c.shards, c.sizes, c.zones, strict=True)):
-        if zone is None or zone in shard_zones.get(shard, frozenset()) or i in c.jumbo:
+        if zone is None or zone in shard_zones.get(shard, _NO_ZONES) or i in c.jumbo:
             continue
-        if zone not in holders:
-            holders[zone] = tuple(s for s, z in shard_zones.items() if zone in z)
-        if holders[zone]:
-            moves.append(PendingMove(c.ns, i, shard, holders[zone], size))
+        if to := holders.get(zone):
+            moves.append(PendingMove(c.ns, i, shard, to, size))
     return moves, loads
 
 
@@ -179,7 +188,9 @@ def make_forecast(
 def _balancer_simulation(
     shard_zones: Mapping[str, frozenset[str]], a: Assumptions, now: dt.datetime
 ) -> Simulate:
-    """The balancer's rounds over some of the namespaces, under the assumptions."""
+    """The balancer's rounds over some of the namespaces, under the assumptions (the layout
+    computed once for all of them)."""
+    layout, cost = Layout(shard_zones), a.cost.seconds
 
     def simulate(some: Sequence[NamespaceChunks]) -> BalancerOutcome:
         return simulate_balancer(
@@ -189,7 +200,8 @@ def _balancer_simulation(
             now,
             window=a.window,
             by_data_size=a.by_data_size,
-            cost=a.cost.seconds,
+            cost=cost,
+            layout=layout,
         )
 
     return simulate
@@ -202,8 +214,9 @@ def _queue(
     shard (namespace -> shard -> bytes), where the eager queue starts from."""
     queued: list[tuple[NamespaceChunks, list[PendingMove]]] = []
     loads: dict[str, dict[str, int]] = {}
+    holders = zone_holders(shard_zones)
     for c in colls:
-        moves, loads[c.ns] = pending_moves(c, shard_zones)
+        moves, loads[c.ns] = pending_moves(c, shard_zones, holders)
         if moves:
             queued.append((c, moves))
     return queued, loads
