@@ -1,6 +1,7 @@
-"""spread_estimates against its earlier, plainer form (kept here as the reference): the same
-sizes and the same count of shaping chunks over generated namespaces, each with its own
-sample or drawing on the pooled one, one estimate per shard (no shuffle) or many."""
+"""spread_estimates against its earlier, plainer form (kept here as the reference, fit_total
+too): the same sizes and the same count of shaping chunks over generated namespaces, each
+with its own sample or drawing on the pooled one, one estimate per shard (no shuffle) or
+many."""
 
 from __future__ import annotations
 
@@ -15,13 +16,36 @@ from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.size_spread import (
     MIN_SAMPLE,
     _seed,
-    fit_total,
     spread_estimates,
     tilt,
 )
 
 MIB = 1024 * 1024
 SHARDS = ["s0", "s1", "s2"]
+
+
+def reference_fit_total(sizes: Sequence[float], total: int, ceiling: float) -> list[int]:
+    """fit_total as it was."""
+    out = list(sizes)
+    for _ in range(len(out)):
+        gap = total - sum(out)
+        # growing: only those below the ceiling; shrinking: every one
+        free = [i for i, v in enumerate(out) if v < ceiling or gap < 0]
+        room = sum(out[i] for i in free)
+        if abs(gap) < 1 or room <= 0:
+            break
+        grow = 1 + gap / room
+        for i in free:
+            out[i] = min(ceiling, out[i] * grow)
+    gap = total - sum(out)
+    headroom = sum(ceiling - v for v in out)
+    if gap >= 1 and headroom > 0:  # zeros cannot grow by scaling: by their headroom then
+        out = [v + gap * (ceiling - v) / headroom for v in out]
+    whole = [int(v) for v in out]
+    if whole and abs(sum(out) - total) < 1:  # the bytes lost to rounding, on the smallest
+        small = min(range(len(whole)), key=lambda i: whole[i])
+        whole[small] += total - sum(whole)
+    return whole
 
 
 def reference_draw(sample: Sequence[float], n: int, seed: int) -> list[float]:
@@ -69,7 +93,9 @@ def reference_spread(colls: Sequence[NamespaceChunks]) -> tuple[list[NamespaceCh
             average = [c.sizes[i] for i in group]
             ceiling = max(largest, *average)
             drawn = [min(ceiling, a * f) for a, f in zip(average, factors, strict=True)]
-            for i, size in zip(group, fit_total(drawn, sum(average), ceiling), strict=True):
+            for i, size in zip(
+                group, reference_fit_total(drawn, sum(average), ceiling), strict=True
+            ):
                 sizes[i] = size
         out.append(dataclasses.replace(c, sizes=sizes))
     if used_pool:

@@ -13,6 +13,8 @@ inside a zone come after compliance.
 from __future__ import annotations
 
 import datetime as dt
+import operator
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +25,7 @@ from zonectl.forecast.timing import copy_seconds
 SHORT_INTERVAL_S = 1.0  # kShortBalanceRoundInterval
 DEFAULT_INTERVAL_S = 10.0  # kBalanceRoundDefaultInterval
 _NO_ZONES: frozenset[str] = frozenset()
+_SECONDS = operator.itemgetter(1)  # of a pick: (donor, seconds, bytes)
 
 
 @dataclass
@@ -168,9 +171,10 @@ def simulate_balancer(
     `layout`: Layout(shard_zones), when the caller simulates many times over one layout."""
     seconds_for = cost or (lambda _d, _r, n: copy_seconds(n, rate))
     layout = layout or Layout(shard_zones)
-    # The collections with chunks left, in order; one that is done drops out (kept as a
-    # list, not rescanned whole each round: 10,000 collections make 10,000 rounds).
-    state = [s for c in colls if (s := _Collection(c, layout, by_data_size)).left]
+    # The collections with chunks left, in order; one that is done drops out (a deque: a
+    # round looks at the first few, and 10,000 collections make 10,000 rounds, so neither
+    # a rescan of the whole nor a shift of the rest per round).
+    state = deque([s for c in colls if (s := _Collection(c, layout, by_data_size)).left])
     t, moved, rounds = now, 0, 0
     drained: dict[str, dt.datetime] = {}
     commits: list[tuple[dt.datetime, int]] = []
@@ -189,16 +193,18 @@ def simulate_balancer(
             seen += 1
             started += s.round(layout, available, seconds_for)
         # only the collections this round looked at can have finished
-        state[:seen] = [s for s in state[:seen] if s.left]
+        looked = [state.popleft() for _ in range(seen)]
+        state.extendleft(reversed([s for s in looked if s.left]))
         if not started:
             return BalancerOutcome(None, moved, rounds, drained, commits)  # stuck
-        for donor, seconds, size in sorted(started, key=lambda m: m[1]):
-            drained[donor] = t + dt.timedelta(seconds=seconds)
-            commits.append((drained[donor], size))
+        started.sort(key=_SECONDS)  # stable: equal times keep the order of the picks
+        for donor, seconds, size in started:
+            drained[donor] = commit = t + dt.timedelta(seconds=seconds)
+            commits.append((commit, size))
         moved += len(started)
         # The round waits for all its migrations; the finish is the last commit, the next
         # round starts kShortBalanceRoundInterval after it.
-        end = t + dt.timedelta(seconds=max(m[1] for m in started))
+        end = t + dt.timedelta(seconds=started[-1][1])
         if not state:
             return BalancerOutcome(end, moved, rounds, drained, commits)
         t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)

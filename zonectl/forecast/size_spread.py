@@ -89,19 +89,19 @@ def fit_total(sizes: Sequence[float], total: int, ceiling: float) -> list[int]:
         gap = total - sum(out)
         # growing: only those below the ceiling; shrinking: every one
         free = [i for i, v in enumerate(out) if v < ceiling or gap < 0]
-        room = sum(out[i] for i in free)
+        room = sum([out[i] for i in free])
         if abs(gap) < 1 or room <= 0:
             break
         grow = 1 + gap / room
         for i in free:
             out[i] = min(ceiling, out[i] * grow)
     gap = total - sum(out)
-    headroom = sum(ceiling - v for v in out)
+    headroom = sum([ceiling - v for v in out])
     if gap >= 1 and headroom > 0:  # zeros cannot grow by scaling: by their headroom then
         out = [v + gap * (ceiling - v) / headroom for v in out]
     whole = [int(v) for v in out]
     if whole and abs(sum(out) - total) < 1:  # the bytes lost to rounding, on the smallest
-        small = min(range(len(whole)), key=lambda i: whole[i])
+        small = whole.index(min(whole))  # the first of the smallest
         whole[small] += total - sum(whole)
     return whole
 
