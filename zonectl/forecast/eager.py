@@ -196,11 +196,11 @@ class Dispatcher:
         if not holders:
             return None
         loads = self.loads.get(move.ns, {})
-        floor = min(loads.get(h, 0) for h in holders)
+        floor = min([loads.get(h, 0) for h in holders])
         slack = floor + max(move.bytes, 1)
         idle = [h for h in holders if h not in self.busy and loads.get(h, 0) <= slack]
-        if not idle:
-            return None
+        if len(idle) < 2:
+            return idle[0] if idle else None
         return min(idle, key=lambda h: (loads.get(h, 0), h))
 
     def done(self, started: Started, ok: bool = True) -> None:
