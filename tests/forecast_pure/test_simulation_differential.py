@@ -20,7 +20,7 @@ from tests.forecast_pure.reference_forecast import (
     reference_pending_moves,
     reference_reshard,
 )
-from zonectl.forecast.balancer import Layout, NamespaceChunks, simulate_balancer
+from zonectl.forecast.balancer import Layout, NamespaceChunks, balancer_finish, simulate_balancer
 from zonectl.forecast.balancer_window import ActiveWindow
 from zonectl.forecast.eager import Dispatcher, Started, simulate_eager
 from zonectl.forecast.report import pending_moves
@@ -104,6 +104,16 @@ def test_balancer_rounds_alone_and_together(case: dict[str, Any]) -> None:
     for c in case["colls"]:
         alone = _balancer(case, [c], simulate_balancer, layout=layout)
         assert alone == _balancer(case, [c], reference_balancer)
+        finish = balancer_finish(
+            c,
+            layout,
+            64 * MIB,
+            NOW,
+            window=case["window"],
+            by_data_size=case["by_size"],
+            cost=case["cost"].seconds,
+        )
+        assert finish == alone.finished
 
 
 @SETTINGS

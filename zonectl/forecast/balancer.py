@@ -209,3 +209,37 @@ def simulate_balancer(
             return BalancerOutcome(end, moved, rounds, drained, commits)
         t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
     return BalancerOutcome(None, moved, rounds, drained, commits)
+
+
+def balancer_finish(
+    c: NamespaceChunks,
+    layout: Layout,
+    rate: float,
+    now: dt.datetime,
+    *,
+    window: BalancerWindow | None = None,
+    by_data_size: bool = True,
+    cost: Callable[[str, str, int], float] | None = None,
+    max_rounds: int = 1_000_000,
+) -> dt.datetime | None:
+    """simulate_balancer([c], ...).finished, without what only the outcome's other fields
+    need (each commit's instant, the donors' last commits): the same rounds of the one
+    collection, for the forecast's per-namespace figure (tests/forecast_pure hold the two
+    to the same answers)."""
+    seconds_for = cost or (lambda _d, _r, n: copy_seconds(n, rate))
+    state = _Collection(c, layout, by_data_size)
+    if not state.left:
+        return now
+    t, rounds = now, 0
+    while rounds < max_rounds:
+        if window is not None and not window.contains(t):
+            t = window.next_open(t)
+        rounds += 1
+        started = state.round(layout, set(layout.order), seconds_for)
+        if not started:
+            return None  # stuck
+        end = t + dt.timedelta(seconds=max(m[1] for m in started))
+        if not state.left:
+            return end
+        t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
+    return None

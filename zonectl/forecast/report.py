@@ -14,6 +14,7 @@ from zonectl.forecast.balancer import (
     BalancerOutcome,
     Layout,
     NamespaceChunks,
+    balancer_finish,
     simulate_balancer,
     zone_holders,
 )
@@ -31,6 +32,8 @@ LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
 _NO_ZONES: frozenset[str] = frozenset()
 # The balancer's rounds over some namespaces, under fixed assumptions.
 Simulate = Callable[[Sequence[NamespaceChunks]], BalancerOutcome]
+# When the balancer's rounds over one namespace alone end (None: never).
+Finish = Callable[[NamespaceChunks], dt.datetime | None]
 
 
 @dataclass(frozen=True)
@@ -153,7 +156,7 @@ def make_forecast(
     leaves out of its rebalancing rounds until the defragmentation ends
     (`canBalanceCollection`, balancer_chunk_selection_policy.cpp, 7.0+)."""
     a = assumptions
-    simulate = _balancer_simulation(shard_zones, a, now)
+    simulate, finish = _balancer_simulation(shard_zones, a, now)
     queued, loads = _queue(colls, shard_zones)
     # Every namespace's moves in one queue, as apply --migrate runs them.
     every = [m for _, moves in queued for m in moves]
@@ -161,7 +164,7 @@ def make_forecast(
     backlog = _backlog(every, eager)
     per_ns: list[NamespaceForecast] = []
     for c, moves in queued:
-        balancer_s, why_not = _balancer_alone(c, a, simulate, now, no_balance, defragmenting)
+        balancer_s, why_not = _balancer_alone(c, a, finish, now, no_balance, defragmenting)
         per_ns.append(_namespace_forecast(c, moves, eager, balancer_s, why_not))
     held = no_balance | defragmenting
     movable = [c for c in colls if c.ns not in held]
@@ -187,10 +190,21 @@ def make_forecast(
 
 def _balancer_simulation(
     shard_zones: Mapping[str, frozenset[str]], a: Assumptions, now: dt.datetime
-) -> Simulate:
-    """The balancer's rounds over some of the namespaces, under the assumptions (the layout
-    computed once for all of them)."""
+) -> tuple[Simulate, Finish]:
+    """The balancer's rounds over some of the namespaces, and when they end for one alone,
+    under the assumptions (the layout computed once for all of them)."""
     layout, cost = Layout(shard_zones), a.cost.seconds
+
+    def finish(c: NamespaceChunks) -> dt.datetime | None:
+        return balancer_finish(
+            c,
+            layout,
+            a.copy_rate,
+            now,
+            window=a.window,
+            by_data_size=a.by_data_size,
+            cost=cost,
+        )
 
     def simulate(some: Sequence[NamespaceChunks]) -> BalancerOutcome:
         return simulate_balancer(
@@ -204,7 +218,7 @@ def _balancer_simulation(
             layout=layout,
         )
 
-    return simulate
+    return simulate, finish
 
 
 def _queue(
@@ -238,7 +252,7 @@ def _backlog(every: Sequence[PendingMove], eager: EagerOutcome) -> dict[str, lis
 def _balancer_alone(
     c: NamespaceChunks,
     a: Assumptions,
-    simulate: Simulate,
+    finish: Finish,
     now: dt.datetime,
     no_balance: frozenset[str],
     defragmenting: frozenset[str],
@@ -251,10 +265,10 @@ def _balancer_alone(
         return None, "balancing of this collection is off (noBalance)"
     if c.ns in defragmenting:
         return None, "it is being defragmented: the balancer moves none of it until that ends"
-    alone = simulate([c])
-    if alone.finished is None:
+    finished = finish(c)
+    if finished is None:
         return None, "a zone has no shard that can take its chunks"
-    return (alone.finished - now).total_seconds(), ""
+    return (finished - now).total_seconds(), ""
 
 
 def _namespace_forecast(
