@@ -102,6 +102,8 @@ def zone_holders(shard_zones: Mapping[str, frozenset[str]]) -> dict[str, tuple[s
 class _Collection:
     """A collection's state during the simulation: loads and out-of-zone chunks per shard."""
 
+    __slots__ = ("by_size", "c", "cap", "left", "load", "sizes", "violators")
+
     def __init__(self, c: NamespaceChunks, layout: Layout, by_size: bool) -> None:
         self.c = c
         self.by_size = by_size
@@ -111,11 +113,12 @@ class _Collection:
         given = c.loads if by_size else c.counts
         self.load.update(given if given is not None else c.shard_loads(by_size))
         self.violators: dict[str, list[int]] = {}
+        self.left = 0  # kept as picks are made
         shard_zones, none, jumbo = layout.shard_zones, _NO_ZONES, c.jumbo
         for i, (shard, zone) in enumerate(zip(c.shards, c.zones, strict=True)):
             if zone is not None and zone not in shard_zones.get(shard, none) and i not in jumbo:
                 self.violators.setdefault(shard, []).append(i)
-        self.left = sum(len(v) for v in self.violators.values())  # kept as picks are made
+                self.left += 1
 
     def round(
         self,
