@@ -118,11 +118,11 @@ class Dispatcher:
         by (the donor's work when the call began, largest chunk, namespace, index): the
         donors' presorted lists merged in that order, busy donors left out (nothing ends
         during the call, so a busy donor stays busy) and the moves already started skipped."""
-        started = self._next_collection()
+        started = self._next_collection() if self._collections else []
         migrating = self._migrating
         if migrating >= self.parallel or not self._chunks_left:
             return started
-        work = dict(self.work)
+        work = self.work.copy()
         pending, busy = self._pending, self.busy
 
         def key(m: PendingMove) -> tuple[float, int, str, int]:
