@@ -13,6 +13,8 @@ inside a zone come after compliance.
 from __future__ import annotations
 
 import datetime as dt
+import operator
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +24,8 @@ from zonectl.forecast.timing import copy_seconds
 
 SHORT_INTERVAL_S = 1.0  # kShortBalanceRoundInterval
 DEFAULT_INTERVAL_S = 10.0  # kBalanceRoundDefaultInterval
+_NO_ZONES: frozenset[str] = frozenset()
+_SECONDS = operator.itemgetter(1)  # of a pick: (donor, seconds, bytes)
 
 
 @dataclass
@@ -76,28 +80,49 @@ class BalancerOutcome:
     commits: list[tuple[dt.datetime, int]] = field(default_factory=list)
 
 
+class Layout:
+    """What the simulations need of the shards and zones, computed once per layout (not per
+    namespace): the shards in config.shards order and each zone's shards in that order."""
+
+    def __init__(self, shard_zones: Mapping[str, frozenset[str]]) -> None:
+        self.shard_zones = shard_zones
+        self.order = tuple(shard_zones)  # config.shards order, as the policy walks it
+        self.holders = zone_holders(shard_zones)
+        self.zeros = dict.fromkeys(shard_zones, 0)
+
+
+def zone_holders(shard_zones: Mapping[str, frozenset[str]]) -> dict[str, tuple[str, ...]]:
+    """Each zone's shards, in config.shards order (a zone no shard has: absent)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for zone in sorted({z for zones in shard_zones.values() for z in zones}):
+        out[zone] = tuple(s for s, zones in shard_zones.items() if zone in zones)
+    return out
+
+
 class _Collection:
     """A collection's state during the simulation: loads and out-of-zone chunks per shard."""
 
-    def __init__(
-        self, c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]], by_size: bool
-    ) -> None:
+    __slots__ = ("by_size", "c", "cap", "left", "load", "sizes", "violators")
+
+    def __init__(self, c: NamespaceChunks, layout: Layout, by_size: bool) -> None:
         self.c = c
         self.by_size = by_size
         self.sizes = list(c.sizes)  # what is left of each chunk (cut by chunk size)
         self.cap = c.max_chunk_bytes if by_size else None
-        self.load: dict[str, int] = {**dict.fromkeys(shard_zones, 0), **c.shard_loads(by_size)}
+        self.load: dict[str, int] = dict(layout.zeros)
+        given = c.loads if by_size else c.counts
+        self.load.update(given if given is not None else c.shard_loads(by_size))
         self.violators: dict[str, list[int]] = {}
+        self.left = 0  # kept as picks are made
+        shard_zones, none, jumbo = layout.shard_zones, _NO_ZONES, c.jumbo
         for i, (shard, zone) in enumerate(zip(c.shards, c.zones, strict=True)):
-            outside = zone is not None and zone not in shard_zones.get(shard, frozenset())
-            if outside and i not in c.jumbo:
+            if zone is not None and zone not in shard_zones.get(shard, none) and i not in jumbo:
                 self.violators.setdefault(shard, []).append(i)
-        self.left = sum(len(v) for v in self.violators.values())  # kept as picks are made
+                self.left += 1
 
     def round(
         self,
-        order: Sequence[str],
-        shard_zones: Mapping[str, frozenset[str]],
+        layout: Layout,
         available: set[str],
         seconds_for: Callable[[str, str, int], float],
     ) -> list[tuple[str, float, int]]:
@@ -105,27 +130,29 @@ class _Collection:
         started: list[tuple[str, float, int]] = []
         if not self.left:
             return started
-        for shard in order:
-            if shard not in available or len(available) < 2:
+        load = self.load  # every shard of the layout: `get` never misses
+        for shard in layout.order:
+            violators = self.violators.get(shard)
+            if not violators or shard not in available or len(available) < 2:
                 continue
-            for pos, i in enumerate(self.violators.get(shard, [])):
-                zone = self.c.zones[i]
-                holders = [s for s in order if s in available and zone in shard_zones[s]]
+            for pos, i in enumerate(violators):
+                zone = self.c.zones[i] or ""  # a violator is in a zone: never ""
+                holders = [s for s in layout.holders.get(zone, ()) if s in available]
                 if not holders:
                     continue  # no recipient this round (or ever): warning 21892
-                to = min(holders, key=lambda s: self.load.get(s, 0))  # first of equals
+                to = min(holders, key=load.__getitem__)  # first of equals
                 available -= {shard, to}
                 size = self.sizes[i]
                 if self.cap and size > self.cap:  # one chunk size cut off; the rest stays
                     size = self.cap
                     self.sizes[i] -= size
                 else:
-                    del self.violators[shard][pos]
+                    del violators[pos]
                     self.left -= 1
                 started.append((shard, seconds_for(shard, to, size), size))
                 step = size if self.by_size else 1
-                self.load[shard] -= step
-                self.load[to] = self.load.get(to, 0) + step
+                load[shard] -= step
+                load[to] += step
                 break
         return started
 
@@ -140,14 +167,17 @@ def simulate_balancer(
     by_data_size: bool = True,
     cost: Callable[[str, str, int], float] | None = None,
     max_rounds: int = 1_000_000,
+    layout: Layout | None = None,
 ) -> BalancerOutcome:
     """Simulate rounds from `now` until no chunk sits outside its zone; each migration costs
-    `cost(donor, recipient, bytes)` seconds, by default the fixed part + bytes at `rate`."""
+    `cost(donor, recipient, bytes)` seconds, by default the fixed part + bytes at `rate`.
+    `layout`: Layout(shard_zones), when the caller simulates many times over one layout."""
     seconds_for = cost or (lambda _d, _r, n: copy_seconds(n, rate))
-    order = list(shard_zones)  # config.shards order, as the policy walks it
-    # The collections with chunks left, in order; one that is done drops out (kept as a
-    # list, not rescanned whole each round: 10,000 collections make 10,000 rounds).
-    state = [s for c in colls if (s := _Collection(c, shard_zones, by_data_size)).left]
+    layout = layout or Layout(shard_zones)
+    # The collections with chunks left, in order; one that is done drops out (a deque: a
+    # round looks at the first few, and 10,000 collections make 10,000 rounds, so neither
+    # a rescan of the whole nor a shift of the rest per round).
+    state = deque([s for c in colls if (s := _Collection(c, layout, by_data_size)).left])
     t, moved, rounds = now, 0, 0
     drained: dict[str, dt.datetime] = {}
     commits: list[tuple[dt.datetime, int]] = []
@@ -157,26 +187,62 @@ def simulate_balancer(
         if window is not None and not window.contains(t):
             t = window.next_open(t)
         rounds += 1
-        available = set(order)
+        available = set(layout.order)
         started: list[tuple[str, float, int]] = []
         seen = 0
         for s in state:  # collections in order; none can start once < 2 shards are free
             if len(available) < 2:
                 break
             seen += 1
-            started += s.round(order, shard_zones, available, seconds_for)
+            started += s.round(layout, available, seconds_for)
         # only the collections this round looked at can have finished
-        state[:seen] = [s for s in state[:seen] if s.left]
+        looked = [state.popleft() for _ in range(seen)]
+        state.extendleft(reversed([s for s in looked if s.left]))
         if not started:
             return BalancerOutcome(None, moved, rounds, drained, commits)  # stuck
-        for donor, seconds, size in sorted(started, key=lambda m: m[1]):
-            drained[donor] = t + dt.timedelta(seconds=seconds)
-            commits.append((drained[donor], size))
+        started.sort(key=_SECONDS)  # stable: equal times keep the order of the picks
+        for donor, seconds, size in started:
+            drained[donor] = commit = t + dt.timedelta(seconds=seconds)
+            commits.append((commit, size))
         moved += len(started)
         # The round waits for all its migrations; the finish is the last commit, the next
         # round starts kShortBalanceRoundInterval after it.
-        end = t + dt.timedelta(seconds=max(m[1] for m in started))
+        end = t + dt.timedelta(seconds=started[-1][1])
         if not state:
             return BalancerOutcome(end, moved, rounds, drained, commits)
         t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
     return BalancerOutcome(None, moved, rounds, drained, commits)
+
+
+def balancer_finish(
+    c: NamespaceChunks,
+    layout: Layout,
+    rate: float,
+    now: dt.datetime,
+    *,
+    window: BalancerWindow | None = None,
+    by_data_size: bool = True,
+    cost: Callable[[str, str, int], float] | None = None,
+    max_rounds: int = 1_000_000,
+) -> dt.datetime | None:
+    """simulate_balancer([c], ...).finished, without what only the outcome's other fields
+    need (each commit's instant, the donors' last commits): the same rounds of the one
+    collection, for the forecast's per-namespace figure (tests/forecast_pure hold the two
+    to the same answers)."""
+    seconds_for = cost or (lambda _d, _r, n: copy_seconds(n, rate))
+    state = _Collection(c, layout, by_data_size)
+    if not state.left:
+        return now
+    t, rounds = now, 0
+    while rounds < max_rounds:
+        if window is not None and not window.contains(t):
+            t = window.next_open(t)
+        rounds += 1
+        started = state.round(layout, set(layout.order), seconds_for)
+        if not started:
+            return None  # stuck
+        end = t + dt.timedelta(seconds=max(m[1] for m in started))
+        if not state.left:
+            return end
+        t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
+    return None

@@ -22,7 +22,7 @@ Dispatcher against a cluster; `simulate_eager` runs it against a cost model (tim
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zonectl.forecast.timing import copy_seconds
@@ -98,6 +98,7 @@ class Dispatcher:
             self._count(m, 1)
         self.busy: set[str] = set()  # shards in a running move, as donor or recipient
         self.running: list[Started] = []
+        self._migrating = 0  # chunk migrations among `running`
 
     @property
     def pending(self) -> list[PendingMove]:
@@ -117,40 +118,47 @@ class Dispatcher:
         by (the donor's work when the call began, largest chunk, namespace, index): the
         donors' presorted lists merged in that order, busy donors left out (nothing ends
         during the call, so a busy donor stays busy) and the moves already started skipped."""
-        started = self._next_collection()
-        migrating = sum(r.move.kind == CHUNK for r in self.running)
+        started = self._next_collection() if self._collections else []
+        migrating = self._migrating
         if migrating >= self.parallel or not self._chunks_left:
             return started
-        work = dict(self.work)
+        work = self.work.copy()
+        pending, busy = self._pending, self.busy
 
         def key(m: PendingMove) -> tuple[float, int, str, int]:
             return (-work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
 
         # The donors' lists merged by `key`; a donor that turns busy is dropped whole (the
         # rest of its list would only be skipped), so a call costs the moves it looks at.
-        heap: list[tuple[tuple[float, int, str, int], int, PendingMove, Iterator[PendingMove]]]
-        heap = []
-        for i, donor in enumerate(self._by_donor):
-            if donor not in self.busy:
-                queue = self._live(donor)
-                if (first := next(queue, None)) is not None:
-                    heap.append((key(first), i, first, queue))
+        # An entry: (key, the donor's place, the move's place in its list, the list).
+        heap: list[tuple[tuple[float, int, str, int], int, int, list[PendingMove]]] = []
+        for i, (donor, queue) in enumerate(self._by_donor.items()):
+            if donor not in busy:
+                j = self._first_pending(donor)
+                if j < len(queue):
+                    heap.append((key(queue[j]), i, j, queue))
         heapq.heapify(heap)
         while heap and migrating < self.parallel:
-            _, i, move, queue = heapq.heappop(heap)
-            if move.donor in self.busy:
+            _, i, j, queue = heapq.heappop(heap)
+            move = queue[j]
+            if move.donor in busy:
                 continue
             to = self._recipient(move)
             if to is None:
-                if (after := next(queue, None)) is not None:
-                    heapq.heappush(heap, (key(after), i, after, queue))
+                j += 1
+                while j < len(queue) and id(queue[j]) not in pending:
+                    j += 1
+                if j < len(queue):
+                    heapq.heappush(heap, (key(queue[j]), i, j, queue))
                 continue
             s = Started(move, to)
-            del self._pending[id(move)]
+            del pending[id(move)]
             self._chunks_left -= 1
+            self._migrating += 1
             self._count(move, -1)
             self.running.append(s)
-            self.busy |= {move.donor, to}
+            busy.add(move.donor)
+            busy.add(to)
             loads = self.loads.setdefault(move.ns, {})
             loads[to] = loads.get(to, 0) + move.bytes
             loads[move.donor] = loads.get(move.donor, 0) - move.bytes
@@ -158,13 +166,14 @@ class Dispatcher:
             migrating += 1
         return started
 
-    def _live(self, donor: str) -> Iterator[PendingMove]:
-        """The donor's pending moves in order, past the started ones at its front."""
+    def _first_pending(self, donor: str) -> int:
+        """The place of the donor's first pending move in its list (its length: none),
+        past the started ones at its front."""
         queue, head = self._by_donor[donor], self._head[donor]
         while head < len(queue) and id(queue[head]) not in self._pending:
             head += 1
         self._head[donor] = head
-        return (queue[j] for j in range(head, len(queue)) if id(queue[j]) in self._pending)
+        return head
 
     def _next_collection(self) -> list[Started]:
         """The next moveCollection, in the plan's order, when none runs."""
@@ -187,11 +196,11 @@ class Dispatcher:
         if not holders:
             return None
         loads = self.loads.get(move.ns, {})
-        floor = min(loads.get(h, 0) for h in holders)
+        floor = min([loads.get(h, 0) for h in holders])
         slack = floor + max(move.bytes, 1)
         idle = [h for h in holders if h not in self.busy and loads.get(h, 0) <= slack]
-        if not idle:
-            return None
+        if len(idle) < 2:
+            return idle[0] if idle else None
         return min(idle, key=lambda h: (loads.get(h, 0), h))
 
     def done(self, started: Started, ok: bool = True) -> None:
@@ -200,6 +209,7 @@ class Dispatcher:
         move = started.move
         if move.kind != CHUNK:
             return
+        self._migrating -= 1
         self.busy -= {move.donor, started.to}
         if not ok:
             loads = self.loads[move.ns]

@@ -6,18 +6,15 @@ wholly containing it, reference §5.2)."""
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from zonectl.model.keys import compare, sort_key
+from zonectl.model.keys import SortKey, sort_key
 
 Range = tuple[Mapping[str, Any], Mapping[str, Any], str]  # min, max, zone
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):  # cheaper to build than a frozen dataclass: one per piece read
     min: Mapping[str, Any]
     max: Mapping[str, Any]
     shard: str
@@ -28,21 +25,27 @@ class Piece:
 
 def make_pieces(chunks: Sequence[Mapping[str, Any]], ranges: Sequence[Range]) -> list[Piece]:
     """The chunks (min, max, shard, jumbo) cut at the range bounds strictly inside them,
-    each piece with its zone (None: in no range)."""
-    ordered = sorted(ranges, key=lambda r: sort_key(r[0]))
-    mins = [sort_key(r[0]) for r in ordered]
-    bounds = sorted({sort_key(b): b for r in ranges for b in (r[0], r[1])}.items())
-    keys = [k for k, _ in bounds]
+    each piece with its zone (None: in no range). Each bound's key is computed once."""
+    keyed = [(sort_key(r[0]), sort_key(r[1]), r[2]) for r in ranges]
+    ordered = sorted(keyed, key=lambda k: k[0])  # stable: equal mins keep their order
+    mins = [k[0] for k in ordered]
+    # Each distinct bound (by key; of equal ones the last given), in key order.
+    by_key: dict[SortKey, Mapping[str, Any]] = {}
+    for r, (lo_key, hi_key, _) in zip(ranges, keyed, strict=True):
+        by_key[lo_key] = r[0]
+        by_key[hi_key] = r[1]
+    keys = sorted(by_key)
+    values = [by_key[k] for k in keys]
     out: list[Piece] = []
     for c in chunks:
         lo, hi = sort_key(c["min"]), sort_key(c["max"])
-        inside = [
-            b for _, b in bounds[bisect.bisect_right(keys, lo) : bisect.bisect_left(keys, hi)]
-        ]
-        edges = [c["min"], *inside, c["max"]]
+        start, stop = bisect.bisect_right(keys, lo), bisect.bisect_left(keys, hi)
+        edges = [c["min"], *values[start:stop], c["max"]]
+        edge_keys = [lo, *keys[start:stop], hi]
         share = 1.0 / (len(edges) - 1)
-        for a, b in itertools.pairwise(edges):
-            i = bisect.bisect_right(mins, sort_key(a)) - 1
-            zone = ordered[i][2] if i >= 0 and compare(b, ordered[i][1]) <= 0 else None
-            out.append(Piece(a, b, str(c["shard"]), zone, share, bool(c.get("jumbo"))))
+        shard, jumbo = str(c["shard"]), bool(c.get("jumbo"))
+        for j in range(len(edges) - 1):
+            i = bisect.bisect_right(mins, edge_keys[j]) - 1
+            zone = ordered[i][2] if i >= 0 and edge_keys[j + 1] <= ordered[i][1] else None
+            out.append(Piece(edges[j], edges[j + 1], shard, zone, share, jumbo))
     return out

@@ -10,7 +10,14 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from zonectl.forecast.balancer import BalancerOutcome, NamespaceChunks, simulate_balancer
+from zonectl.forecast.balancer import (
+    BalancerOutcome,
+    Layout,
+    NamespaceChunks,
+    balancer_finish,
+    simulate_balancer,
+    zone_holders,
+)
 from zonectl.forecast.balancer_window import BalancerWindow
 from zonectl.forecast.burndown import BurnDown, make_burndown
 from zonectl.forecast.drain import DrainForecast
@@ -22,8 +29,11 @@ from zonectl.forecast.timing import CostModel
 
 # Where the cost of a migration came from.
 LEARNED, ASSUMED, FLAG = "learned", "assumed", "--copy-rate"
+_NO_ZONES: frozenset[str] = frozenset()
 # The balancer's rounds over some namespaces, under fixed assumptions.
 Simulate = Callable[[Sequence[NamespaceChunks]], BalancerOutcome]
+# When the balancer's rounds over one namespace alone end (None: never).
+Finish = Callable[[NamespaceChunks], dt.datetime | None]
 
 
 @dataclass(frozen=True)
@@ -112,19 +122,21 @@ class Forecast:
 
 
 def pending_moves(
-    c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]
+    c: NamespaceChunks,
+    shard_zones: Mapping[str, frozenset[str]],
+    holders: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[list[PendingMove], dict[str, int]]:
-    """The out-of-zone chunks of `c` as moves, and the bytes of `c` per shard."""
-    holders: dict[str, tuple[str, ...]] = {}
-    loads: dict[str, int] = {**dict.fromkeys(shard_zones, 0), **c.shard_loads(True)}
+    """The out-of-zone chunks of `c` as moves, and the bytes of `c` per shard. `holders`:
+    zone_holders(shard_zones), when the caller has it (computed once per layout)."""
+    holders = zone_holders(shard_zones) if holders is None else holders
+    loads: dict[str, int] = dict.fromkeys(shard_zones, 0)
+    loads.update(c.loads if c.loads is not None else c.shard_loads(True))
     moves: list[PendingMove] = []
     for i, (shard, size, zone) in enumerate(zip(c.shards, c.sizes, c.zones, strict=True)):
-        if zone is None or zone in shard_zones.get(shard, frozenset()) or i in c.jumbo:
+        if zone is None or zone in shard_zones.get(shard, _NO_ZONES) or i in c.jumbo:
             continue
-        if zone not in holders:
-            holders[zone] = tuple(s for s, z in shard_zones.items() if zone in z)
-        if holders[zone]:
-            moves.append(PendingMove(c.ns, i, shard, holders[zone], size))
+        if to := holders.get(zone):
+            moves.append(PendingMove(c.ns, i, shard, to, size))
     return moves, loads
 
 
@@ -144,7 +156,7 @@ def make_forecast(
     leaves out of its rebalancing rounds until the defragmentation ends
     (`canBalanceCollection`, balancer_chunk_selection_policy.cpp, 7.0+)."""
     a = assumptions
-    simulate = _balancer_simulation(shard_zones, a, now)
+    simulate, finish = _balancer_simulation(shard_zones, a, now)
     queued, loads = _queue(colls, shard_zones)
     # Every namespace's moves in one queue, as apply --migrate runs them.
     every = [m for _, moves in queued for m in moves]
@@ -152,7 +164,7 @@ def make_forecast(
     backlog = _backlog(every, eager)
     per_ns: list[NamespaceForecast] = []
     for c, moves in queued:
-        balancer_s, why_not = _balancer_alone(c, a, simulate, now, no_balance, defragmenting)
+        balancer_s, why_not = _balancer_alone(c, a, finish, now, no_balance, defragmenting)
         per_ns.append(_namespace_forecast(c, moves, eager, balancer_s, why_not))
     held = no_balance | defragmenting
     movable = [c for c in colls if c.ns not in held]
@@ -178,8 +190,21 @@ def make_forecast(
 
 def _balancer_simulation(
     shard_zones: Mapping[str, frozenset[str]], a: Assumptions, now: dt.datetime
-) -> Simulate:
-    """The balancer's rounds over some of the namespaces, under the assumptions."""
+) -> tuple[Simulate, Finish]:
+    """The balancer's rounds over some of the namespaces, and when they end for one alone,
+    under the assumptions (the layout computed once for all of them)."""
+    layout, cost = Layout(shard_zones), a.cost.seconds
+
+    def finish(c: NamespaceChunks) -> dt.datetime | None:
+        return balancer_finish(
+            c,
+            layout,
+            a.copy_rate,
+            now,
+            window=a.window,
+            by_data_size=a.by_data_size,
+            cost=cost,
+        )
 
     def simulate(some: Sequence[NamespaceChunks]) -> BalancerOutcome:
         return simulate_balancer(
@@ -189,10 +214,11 @@ def _balancer_simulation(
             now,
             window=a.window,
             by_data_size=a.by_data_size,
-            cost=a.cost.seconds,
+            cost=cost,
+            layout=layout,
         )
 
-    return simulate
+    return simulate, finish
 
 
 def _queue(
@@ -202,8 +228,9 @@ def _queue(
     shard (namespace -> shard -> bytes), where the eager queue starts from."""
     queued: list[tuple[NamespaceChunks, list[PendingMove]]] = []
     loads: dict[str, dict[str, int]] = {}
+    holders = zone_holders(shard_zones)
     for c in colls:
-        moves, loads[c.ns] = pending_moves(c, shard_zones)
+        moves, loads[c.ns] = pending_moves(c, shard_zones, holders)
         if moves:
             queued.append((c, moves))
     return queued, loads
@@ -225,7 +252,7 @@ def _backlog(every: Sequence[PendingMove], eager: EagerOutcome) -> dict[str, lis
 def _balancer_alone(
     c: NamespaceChunks,
     a: Assumptions,
-    simulate: Simulate,
+    finish: Finish,
     now: dt.datetime,
     no_balance: frozenset[str],
     defragmenting: frozenset[str],
@@ -238,10 +265,10 @@ def _balancer_alone(
         return None, "balancing of this collection is off (noBalance)"
     if c.ns in defragmenting:
         return None, "it is being defragmented: the balancer moves none of it until that ends"
-    alone = simulate([c])
-    if alone.finished is None:
+    finished = finish(c)
+    if finished is None:
         return None, "a zone has no shard that can take its chunks"
-    return (alone.finished - now).total_seconds(), ""
+    return (finished - now).total_seconds(), ""
 
 
 def _namespace_forecast(

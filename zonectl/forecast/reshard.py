@@ -56,20 +56,34 @@ class ReshardRoute:
         )
 
 
+class ZoneShares:
+    """Where each zone's bytes go after a resharding, for every namespace of one layout:
+    each shard's zone (a shard in several counts for its first) and each zone's shards."""
+
+    def __init__(self, shard_zones: Mapping[str, frozenset[str]]) -> None:
+        self.shard_zones = shard_zones
+        self.zone_of = {s: min(z) for s, z in shard_zones.items() if z}
+        self.members: dict[str, list[str]] = {}
+        for s, zone in self.zone_of.items():
+            self.members.setdefault(zone, []).append(s)
+
+
 def forecast_reshard(
     c: NamespaceChunks,
     shard_zones: Mapping[str, frozenset[str]],
     rates: ReshardRates,
     *,
     available: bool = True,
+    shares: ZoneShares | None = None,
 ) -> ReshardRoute:
     """The route for collection `c` whose chunks carry their zones after the change: every
-    chunk listed, or (a targeted read) only those outside their zone with `c.loads`."""
+    chunk listed, or (a targeted read) only those outside their zone with `c.loads`.
+    `shares`: ZoneShares(shard_zones), when the caller forecasts many namespaces."""
     sent = c.shard_loads(by_size=True)
     if c.loads is None:
         received = _placement(c, shard_zones)
     else:
-        received = _placement_from_loads(c, sent, shard_zones)
+        received = _placement_from_loads(c, sent, shares or ZoneShares(shard_zones))
     busiest, most = max(
         ((s, max(sent.get(s, 0), received.get(s, 0))) for s in set(sent) | set(received)),
         key=lambda kv: (kv[1], kv[0]),
@@ -104,12 +118,12 @@ def _placement(c: NamespaceChunks, shard_zones: Mapping[str, frozenset[str]]) ->
 
 
 def _placement_from_loads(
-    c: NamespaceChunks, loads: Mapping[str, int], shard_zones: Mapping[str, frozenset[str]]
+    c: NamespaceChunks, loads: Mapping[str, int], shares: ZoneShares
 ) -> dict[str, int]:
     """Each zone's bytes after the change (what its shards hold, less what leaves them,
     plus what comes in: the out-of-zone chunks listed), spread evenly over its shards; the
     rest, in no zone, over every shard. A shard in several zones counts for its first."""
-    zone_of = {s: min(z) for s, z in shard_zones.items() if z}
+    shard_zones, zone_of = shares.shard_zones, shares.zone_of
     per_zone: dict[str, int] = {}
     for shard, nbytes in loads.items():
         if shard in zone_of:
@@ -121,7 +135,7 @@ def _placement_from_loads(
             per_zone[zone] = per_zone.get(zone, 0) + size
     received: dict[str, int] = dict.fromkeys(shard_zones, 0)
     for zone, nbytes in per_zone.items():
-        holders = [s for s, z in zone_of.items() if z == zone] or list(shard_zones)
+        holders = shares.members.get(zone) or list(shard_zones)
         for s in holders:
             received[s] += max(nbytes, 0) // len(holders)
     rest = sum(loads.values()) - sum(received.values())
@@ -150,4 +164,8 @@ def routes_for(
     *,
     available: bool,
 ) -> dict[str, ReshardRoute]:
-    return {c.ns: forecast_reshard(c, shard_zones, rates, available=available) for c in colls}
+    shares = ZoneShares(shard_zones)  # once for every namespace
+    return {
+        c.ns: forecast_reshard(c, shard_zones, rates, available=available, shares=shares)
+        for c in colls
+    }

@@ -4,7 +4,7 @@ every round too short. Pure: the sample comes with each NamespaceChunks (forecas
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import math
 import random
 import zlib
@@ -47,13 +47,15 @@ def spread_estimates(colls: Sequence[NamespaceChunks]) -> tuple[list[NamespaceCh
         sizes = list(c.sizes)
         for shard, group in sorted(by_shard.items()):
             # per donor: its bytes are known (the statistics), only their split is drawn
-            factors = drawer.draw(len(group), _seed(c.ns, shard))
+            factors = drawer.draw(len(group), c.ns, shard)
             average = [c.sizes[i] for i in group]
             ceiling = max(drawer.largest, *average)
             drawn = [min(ceiling, a * f) for a, f in zip(average, factors, strict=True)]
             for i, size in zip(group, fit_total(drawn, sum(average), ceiling), strict=True):
                 sizes[i] = size
-        out.append(dataclasses.replace(c, sizes=sizes))
+        spread = copy.copy(c)  # as dataclasses.replace(c, sizes=sizes), without its init
+        spread.sizes = sizes
+        out.append(spread)
     if used_pool:
         shaped.update(pooled_from)
     return out, sum(len(colls[k].samples) for k in shaped)
@@ -67,9 +69,15 @@ class _Drawer:
         self.largest = max(size for size, _ in sample)
         self.ranked = sorted(size / avg for size, avg in sample)
         self.weights = tilt(self.ranked, 1.0) if self.largest else []
+        self._quantiles: dict[int, list[float]] = {}  # n -> the n draws, not shuffled yet
 
-    def draw(self, n: int, seed: int) -> list[float]:
-        return draw_factors(self.ranked, n, seed, self.weights)
+    def draw(self, n: int, ns: str, shard: str) -> list[float]:
+        """draw_factors(self.ranked, n, _seed(ns, shard), self.weights), its quantiles
+        picked once per n, the seed made only for a shuffle that moves something."""
+        if n not in self._quantiles:
+            self._quantiles[n] = _quantiles(self.ranked, n, self.weights)
+        drawn = self._quantiles[n]
+        return _shuffled(drawn, _seed(ns, shard)) if len(drawn) > 1 else list(drawn)
 
 
 def fit_total(sizes: Sequence[float], total: int, ceiling: float) -> list[int]:
@@ -81,19 +89,19 @@ def fit_total(sizes: Sequence[float], total: int, ceiling: float) -> list[int]:
         gap = total - sum(out)
         # growing: only those below the ceiling; shrinking: every one
         free = [i for i, v in enumerate(out) if v < ceiling or gap < 0]
-        room = sum(out[i] for i in free)
+        room = sum([out[i] for i in free])
         if abs(gap) < 1 or room <= 0:
             break
         grow = 1 + gap / room
         for i in free:
             out[i] = min(ceiling, out[i] * grow)
     gap = total - sum(out)
-    headroom = sum(ceiling - v for v in out)
+    headroom = sum([ceiling - v for v in out])
     if gap >= 1 and headroom > 0:  # zeros cannot grow by scaling: by their headroom then
         out = [v + gap * (ceiling - v) / headroom for v in out]
     whole = [int(v) for v in out]
     if whole and abs(sum(out) - total) < 1:  # the bytes lost to rounding, on the smallest
-        small = min(range(len(whole)), key=lambda i: whole[i])
+        small = whole.index(min(whole))  # the first of the smallest
         whole[small] += total - sum(whole)
     return whole
 
@@ -113,6 +121,11 @@ def draw_factors(
     order shuffled by `seed`. `weights`: the tilt of the sorted `sample`, if known."""
     ranked = sorted(sample)
     weights = tilt(ranked, 1.0) if weights is None else weights
+    return _shuffled(_quantiles(ranked, n, weights), seed)
+
+
+def _quantiles(ranked: Sequence[float], n: int, weights: Sequence[float]) -> list[float]:
+    """The sorted `ranked` at quantiles (j + 1/2) / n under `weights`, in order."""
     drawn: list[float] = []
     i, cumulative = 0, weights[0]
     for j in range(n):
@@ -121,8 +134,16 @@ def draw_factors(
             i += 1
             cumulative += weights[i]
         drawn.append(ranked[i])
-    random.Random(seed).shuffle(drawn)
     return drawn
+
+
+def _shuffled(drawn: Sequence[float], seed: int) -> list[float]:
+    """A copy of `drawn` in the order random.Random(seed).shuffle gives; a single draw (or
+    none) without building the generator: shuffling it draws no number and moves nothing."""
+    out = list(drawn)
+    if len(out) > 1:
+        random.Random(seed).shuffle(out)
+    return out
 
 
 def tilt(values: Sequence[float], mean: float) -> list[float]:

@@ -28,6 +28,8 @@ class CostModel:
         pair = self.pair_rates.get((donor, recipient))
         if pair is not None:
             return pair
+        if not self.shard_rates:
+            return self.rate
         known = [self.shard_rates[s] for s in (donor, recipient) if s in self.shard_rates]
         return min(known) if known else self.rate
 

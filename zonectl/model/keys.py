@@ -85,7 +85,22 @@ def document_key(doc: Mapping[str, Any]) -> SortKey:
     return (RANK_OBJECT, tuple(_element_key(name, value) for name, value in doc.items()))
 
 
+# The keys of the commonest element values, built without a call to sort_key (the same
+# tuples it gives: tests/model checks dicts against the generic Mapping path).
+_MINKEY_KEY: SortKey = (RANK_MINKEY,)
+_MAXKEY_KEY: SortKey = (RANK_MAXKEY,)
+
+
 def _element_key(name: str, value: Any) -> SortKey:
+    kind = type(value)
+    if kind is int:
+        return (RANK_NUMBER, name, (RANK_NUMBER, 1, value))
+    if kind is str:
+        return (RANK_STRING, name, (RANK_STRING, value))
+    if kind is MinKey:
+        return (RANK_MINKEY, name, _MINKEY_KEY)
+    if kind is MaxKey:
+        return (RANK_MAXKEY, name, _MAXKEY_KEY)
     vkey = sort_key(value)
     return (vkey[0], name, vkey)
 
@@ -99,15 +114,18 @@ def sort_key(value: Any) -> SortKey:
     # a plan over 10,000 collections takes a million keys).
     kind = type(value)
     if kind is dict:
-        return (RANK_OBJECT, tuple(_element_key(n, v) for n, v in value.items()))
+        if len(value) == 1:  # most shard keys have one field
+            for name, element in value.items():
+                return (RANK_OBJECT, (_element_key(name, element),))
+        return (RANK_OBJECT, tuple([_element_key(n, v) for n, v in value.items()]))
     if kind is int:
         return (RANK_NUMBER, 1, value)
     if kind is str:
         return (RANK_STRING, value)
     if kind is MinKey:
-        return (RANK_MINKEY,)
+        return _MINKEY_KEY
     if kind is MaxKey:
-        return (RANK_MAXKEY,)
+        return _MAXKEY_KEY
     # Order of the isinstance checks matters: bool is an int, Int64 is an int,
     # ObjectId/Binary must be caught before generic bytes/str handling.
     if isinstance(value, MinKey):
