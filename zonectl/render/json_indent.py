@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
@@ -137,7 +137,10 @@ def _writer(append: Callable[[str], None], encode: Callable[[str], str], unit: s
             raise _Fallback
         sep = ("{" if keyed else "[") + newline[inner]
         comma = commas[inner]
-        for key, item in items.items() if keyed else zip(_NO_KEYS, items, strict=False):
+        pairs: Iterable[tuple[Any, Any]] = (
+            items.items() if keyed else zip(_NO_KEYS, items, strict=False)
+        )
+        for key, item in pairs:
             if not keyed:
                 head = sep
             else:
