@@ -134,6 +134,24 @@ def test_a_pipeline_or_sub_pipeline_of_more_than_1000_stages_is_refused(
         assert "Pipeline length must be no longer than 1000 stages" in str(caught.value)
 
 
+def test_the_limit_counts_the_stages_an_index_walk_answers(sandbox_server: Any) -> None:
+    """A $sort in index order or a $count after a $match is answered by the index walk, and
+    still counts as a stage: 1,001 stages are refused whatever the second one is (the
+    server checks the length before it plans; pipeline.cpp validateCommon)."""
+    sb = sandbox_server(sandbox=_sandbox("7.0"))
+    chunks = sb.client.config.chunks
+    uuid = sb.client.config.collections.find_one({"_id": "app.a"})["uuid"]
+    match = {"$match": {"uuid": uuid}}  # the {uuid, min} index
+    fill = [{"$project": {"_id": 1}}]
+    for second in ({"$sort": {"min": 1}}, {"$sort": {"min": -1}}, {"$count": "n"}):
+        tail = fill * 998 if "$sort" in second else [{"$project": {"n": 1}}] * 998
+        assert list(chunks.aggregate([match, second, *tail]))
+        with pytest.raises(pymongo.errors.OperationFailure) as caught:
+            list(chunks.aggregate([match, second, *tail, *fill]))
+        assert caught.value.code == 9  # FailedToParse
+        assert "Pipeline length must be no longer than 1000 stages" in str(caught.value)
+
+
 def test_list_cluster_catalog_is_an_unknown_stage_before_8_0_10(sandbox_server: Any) -> None:
     """$listClusterCatalog is new in 8.0.10 and 8.1 (manual, "New in version 8.0.10"): the
     8.0 profile (8.0.4) parses it as any server without it does."""

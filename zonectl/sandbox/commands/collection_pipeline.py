@@ -49,7 +49,10 @@ def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> I
     """`pipeline` over `namespace`. Index use, as the server's: a leading {$match, $count}
     answered from an exact index scan's size (COUNT_SCAN, nothing fetched); a $sort in the
     index order (or its reverse) after the $match walks the index that way, so a $limit
-    stops the walk instead of sorting every match."""
+    stops the walk instead of sorting every match. The length limit counts every stage,
+    those the index answers too: checked first, as the server checks it before planning."""
+    if len(pipeline) > PIPELINE_LENGTH_LIMIT:
+        return run_pipeline([], pipeline, lambda coll: [])  # refused whole
     first = pipeline[0] if pipeline and _is_mapping(pipeline[0]) else {}
     query = first.get("$match") if _only(first, "$match") else None
     scan = scan_of(namespace, query if _is_mapping(query) else {})
@@ -67,19 +70,13 @@ def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> I
             source, rest = scan.backward, [pipeline[0], *pipeline[2:]]
         elif sort and sort == ordered:
             rest = [pipeline[0], *pipeline[2:]]
-    if (
-        query is not None
-        and scan.exact
-        and rest
-        and rest[0] is first
-        and len(pipeline) <= PIPELINE_LENGTH_LIMIT  # else run_pipeline refuses it whole
-    ):
+    if query is not None and scan.exact and rest and rest[0] is first:
         # An exact index scan yields only matching documents: the $match has nothing left
         # to filter (checked for MongoDB's parse errors all the same).
         validate(query)
         rest = rest[1:]
     # Decode only what the stages read; a leading plain $project is the decoding itself.
-    keep, rest, project = pushdown(rest, may_drop=len(pipeline) <= PIPELINE_LENGTH_LIMIT)
+    keep, rest, project = pushdown(rest)
     docs = (_decoded(d, keep, project) for d in source)
 
     def resolve(coll: str) -> Iterable[Mapping[str, Any]]:

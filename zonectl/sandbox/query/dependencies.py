@@ -26,13 +26,13 @@ class Pushdown(NamedTuple):
     project: Callable[[Mapping[str, Any]], dict[str, Any]] | None
 
 
-def pushdown(stages: list[Any], *, may_drop: bool) -> Pushdown:
+def pushdown(stages: list[Any]) -> Pushdown:
     """The top-level fields `stages` read of each input document: those of the first stage
     that reads any ($limit and $skip only count them), when it is a `$group` or a plain
     inclusion `$project` of top-level fields, whose output is all later stages see. Such a
     `$project` is then done by the decoding itself (its output is exactly the document
-    decoded with its fields: the same fields in the same order) and leaves the stages when
-    `may_drop` (the pipeline's length was checked with it)."""
+    decoded with its fields: the same fields in the same order) and leaves the stages (the
+    caller checked the pipeline's length with it)."""
     for at, stage in enumerate(stages):
         if not isinstance(stage, Mapping) or len(stage) != 1:
             break
@@ -48,8 +48,6 @@ def pushdown(stages: list[Any], *, may_drop: bool) -> Pushdown:
             if parsed is None:
                 return Pushdown(None, stages, None)
             keep, project = parsed
-            if not may_drop:
-                return Pushdown(keep, stages, None)
             return Pushdown(keep, [*stages[:at], *stages[at + 1 :]], project)
         break
     return Pushdown(None, stages, None)
