@@ -21,6 +21,7 @@ from zonectl.mongo.state import build_cluster_state
 from zonectl.plan.impact import make_impacts
 from zonectl.plan.ops import AssignZoneRange, RemoveZoneRange
 from zonectl.plan.planner import make_plan
+from zonectl.policy import load_policy
 from zonectl.render import render_json, render_markdown, render_text
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
@@ -29,13 +30,10 @@ OPTS = json_util.CANONICAL_JSON_OPTIONS.with_options(tz_aware=True, tzinfo=dt.UT
 
 
 def run_case(case: Path) -> dict[str, str]:
-    policy = pytest.importorskip("zonectl.policy")
-    if not hasattr(policy, "load_policy"):
-        pytest.skip("zonectl.policy.load_policy has not landed")
     from zonectl.firehose import boundary_value, parse_instant
 
     state: dict[str, Any] = json_util.loads((case / "state.json").read_text(), json_options=OPTS)
-    desired = policy.load_policy([Path("policy.yaml")]).desired
+    desired = load_policy([Path("policy.yaml")]).desired
     actual = build_cluster_state(
         version=state.get("version", "7.0.14"),
         fcv=None,

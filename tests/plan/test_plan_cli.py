@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from zonectl.cli.app import app
@@ -21,10 +20,6 @@ PASSWORD = "s3cr3t-pw"
 
 if not app.registered_commands:
     register(app)
-policy = pytest.importorskip("zonectl.policy")
-pytestmark = pytest.mark.skipif(
-    not hasattr(policy, "load_policy"), reason="zonectl.policy.load_policy has not landed"
-)
 
 
 def zonectl(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:

@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 from bson import Int64
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
@@ -187,11 +186,3 @@ def test_export_to_an_unwritable_path_exits_1_and_leaves_nothing(tmp_path: Path)
     assert code == 1
     assert f"zonectl: error: cannot write {target}" in err
     assert not target.parent.exists()
-
-
-@pytest.fixture(autouse=True)
-def _needs_the_policy_loader() -> None:
-    from zonectl import policy
-
-    if not hasattr(policy, "load_policy"):
-        pytest.skip("zonectl.policy.load_policy has not landed")
