@@ -50,13 +50,14 @@ def _commands(sb: Sandbox) -> list[tuple[str, bytes]]:
     namespace (each is small: all are fetched)."""
     uuids = [store.uuid for _, store in sorted(sb.cluster.store_map().items())]
     (count,) = WholeReads([("uuid", u) for u in uuids], CODEC).count_reads()
+    where, fields = fetch_spec("uuid", uuids)
     bodies: list[tuple[str, dict[str, Any]]] = [
         ("count", {
             "aggregate": "chunks", "pipeline": [*count[1], {"$set": {TAG: 0}}],
             "cursor": {"batchSize": WHOLE}, "$db": "config",
         }),
         ("fetch", {
-            "find": "chunks", **dict(zip(("filter", "projection"), fetch_spec("uuid", uuids), strict=True)),
+            "find": "chunks", "filter": where, "projection": fields,
             "batchSize": WHOLE, "$db": "config",
         }),
     ]  # fmt: skip
