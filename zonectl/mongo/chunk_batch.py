@@ -59,7 +59,7 @@ SMALL = 64
 
 # A namespace's equality on config.chunks: a uuid (5.0+, as the client decodes it) or an ns
 # (4.4). Values of these types are equal in Python only when equal in BSON (two spellings
-# of one uuid, UUID and Binary, are read twice, never confused).
+# of one uuid, UUID and Binary, are kept apart, never confused; read once, by their BSON).
 _BASE_TYPES = (str, uuid.UUID, Binary)
 _UNREAD = Chunks([], [], [])  # not read yet (a marker, never answers)
 _WITHHELD = Chunks([], [], [])  # a rehearsal's answer while the namespace is still to be read

@@ -1,6 +1,13 @@
 """Namespaces read whole by grouped reads of config.chunks, whose cost follows the chunks,
 not the namespaces: a `$group` counts the chunks of every namespace asked, then one `$in`
-find fetches those of the namespaces with at most `small` chunks."""
+find fetches those of the namespaces with at most `small` chunks.
+
+The count walks every index key of the namespaces asked, no document fetched (a pipeline
+that needs only fields of an index is covered: jstests/aggregation/use_query_projection.js;
+$group's dependencies are its _id and accumulator fields). Where a namespace has more than
+`small` chunks this is more than the SMALL + 1 keys a per-namespace read walked, but not
+more than a plan reads anyway for each namespace it migrates: its estimates count every
+chunk of it by shard (ChunkSizes.shard_counts, one COUNT_SCAN per shard)."""
 
 from __future__ import annotations
 
@@ -63,10 +70,7 @@ class WholeReads:
 
     def count_reads(self) -> list[Read]:
         """Per field and piece: its namespaces' chunk counts, one document per namespace
-        with chunks ({_id: value, n}). A config server answers `$match` on the leading
-        field of an index with a `$group` that needs no other field from that index alone
-        (an index-only scan: a projection of the fields the pipeline depends on, from the
-        dependency analysis; DocumentSourceGroup::getDependencies)."""
+        with chunks ({_id: value, n}), from the {uuid, min} index alone (module doc)."""
         return [
             (
                 size + 128,
