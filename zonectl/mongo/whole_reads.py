@@ -12,7 +12,7 @@ chunk of it by shard (ChunkSizes.shard_counts, one COUNT_SCAN per shard)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import bson
 from bson.codec_options import CodecOptions
@@ -38,11 +38,11 @@ def key(value: Any, options: CodecOptions[Any]) -> bytes:
 def _pieces(values: Mapping[bytes, Any]) -> list[tuple[int, list[Any]]]:
     """The values in lists of at most PIECE_BYTES of BSON each, with their sizes."""
     out: list[tuple[int, list[Any]]] = []
-    size, piece = 0, []
+    size, piece = 0, list[Any]()
     for raw, value in values.items():
         if size + len(raw) > PIECE_BYTES and piece:
             out.append((size, piece))
-            size, piece = 0, []
+            size, piece = 0, list[Any]()
         piece.append(value)
         size += len(raw)
     if piece:
@@ -109,7 +109,7 @@ class WholeReads:
                 *fetch_spec(field, values), batch_size=WHOLE
             )
             for raw in cursor:
-                for doc in bson.decode_all(raw, self.options):
+                for doc in bson.decode_all(cast(bytes, raw), self.options):
                     owner = (field, key(doc.pop(field, None), self.options))
                     self._found.setdefault(owner, []).append(doc)
         except PyMongoError as exc:
