@@ -108,10 +108,14 @@ class WholeReads:
             cursor = conn.client.config.chunks.find_raw_batches(
                 *fetch_spec(field, values), batch_size=WHOLE
             )
+            # by the decoded value first (equal values of one codec are equal in BSON), so
+            # each namespace's value is encoded once, not each chunk's
+            by_value: dict[Any, list[dict[str, Any]]] = {}
             for raw in cursor:
                 for doc in bson.decode_all(cast(bytes, raw), self.options):
-                    owner = (field, key(doc.pop(field, None), self.options))
-                    self._found.setdefault(owner, []).append(doc)
+                    by_value.setdefault(doc.pop(field, None), []).append(doc)
+            for value, docs in by_value.items():
+                self._found.setdefault((field, key(value, self.options)), []).extend(docs)
         except PyMongoError as exc:
             raise ClusterError(
                 f"{conn.uri}: reading config.chunks failed: {redact(str(exc))}"
