@@ -143,7 +143,7 @@ def test_local_answers_equal_the_servers(
     chunks = conn.client.config.chunks
     batch = ChunkBatch(conn)
     assert batch.replay(lambda: batch.count(base)) == len(owners)  # reads it whole
-    sent = batch.aggregates
+    sent = batch.commands
     for _ in range(5):
         rest = data.draw(questions(kind, bounds))
         query = {**base, **rest}
@@ -166,4 +166,4 @@ def test_local_answers_equal_the_servers(
         unsharded = {**base, **{k: v for k, v in rest.items() if k != "shard"}}
         for shard, n in batch.count_by_shard(unsharded, SHARDS).items():
             assert n == chunks.count_documents({**unsharded, "shard": shard}), query
-    assert batch.aggregates == sent  # every answer above came from the chunks read once
+    assert batch.commands == sent  # every answer above came from the chunks read once

@@ -62,7 +62,7 @@ def test_a_prefetched_reader_runs_once_with_the_real_answers(
     got = batch.replay(_reader(batch, bases, log))
     assert got == [(2, [{"min": {"k": 10}}, {"min": {"k": 20}}])] * 2
     assert log == ["run", "effect 2", "effect 2"]
-    assert batch.aggregates == 1
+    assert batch.commands == 2  # the count aggregate, the fetch of the small ones
 
 
 def test_a_reader_that_meets_unread_namespaces_keeps_only_its_real_run(
@@ -75,7 +75,7 @@ def test_a_reader_that_meets_unread_namespaces_keeps_only_its_real_run(
     assert got == [(2, [{"min": {"k": 10}}, {"min": {"k": 20}}])] * 2
     # a rehearsal with answers withheld (its effects dropped), then one kept
     assert log == ["run", "run", "effect 2", "effect 2"]
-    assert batch.aggregates == 1
+    assert batch.commands == 2  # the count aggregate, the fetch of the small ones
 
 
 def test_a_measure_the_rehearsal_did_not_send_is_sent_by_the_run(

@@ -6,7 +6,8 @@ a `$sort` in index order walks the index. Putting `{$match: {}}` after the first
 turns all of that off (the documents are decoded whole, filtered, sorted in memory and
 projected by the stage), so every generated pipeline must answer the same documents, or
 the same error, either way; on config.chunks (raw stored bytes) and on a plain collection.
-zonectl's whole-namespace chunk read is also checked against a find evaluated by hand.
+A `$group` counting chunks by uuid after a `$match` on uuids is answered from the index's
+counts; zonectl's count of chunks by namespace is also checked against counts by hand.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pymongo.errors import OperationFailure
 
-from zonectl.model.chunk_match import FIELDS
-from zonectl.mongo.chunk_batch import SMALL, whole_read
+from zonectl.mongo.whole_reads import WholeReads
 from zonectl.sandbox.codec import CODEC
 from zonectl.sandbox.keyorder import compare, encode
 from zonectl.sandbox.state import Sandbox
@@ -83,12 +83,15 @@ def _projection(draw: Any, on: str) -> dict[str, Any]:
 
 
 def _group(draw: Any) -> dict[str, Any]:
-    spec: dict[str, Any] = {"_id": draw(st.sampled_from([None, 5, "s", True, "$shard", "$a"]))}
+    by = [None, 5, "s", True, "$shard", "$a", "$uuid", "$uuid", "$uuid"]
+    spec: dict[str, Any] = {"_id": draw(st.sampled_from(by))}
     for name, acc in draw(
         st.lists(
             st.sampled_from(
                 [
                     ("n", {"$sum": 1}),
+                    ("m", {"$sum": 1}),
+                    ("one", {"$sum": draw(st.sampled_from([Int64(1), 1.0, True, 2]))}),
                     ("all", {"$push": "$$ROOT"}),
                     ("first", {"$first": "$min"}),
                     ("top", {"$max": "$a"}),
@@ -120,9 +123,14 @@ def _tail(draw: Any) -> list[dict[str, Any]]:
 def _pipeline(draw: Any, uuids: list[Any]) -> tuple[str, list[dict[str, Any]]]:
     on_chunks = draw(st.booleans())
     if on_chunks:
-        where: dict[str, Any] = {"uuid": draw(st.sampled_from(uuids))}
+        # one uuid, or several (a listed uuid's bytes as subtype 3, one of no collection)
+        spellings = [*uuids, Binary(bytes(uuids[0]), 3), Binary(uuid.UUID(int=7).bytes, 4)]
+        listed = st.lists(st.sampled_from(spellings), max_size=4).map(lambda u: {"$in": u})
+        where: dict[str, Any] = {"uuid": draw(st.one_of(st.sampled_from(uuids), listed))}
         if draw(st.booleans()):
             where["shard"] = draw(st.sampled_from(SHARDS))
+        if draw(st.booleans()):
+            where["min"] = {draw(st.sampled_from(["$gte", "$lt"])): {"x": draw(st.integers(0, 9))}}
         sorts = [None, {"min": 1}, {"min": -1}]
     else:
         where = draw(st.sampled_from([{}, {"a": {"$gte": 0}}, {"_id": {"$in": [1, 3, 5]}}]))
@@ -255,34 +263,50 @@ def test_the_same_pipeline_in_a_union_answers_the_same(served: Any) -> None:
         )  # fmt: skip
 
 
-def _whole_by_hand(client: Any, u: Any) -> list[dict[str, Any]]:
-    """whole_read evaluated in the test: the newest SMALL + 1 chunks by min, their FIELDS,
-    counted, carried only when they are at most SMALL."""
-    found = list(client.config.chunks.find({"uuid": u}).sort("min", -1).limit(SMALL + 1))
-    if not found:
-        return []
-    chunks = [{k: v for k, v in d.items() if k in FIELDS} for d in found]
-    return [{"n": len(chunks), "chunks": chunks if len(chunks) <= SMALL else []}]
+@st.composite
+def _count_by_uuid(draw: Any, uuids: list[Any]) -> list[dict[str, Any]]:
+    """{$match: {uuid: {$in: [...]}, ...}}, then a $group by uuid summing constants (those
+    of 1, which the index's counts answer, and others), then maybe a stage."""
+    spellings = [*uuids, Binary(bytes(uuids[0]), 3), Binary(uuid.UUID(int=7).bytes, 4)]
+    where: dict[str, Any] = {"uuid": {"$in": draw(st.lists(st.sampled_from(spellings)))}}
+    if draw(st.booleans()):
+        where["shard"] = draw(st.sampled_from([*SHARDS, {"$in": list(SHARDS[:2])}]))
+    if draw(st.booleans()):
+        where["min"] = {draw(st.sampled_from(["$gte", "$lt"])): {"x": draw(st.integers(0, 9))}}
+    ones = st.sampled_from([1, 1, 1, Int64(1), 1.0, True, 2, "$x"])
+    names = draw(st.lists(st.sampled_from(["n", "k", "c"]), max_size=3, unique=True))
+    by = draw(st.sampled_from(["$uuid", "$uuid", "$uuid", "$shard", "uuid"]))
+    group = {"_id": by, **{name: {"$sum": draw(ones)} for name in names}}
+    return [{"$match": where}, {"$group": group}, *draw(_tail())]
 
 
-def test_zonectls_whole_namespace_read_answers_what_a_find_gives(served: Any) -> None:
+def test_a_count_by_uuid_answers_as_the_plain_evaluation(served: Any) -> None:
+    """The index's counts per uuid stand for the $group: the same documents in the same
+    order as walking the chunks (and `$in` of one uuid's two spellings counts it once)."""
     client = served.client
-    uuids = [*_uuids(client), Binary(uuid.UUID(int=7).bytes, 4)]  # and no collection
-    branches = [[*whole_read({"uuid": u}), {"$set": {"q": i}}] for i, u in enumerate(uuids)]
-    pipeline = [
-        *branches[0],
-        *({"$unionWith": {"coll": "chunks", "pipeline": b}} for b in branches[1:]),
-    ]
-    got: dict[int, list[Any]] = {i: [] for i in range(len(uuids))}
-    for doc in client.config.chunks.aggregate(pipeline):
-        got[doc.pop("q")].append(doc)
-    for i, u in enumerate(uuids):
-        assert got[i] == _whole_by_hand(client, u)
-        for mine, theirs in zip(got[i], _whole_by_hand(client, u), strict=True):
-            assert [list(c) for c in mine["chunks"]] == [list(c) for c in theirs["chunks"]]
-    assert [len(got[i][0]["chunks"]) if got[i] else None for i in range(len(uuids))] == [
-        0, 7, 1, None,
-    ]  # fmt: skip
+    uuids = _uuids(client)
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(_count_by_uuid(uuids))
+    def check(pipeline: list[dict[str, Any]]) -> None:
+        plain = [pipeline[0], {"$match": {}}, *pipeline[1:]]
+        chunks = client.config.chunks
+        assert _answer(chunks, pipeline) == _answer(chunks, plain)
+
+    check()
+
+
+def test_zonectls_chunk_count_by_namespace_answers_what_counts_give(served: Any) -> None:
+    """zonectl.mongo.whole_reads' count read: one document per listed namespace with
+    chunks (in no promised order), its chunk count; nothing for a uuid of no collection."""
+    client = served.client
+    listed = [*_uuids(client), Binary(uuid.UUID(int=7).bytes, 4)]
+    whole = WholeReads([("uuid", u) for u in listed], client.codec_options)
+    ((_, stages),) = whole.count_reads()
+    got = sorted((str(d["_id"]), d["n"]) for d in client.config.chunks.aggregate(stages))
+    counts = ((str(u), client.config.chunks.count_documents({"uuid": u})) for u in listed)
+    assert got == sorted((u, n) for u, n in counts if n)
+    assert sorted(n for _, n in got) == sorted(SIZES.values())
 
 
 @given(st.uuids())

@@ -13,10 +13,12 @@ and its deferred effects (`when_real`) done; else the reader runs once more for 
 `prefetch` names namespaces to read whole before the first rehearsal, so a reader that
 knows its namespaces is run once.
 
-A namespace of at most SMALL chunks is read whole, once (one sub-pipeline, learned in the
-first rehearsal that touches it), and every later count or find on it is answered in
-memory (zonectl.model.chunk_match) instead of by a sub-pipeline of its own; a bigger one
-is read as above, its chunks never all fetched. A rehearsal withholds the answers about a
+A namespace of at most SMALL chunks is read whole, once, and every later count or find on
+it is answered in memory (zonectl.model.chunk_match) instead of by a sub-pipeline of its
+own; a bigger one is read as above, its chunks never all fetched. The namespaces a run
+reads whole cost two reads whatever their number (zonectl.mongo.whole_reads): one
+sub-pipeline counts all their chunks by namespace (`$in` and `$group`), then one find
+fetches the chunks of those with at most SMALL. A rehearsal withholds the answers about a
 namespace not read yet, so a big one costs one more aggregate the first time it is met
 (its reads follow its whole read); a small one none: the commands stay as many at 20 or at
 10,000 namespaces."""
@@ -34,15 +36,18 @@ from bson.min_key import MinKey
 from pymongo.errors import PyMongoError
 
 from zonectl.errors import ClusterError, redact
-from zonectl.model.chunk_match import FIELDS, Chunks, parse_shape
+from zonectl.model.chunk_match import Chunks, parse_shape
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.state import WHOLE
+from zonectl.mongo.whole_reads import Read, WholeReads
 
 T = TypeVar("T")
 # Sub-pipelines per nested group and groups per aggregate: a pipeline holds at most 1,000
 # stages, a $unionWith's sub-pipeline counted on its own (jstests/sharding/query/
 # pipeline_length_limit.js), so two levels carry up to 400 x 400 reads in one command.
 GROUP = 400
+# Reads per aggregate, by their BSON size: a command is at most 16 MiB.
+COMMAND_BYTES = 8 << 20
 MAX_ROUNDS = 4  # dependent rounds of replay before reads are sent one by one
 TAG = "_zonectlRead"
 # A namespace with at most this many chunks is read whole: the readers ask about 6 to 10
@@ -52,32 +57,9 @@ TAG = "_zonectlRead"
 SMALL = 64
 
 
-def whole_read(base: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The one sub-pipeline that reads a namespace whole: SMALL + 1 of its chunks by the
-    {uuid, min} index ({ns, min} on 4.4), folded into one document that carries them only
-    when they are all of them, so a big namespace costs an index walk of SMALL + 1 entries
-    and sends none. The walk runs from the top (zonectl.model.chunk_match orders them):
-    the sandbox copies a forward walk's whole range before a $limit stops it, a backward
-    one a batch at a time (zonectl/sandbox/catalog/config_views.py `_walk`)."""
-    return [
-        {"$match": dict(base)},
-        {"$sort": {"min": -1}},
-        {"$limit": SMALL + 1},
-        {"$project": {**dict.fromkeys(FIELDS, 1), "_id": 0}},
-        {"$group": {"_id": None, "n": {"$sum": 1}, "chunks": {"$push": "$$ROOT"}}},
-        {
-            "$project": {
-                "_id": 0,
-                "n": 1,
-                "chunks": {"$cond": [{"$lte": ["$n", SMALL]}, "$chunks", []]},
-            }
-        },
-    ]
-
-
 # A namespace's equality on config.chunks: a uuid (5.0+, as the client decodes it) or an ns
 # (4.4). Values of these types are equal in Python only when equal in BSON (two spellings
-# of one uuid, UUID and Binary, are read twice, never confused).
+# of one uuid, UUID and Binary, are kept apart, never confused; read once, by their BSON).
 _BASE_TYPES = (str, uuid.UUID, Binary)
 _UNREAD = Chunks([], [], [])  # not read yet (a marker, never answers)
 _WITHHELD = Chunks([], [], [])  # a rehearsal's answer while the namespace is still to be read
@@ -93,10 +75,10 @@ class ChunkBatch:
         self._pending: dict[bytes, list[dict[str, Any]]] = {}
         # uuid or ns -> the namespace's chunks (read whole), None when it is not small
         self._whole: dict[str, dict[Any, Chunks | None]] = {"uuid": {}, "ns": {}}
-        self._to_learn: dict[tuple[str, Any], dict[str, Any]] = {}
+        self._to_learn: dict[tuple[str, Any], None] = {}  # (field, value) to read whole
         self._stood_in = False  # a rehearsal's answer was not the real one
         self._deferred: list[Callable[[], None]] = []  # a rehearsal's effects, if it is kept
-        self.aggregates = 0
+        self.commands = 0  # aggregates and finds sent
 
     def stand_in(self) -> None:
         """In a rehearsal: a reader gave a stand-in for an answer it did not fetch (a
@@ -120,7 +102,7 @@ class ChunkBatch:
             ((field, value),) = base.items()
             known = self._whole.get(field)
             if known is not None and type(value) in _BASE_TYPES and value not in known:
-                self._to_learn[(field, value)] = {field: value}
+                self._to_learn[(field, value)] = None
 
     def count(self, query: Mapping[str, Any]) -> int:
         """Chunks matching `query` (the server counts from the index; nothing fetched)."""
@@ -185,7 +167,7 @@ class ChunkBatch:
         chunks = known.get(value, _UNREAD)
         if chunks is not _UNREAD:
             return chunks
-        self._to_learn[(field, value)] = {field: value}
+        self._to_learn[(field, value)] = None
         # not foreseen: asked with the namespace's read, in one aggregate
         if self.recording:
             self._stood_in = True
@@ -216,31 +198,48 @@ class ChunkBatch:
         return reader()
 
     def run(self) -> None:
-        """Send every pending read in one aggregate."""
+        """Send every pending read, with the counts of the namespaces to read whole, in one
+        aggregate; then fetch the small ones (module doc)."""
         pending, self._pending = list(self._pending.items()), {}
-        learn, self._to_learn = list(self._to_learn.items()), {}
+        learn, self._to_learn = list(self._to_learn), {}
         if not pending and not learn:
             return
-        reads = [stages for _, stages in pending]
-        reads += [whole_read(base) for _, base in learn]
-        branches = [[*stages, {"$set": {TAG: i}}] for i, stages in enumerate(reads)]
-        groups = [_chained(branches[i : i + GROUP]) for i in range(0, len(branches), GROUP)]
-        pipeline = _chained(groups)
-        results: list[list[dict[str, Any]]] = [[] for _ in reads]
-        try:
-            # One reply batch (up to 16 MiB) where it fits, so no getMore follows.
-            docs = self.conn.client.config.chunks.aggregate(pipeline, batchSize=WHOLE)
-            self.aggregates += 1
-            for doc in docs:
-                results[int(doc.pop(TAG))].append(doc)
-        except PyMongoError as exc:
-            raise ClusterError(
-                f"{self.conn.uri}: reading config.chunks failed: {redact(str(exc))}"
-            ) from None
+        whole = WholeReads(learn, self.conn.client.codec_options)
+        counts = whole.count_reads()
+        reads: list[Read] = [(len(key), stages) for key, stages in pending]
+        results = self._send([*reads, *counts])
         for (key, _), found in zip(pending, results[: len(pending)], strict=True):
             self._answers[key] = found
-        for ((field, value), _), found in zip(learn, results[len(pending) :], strict=True):
-            self._whole[field][value] = _whole(found)
+        whole.counted(zip(counts, results[len(pending) :], strict=True))
+        self.commands += whole.fetch(self.conn, SMALL)
+        for (field, value), chunks in zip(learn, whole.chunks(SMALL), strict=True):
+            self._whole[field][value] = chunks
+
+    def _send(self, reads: list[Read]) -> list[list[dict[str, Any]]]:
+        """Each read's answer, from one aggregate (one per COMMAND_BYTES of reads)."""
+        results: list[list[dict[str, Any]]] = [[] for _ in reads]
+        start = 0
+        while start < len(reads):
+            size, end = 0, start
+            while end < len(reads) and (end == start or size + reads[end][0] <= COMMAND_BYTES):
+                size += reads[end][0]
+                end += 1
+            branches = [
+                [*stages, {"$set": {TAG: i}}] for i, (_, stages) in enumerate(reads[start:end])
+            ]
+            groups = [_chained(branches[i : i + GROUP]) for i in range(0, len(branches), GROUP)]
+            try:
+                # One reply batch (up to 16 MiB) where it fits, so no getMore follows.
+                docs = self.conn.client.config.chunks.aggregate(_chained(groups), batchSize=WHOLE)
+                self.commands += 1
+                for doc in docs:
+                    results[start + int(doc.pop(TAG))].append(doc)
+            except PyMongoError as exc:
+                raise ClusterError(
+                    f"{self.conn.uri}: reading config.chunks failed: {redact(str(exc))}"
+                ) from None
+            start = end
+        return results
 
     def _ask(self, stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         # The client's codec options: a URI with uuidRepresentation decodes uuids as UUID
@@ -253,17 +252,6 @@ class ChunkBatch:
             return []
         self.run()  # not foreseen: one aggregate of its own
         return list(self._answers[key])
-
-
-def _whole(found: list[dict[str, Any]]) -> Chunks | None:
-    """A namespace's chunks from its whole read; None when it has more than SMALL (or
-    chunks the matcher cannot answer for exactly: the server answers it)."""
-    if not found:
-        return Chunks.of([])  # no chunk: $group has no input, so no document
-    (doc,) = found
-    if int(doc["n"]) > SMALL:
-        return None
-    return Chunks.of(doc["chunks"])
 
 
 def _chained(pipelines: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:

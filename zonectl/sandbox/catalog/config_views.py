@@ -44,12 +44,14 @@ class ChunksView:
         store, rest = self._pick_store(filter)
         if store is None:
             if rest is None:  # the filter names a collection that has no chunks
-                return Scan([], exact=True)
+                by_uuid = "uuid" in filter and not _is_operator(filter["uuid"])
+                return Scan([], exact=True, groups=("uuid" if by_uuid else "ns", []))
             return Scan(self._all_raw(), exact=not rest)
+        named_by = "uuid" if store.form.by_uuid else "ns"  # the equality _pick_store took
         if _past_version(store, rest.get("lastmod")):
             # The {uuid: 1, lastmod: 1} index: nothing above the collection version, found
             # without a scan (a twin's capture asks whether a migration committed meanwhile).
-            return Scan([], exact=True, size=0)
+            return Scan([], exact=True, size=0, groups=(named_by, []))
         exact = True
         shard = _shard_set(rest.pop("shard", None))
         if shard is False:
@@ -74,7 +76,16 @@ class ChunksView:
             size = named if shard[1] else size - named
         forward = _walk(store, lo, hi, shard, backward=False)
         back = _walk(store, lo, hi, shard, backward=True)
-        return Scan(forward, exact, (("min", 1),), size=size, backward=back)
+        # Every chunk of the store carries its uuid (ns): any one stands for the group.
+        group = [(lambda: store.raw(0), size)] if exact else None
+        return Scan(
+            forward,
+            exact,
+            (("min", 1),),
+            size=size,
+            backward=back,
+            groups=None if group is None else (named_by, group),
+        )
 
     def _scan_many(self, uuids: list[Any], filter: Mapping[str, Any]) -> Scan:
         """`{uuid: {$in: [...]}, ...}`: the {uuid, min} index walked once per listed uuid,
@@ -84,6 +95,7 @@ class ChunksView:
         scans = [self.scan({**filter, "uuid": u}) for _, u in ordered]
         sizes = [sc.size for sc in scans]
         backs = [sc.backward for sc in reversed(scans)]
+        groups = [sc.groups for sc in scans]
         return Scan(
             (d for sc in scans for d in sc.docs),
             exact=all(sc.exact for sc in scans),
@@ -91,6 +103,11 @@ class ChunksView:
             size=None if any(n is None for n in sizes) else sum(n or 0 for n in sizes),
             backward=(
                 None if any(b is None for b in backs) else (d for b in backs for d in b or ())
+            ),
+            groups=(
+                None
+                if any(g is None or g[0] != "uuid" for g in groups)
+                else ("uuid", [one for g in groups if g is not None for one in g[1]])
             ),
         )
 

@@ -8,7 +8,7 @@ exactly the matches, possibly as raw BSON so large results stream without re-enc
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -31,6 +31,10 @@ class Scan:
     size: int | None = None
     # The same documents in the reverse of `ordered_by` (a backward index scan), if cheap.
     backward: Iterable[Mapping[str, Any] | RawBSONDocument] | None = None
+    # An exact scan's documents by the value of a field, in scan order: (field, [(one
+    # document of the group, as raw BSON, its size)]); the counts an index holds per
+    # leading value, so a $group counting by it needs no document. None: not known.
+    groups: tuple[str, list[tuple[Callable[[], bytes], int]]] | None = None
 
 
 class Collection(Protocol):

@@ -45,9 +45,24 @@ def _only(stage: Mapping[str, Any], name: str) -> bool:
     return len(stage) == 1 and name in stage
 
 
+def _counts_by(stage: Mapping[str, Any], groups: Any) -> bool:
+    """`{$group: {_id: "$<field>", <name>: {$sum: 1}, ...}}` by the field of `groups`."""
+    if groups is None or not _only(stage, "$group") or type(stage["$group"]) is not dict:
+        return False
+    spec = stage["$group"]
+    if type(spec.get("_id")) is not str or spec["_id"] != f"${groups[0]}":
+        return False
+    return all(
+        k == "_id"
+        or (type(v) is dict and list(v) == ["$sum"] and type(v["$sum"]) is int and v["$sum"] == 1)
+        for k, v in spec.items()
+    )
+
+
 def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> Iterator[Document]:
     """`pipeline` over `namespace`. Index use, as the server's: a leading {$match, $count}
-    answered from an exact index scan's size (COUNT_SCAN, nothing fetched); a $sort in the
+    answered from an exact index scan's size (COUNT_SCAN, nothing fetched), a {$match,
+    $group} counting by the scan's leading field from its counts per value; a $sort in the
     index order (or its reverse) after the $match walks the index that way, so a $limit
     stops the walk instead of sorting every match. The length limit counts every stage,
     those the index answers too: checked first, as the server checks it before planning."""
@@ -63,6 +78,21 @@ def run_on_collection(scan_of: ScanOf, namespace: str, pipeline: list[Any]) -> I
         # The count stage validates its name, then counts what the index says.
         counted = run_pipeline([{}] * min(scan.size, 1), [second], lambda coll: [])
         rest, source = pipeline[2:], ({**d, **{second["$count"]: scan.size}} for d in counted)
+    elif query is not None and scan.exact and _counts_by(second, scan.groups):
+        # A $group counting by the field the index walk is grouped by: each group's count
+        # from the index, its value from one of its documents (decoded as the stage reads
+        # it), in scan order, as the stage would output them walking the documents.
+        assert scan.groups is not None
+        validate(query)
+        field, groups = scan.groups
+        counts = [k for k in second["$group"] if k != "_id"]
+        wanted = frozenset((field.encode(),))
+        rest = pipeline[2:]
+        source = [
+            {"_id": _decoded(RawBSONDocument(one()), wanted).get(field), **dict.fromkeys(counts, n)}
+            for one, n in groups
+            if n
+        ]
     elif query is not None and _only(second, "$sort"):
         sort = tuple(validate_sort(second["$sort"]))
         ordered = tuple(scan.ordered_by[: len(sort)])
