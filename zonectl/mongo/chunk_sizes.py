@@ -16,7 +16,7 @@ from zonectl.model.keys import sort_key
 from zonectl.mongo.chunk_batch import ChunkBatch
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.size_stats import read_stats_concurrently, refusal
-from zonectl.mongo.state import WHOLE
+from zonectl.mongo.state import WHOLE, EntriesRead
 
 DEFAULT_CHUNK_MB = {4: 64, 5: 64}  # 128 MB from 6.0 (reference §2.5)
 # dataSize is one command per chunk (the router asks every shard owning the range,
@@ -93,12 +93,14 @@ class ChunkSizes:
         self.batch = batch if batch is not None else ChunkBatch(conn)
         self._budget = max_measured
         self._docs: dict[str, dict[str, Any] | None] = {}
+        self._known: EntriesRead | None = None  # the run's state read (`know`)
         self._owned: dict[str, dict[str, int]] | None = None
         self._owned_read = False
         self._stats: dict[str, dict[str, int] | None] = {}
         self._measured: dict[tuple[str, Any, Any], int | None] = {}
         self._measured_ns: set[str] = set()  # namespaces with a range in `_measured`
         self._max_bytes: dict[str, int] = {}
+        self._setting_mb: tuple[int | None] | None = None  # the chunksize setting, once read
         self._counts: dict[tuple[str, tuple[str, ...]], dict[str, int]] = {}
         self._dsd = True
         # Chunk sizes a plan sets (MB): the cluster's, and per namespace.
@@ -121,10 +123,26 @@ class ChunkSizes:
         return self.max_chunk_bytes(ns)
 
     # ------------------------------------------------------------ metadata
+    def know(self, read: EntriesRead) -> None:
+        """The run's state read already holds the config.collections entries of the
+        namespaces it asked about and the `chunksize` setting: those are taken from it,
+        not asked again (the same answer, one read per run)."""
+        self._known = read
+
+    def _from_known(self, ns: str) -> bool:
+        """`ns`'s entry taken from the state read into `_docs`, when that read asked for it."""
+        if self._known is None or not self._known.knows(ns):
+            return False
+        found = self._known.entries.get(ns)
+        self._docs[ns] = dict(found) if found is not None else None
+        return True
+
     def read_collections(self, namespaces: Sequence[str]) -> None:
         """The config.collections entries of `namespaces` in one find ($in over _id), so
-        none is looked up one by one later."""
-        wanted = sorted({ns for ns in namespaces if ns not in self._docs})
+        none is looked up one by one later (those the state read holds: from it)."""
+        wanted = sorted(
+            {ns for ns in namespaces if ns not in self._docs and not self._from_known(ns)}
+        )
         if not wanted:
             return
         config = self.conn.client.config
@@ -137,7 +155,7 @@ class ChunkSizes:
             self._docs[str(doc["_id"])] = dict(doc)
 
     def collection(self, ns: str) -> dict[str, Any] | None:
-        if ns not in self._docs:
+        if ns not in self._docs and not self._from_known(ns):
             found = self._read(lambda: self.conn.client.config.collections.find_one({"_id": ns}))
             self._docs[ns] = dict(found) if found is not None else None
         return self._docs[ns]
@@ -178,13 +196,23 @@ class ChunkSizes:
         return self._max_bytes[ns]
 
     def _default_max_bytes(self) -> int:
-        """The `chunksize` setting in MB (reference §2.5), read once per run."""
+        """The `chunksize` setting, else the version's default (reference §2.5)."""
         if "" not in self._max_bytes:
-            config = self.conn.client.config
-            setting = self._read(lambda: config.settings.find_one({"_id": "chunksize"}))
-            mb = int(setting["value"]) if setting and setting.get("value") else None
+            mb = self.chunksize_mb()
             self._max_bytes[""] = (mb or DEFAULT_CHUNK_MB.get(self.major, 128)) * 1024 * 1024
         return self._max_bytes[""]
+
+    def chunksize_mb(self) -> int | None:
+        """The `chunksize` setting in MB (reference §2.5), None when unset: from the state
+        read when it asked for it (`know`), else read once per run."""
+        if self._setting_mb is None:
+            asked, setting = self._known.setting("chunksize") if self._known else (False, None)
+            if not asked:
+                config = self.conn.client.config
+                setting = self._read(lambda: config.settings.find_one({"_id": "chunksize"}))
+            mb = int(setting["value"]) if setting and setting.get("value") else None
+            self._setting_mb = (mb,)
+        return self._setting_mb[0]
 
     # ------------------------------------------------------------ statistics
     def shard_bytes(self, ns: str) -> dict[str, int] | None:
