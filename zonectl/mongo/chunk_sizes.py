@@ -100,7 +100,6 @@ class ChunkSizes:
         self._measured: dict[tuple[str, Any, Any], int | None] = {}
         self._measured_ns: set[str] = set()  # namespaces with a range in `_measured`
         self._max_bytes: dict[str, int] = {}
-        self._setting_mb: tuple[int | None] | None = None  # the chunksize setting, once read
         self._counts: dict[tuple[str, tuple[str, ...]], dict[str, int]] = {}
         self._dsd = True
         # Chunk sizes a plan sets (MB): the cluster's, and per namespace.
@@ -196,23 +195,16 @@ class ChunkSizes:
         return self._max_bytes[ns]
 
     def _default_max_bytes(self) -> int:
-        """The `chunksize` setting, else the version's default (reference §2.5)."""
+        """The `chunksize` setting in MB (reference §2.5), else the version's default: from
+        the state read when it asked for the setting (`know`), else read once per run."""
         if "" not in self._max_bytes:
-            mb = self.chunksize_mb()
-            self._max_bytes[""] = (mb or DEFAULT_CHUNK_MB.get(self.major, 128)) * 1024 * 1024
-        return self._max_bytes[""]
-
-    def chunksize_mb(self) -> int | None:
-        """The `chunksize` setting in MB (reference §2.5), None when unset: from the state
-        read when it asked for it (`know`), else read once per run."""
-        if self._setting_mb is None:
             asked, setting = self._known.setting("chunksize") if self._known else (False, None)
             if not asked:
                 config = self.conn.client.config
                 setting = self._read(lambda: config.settings.find_one({"_id": "chunksize"}))
             mb = int(setting["value"]) if setting and setting.get("value") else None
-            self._setting_mb = (mb,)
-        return self._setting_mb[0]
+            self._max_bytes[""] = (mb or DEFAULT_CHUNK_MB.get(self.major, 128)) * 1024 * 1024
+        return self._max_bytes[""]
 
     # ------------------------------------------------------------ statistics
     def shard_bytes(self, ns: str) -> dict[str, int] | None:

@@ -86,20 +86,6 @@ def _read_impact_chunks(
     return batch.replay(read)
 
 
-def max_chunk_bytes(sizes: ChunkSizes, names: Iterable[str]) -> dict[str, int]:
-    """Max chunk size per namespace of `names`: the collection's maxChunkSizeBytes, else
-    the `chunksize` setting in MB (reference §2.5); left out when neither is set (the
-    default applies). From the entries and the setting the run has already read."""
-    sizes_of: dict[str, int] = {}
-    for ns in names:
-        coll = sizes.collection(ns)
-        if coll is not None and "maxChunkSizeBytes" in coll:
-            sizes_of[ns] = int(coll["maxChunkSizeBytes"])
-        elif (mb := sizes.chunksize_mb()) is not None:
-            sizes_of[ns] = mb * 1024 * 1024
-    return sizes_of
-
-
 def read_impacts(
     conn: Connection, actual: ClusterState, plan: Plan, sizes: ChunkSizes | None = None
 ) -> dict[int, Impact]:
@@ -136,4 +122,5 @@ def read_impacts(
 
         return size
 
-    return make_impacts(plan, actual, chunks, max_chunk_bytes(sizes, names), size_of, unread)
+    # every byte comes from `size_of`: no maximum chunk size is needed (or read) here
+    return make_impacts(plan, actual, chunks, {}, size_of, unread)
