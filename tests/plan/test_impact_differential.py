@@ -97,7 +97,8 @@ def _expected(conn: Connection, handle: Any, op: dict[str, Any]) -> Impact:
     """The op's impact over every chunk of its namespace, sized by a fresh ChunkSizes."""
     args = json_util.loads(json.dumps(op["args"]))
     ns = args["ns"]
-    change = RangeChange(ns, args["zone"], args["min"], args["max"], op["kind"].startswith("assign"))
+    adds = op["kind"].startswith("assign")
+    change = RangeChange(ns, args["zone"], args["min"], args["max"], adds)
     every = list(handle.client.config.chunks.find({"uuid": _uuid(handle, ns)}))
     sizes = ChunkSizes(conn, max_measured=0)
     shards = sorted(SHARDS)
