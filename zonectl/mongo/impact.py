@@ -20,7 +20,7 @@ _FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "estimatedDataSizeBytes": 1
 
 
 class _Change(NamedTuple):
-    index: int  # the op's place in the plan
+    at: int  # the op's place in the plan
     change: RangeChange
     migrates: bool  # an assignment: chunks outside its zone's shards move
 
