@@ -16,7 +16,7 @@ from zonectl.model.keys import sort_key
 from zonectl.mongo.chunk_batch import ChunkBatch
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.size_stats import read_stats_concurrently, refusal
-from zonectl.mongo.state import WHOLE
+from zonectl.mongo.state import WHOLE, EntriesRead
 
 DEFAULT_CHUNK_MB = {4: 64, 5: 64}  # 128 MB from 6.0 (reference §2.5)
 # dataSize is one command per chunk (the router asks every shard owning the range,
@@ -93,6 +93,7 @@ class ChunkSizes:
         self.batch = batch if batch is not None else ChunkBatch(conn)
         self._budget = max_measured
         self._docs: dict[str, dict[str, Any] | None] = {}
+        self._known: EntriesRead | None = None  # the run's state read (`know`)
         self._owned: dict[str, dict[str, int]] | None = None
         self._owned_read = False
         self._stats: dict[str, dict[str, int] | None] = {}
@@ -121,10 +122,26 @@ class ChunkSizes:
         return self.max_chunk_bytes(ns)
 
     # ------------------------------------------------------------ metadata
+    def know(self, read: EntriesRead) -> None:
+        """The run's state read already holds the config.collections entries of the
+        namespaces it asked about and the `chunksize` setting: those are taken from it,
+        not asked again (the same answer, one read per run)."""
+        self._known = read
+
+    def _from_known(self, ns: str) -> bool:
+        """`ns`'s entry taken from the state read into `_docs`, when that read asked for it."""
+        if self._known is None or not self._known.knows(ns):
+            return False
+        found = self._known.entries.get(ns)
+        self._docs[ns] = dict(found) if found is not None else None
+        return True
+
     def read_collections(self, namespaces: Sequence[str]) -> None:
         """The config.collections entries of `namespaces` in one find ($in over _id), so
-        none is looked up one by one later."""
-        wanted = sorted({ns for ns in namespaces if ns not in self._docs})
+        none is looked up one by one later (those the state read holds: from it)."""
+        wanted = sorted(
+            {ns for ns in namespaces if ns not in self._docs and not self._from_known(ns)}
+        )
         if not wanted:
             return
         config = self.conn.client.config
@@ -137,7 +154,7 @@ class ChunkSizes:
             self._docs[str(doc["_id"])] = dict(doc)
 
     def collection(self, ns: str) -> dict[str, Any] | None:
-        if ns not in self._docs:
+        if ns not in self._docs and not self._from_known(ns):
             found = self._read(lambda: self.conn.client.config.collections.find_one({"_id": ns}))
             self._docs[ns] = dict(found) if found is not None else None
         return self._docs[ns]
@@ -178,10 +195,13 @@ class ChunkSizes:
         return self._max_bytes[ns]
 
     def _default_max_bytes(self) -> int:
-        """The `chunksize` setting in MB (reference §2.5), read once per run."""
+        """The `chunksize` setting in MB (reference §2.5), else the version's default: from
+        the state read when it asked for the setting (`know`), else read once per run."""
         if "" not in self._max_bytes:
-            config = self.conn.client.config
-            setting = self._read(lambda: config.settings.find_one({"_id": "chunksize"}))
+            asked, setting = self._known.setting("chunksize") if self._known else (False, None)
+            if not asked:
+                config = self.conn.client.config
+                setting = self._read(lambda: config.settings.find_one({"_id": "chunksize"}))
             mb = int(setting["value"]) if setting and setting.get("value") else None
             self._max_bytes[""] = (mb or DEFAULT_CHUNK_MB.get(self.major, 128)) * 1024 * 1024
         return self._max_bytes[""]

@@ -16,7 +16,7 @@ from zonectl.mongo.connect import Connection
 from zonectl.mongo.drain_read import with_drain_facts
 from zonectl.mongo.reshard_read import read_indexes, read_reshardings
 from zonectl.mongo.settings_read import with_settings_facts
-from zonectl.mongo.state import read_config_documents
+from zonectl.mongo.state import EntriesRead, read_config_documents
 from zonectl.mongo.unsharded_read import needs_listing, read_listing
 from zonectl.plan.patterns import expand_patterns
 
@@ -28,18 +28,20 @@ class Resolved:
     origins: Mapping[str, str]  # namespace -> pattern
     notes: tuple[str, ...]
     round_trips: int = 0  # listing commands sent beyond the usual config reads
+    read: EntriesRead | None = None  # the config entries read, for the run's later readers
 
 
 def read_resolved(conn: Connection, desired: DesiredState, at: dt.datetime) -> Resolved:
     """Read the cluster for `desired` and expand its patterns at instant `at` (which slices
     of a collection-per-period window are hot); PlanError when two patterns overlap."""
     wanted = None if desired.patterns else desired.collections
-    actual = read_config_documents(conn, wanted).cluster_state(conn)
+    docs = read_config_documents(conn, wanted)
+    actual = docs.cluster_state(conn)
     actual = with_key_change_facts(conn, desired, actual)
     actual = with_settings_facts(conn, desired, actual)
     actual = with_drain_facts(conn, desired, actual)  # only when a shard is removed or draining
     if not needs_listing(desired, actual.collections):
-        return Resolved(desired, actual, {}, ())
+        return Resolved(desired, actual, {}, (), read=docs.read)
     listing = read_listing(conn, desired)
     kinds: dict[str, str] = {ns: "collection" for ns in actual.collections}
     for ns, live in listing.unsharded.items():
@@ -54,7 +56,14 @@ def read_resolved(conn: Connection, desired: DesiredState, at: dt.datetime) -> R
         moves=tuple(listing.moves),
         shard_bytes=listing.shard_bytes,
     )
-    return Resolved(expanded.desired, actual, expanded.origins, expanded.notes, listing.round_trips)
+    return Resolved(
+        expanded.desired,
+        actual,
+        expanded.origins,
+        expanded.notes,
+        listing.round_trips,
+        read=docs.read,
+    )
 
 
 def with_key_change_facts(

@@ -106,6 +106,27 @@ def is_sharded_entry(doc: Doc) -> bool:
 
 
 @dataclass(frozen=True)
+class EntriesRead:
+    """What one read of config.collections and config.settings returned, for the readers
+    that come after it in the same run (ChunkSizes): every entry of the namespaces it asked
+    about (`asked`; None: every namespace), dropped and unsplittable ones included, by _id;
+    and the config.settings documents of `settings_asked`, by _id."""
+
+    asked: frozenset[str] | None
+    entries: Mapping[str, Mapping[str, Any]]
+    settings_asked: frozenset[str]
+    settings: Mapping[str, Mapping[str, Any]]
+
+    def knows(self, ns: str) -> bool:
+        """Whether the read answered for `ns` (its entry, or that it has none)."""
+        return self.asked is None or ns in self.asked
+
+    def setting(self, name: str) -> tuple[bool, Mapping[str, Any] | None]:
+        """(whether the read asked for config.settings `name`, its document or None)."""
+        return name in self.settings_asked, self.settings.get(name)
+
+
+@dataclass(frozen=True)
 class ConfigDocuments:
     """The config documents zonectl reads, as the server stores them."""
 
@@ -117,6 +138,7 @@ class ConfigDocuments:
     status_error: str | None = None
     analyzers: list[dict[str, Any]] | None = None  # config.queryAnalyzers; None: not read
     settings: dict[str, dict[str, Any]] | None = None  # config.settings by _id
+    read: EntriesRead | None = None  # what the read saw, for the run's later readers
 
     def cluster_state(self, conn: Connection) -> ClusterState:
         return build_cluster_state(
@@ -146,9 +168,8 @@ def read_config_documents(
         shards = list(config.shards.find({}, batch_size=WHOLE))
         fields = {"_id": 0, "ns": 1, "min": 1, "max": 1, "tag": 1}
         tags = list(config.tags.find({}, fields, batch_size=WHOLE))
-        collections = [
-            d for d in config.collections.find(wanted, batch_size=WHOLE) if is_sharded_entry(d)
-        ]
+        entries = list(config.collections.find(wanted, batch_size=WHOLE))
+        collections = [d for d in entries if is_sharded_entry(d)]
         # The balancer, chunk size and automerge documents in one read (the settings table).
         settings = {str(d["_id"]): d for d in config.settings.find({"_id": {"$in": SETTINGS_DOCS}})}
         balancer = settings.get("balancer")
@@ -163,8 +184,14 @@ def read_config_documents(
             f"{conn.uri}: reading config metadata failed: {redact(str(exc))}"
         ) from None
     analyzers = read_analyzers(conn)
+    read = EntriesRead(
+        None if namespaces is None else frozenset(namespaces),
+        {str(d["_id"]): d for d in entries},
+        frozenset(SETTINGS_DOCS),
+        settings,
+    )
     return ConfigDocuments(
-        shards, tags, collections, balancer, status, status_error, analyzers, settings
+        shards, tags, collections, balancer, status, status_error, analyzers, settings, read
     )
 
 

@@ -55,20 +55,24 @@ def estimate_impact(
     zone_shards: frozenset[str],
     chunk_bytes: int,
     size_of: SizeOf | None = None,
+    *,
+    unread: int = 0,
 ) -> Impact:
     """Count the chunks overlapping the op's range; for an assignment, those outside the
     zone's shards migrate: the part inside the range, once split at its bounds. Bytes: by
     `size_of` (the one size source the forecast shares), else the chunk's
     `estimatedDataSizeBytes` (6.x+ after some operations, §2.3), else half the maximum
-    chunk size, since chunks split when they reach the maximum."""
+    chunk size, since chunks split when they reach the maximum. `unread`: chunks inside
+    the range that were counted, not read (added to the count)."""
     total = migrating = size = 0
     op_lo, op_hi = sort_key(op.min), sort_key(op.max)
+    adds = op.adds
     for chunk in chunks:
         lo_key, hi_key = sort_key(chunk["min"]), sort_key(chunk["max"])
         if not (lo_key < op_hi and op_lo < hi_key):  # half-open ranges overlap
             continue
         total += 1
-        if op.adds and chunk.get("shard") not in zone_shards:
+        if adds and chunk.get("shard") not in zone_shards:
             migrating += 1
             if size_of is None:
                 size += int(chunk.get("estimatedDataSizeBytes") or chunk_bytes // 2)
@@ -77,7 +81,7 @@ def estimate_impact(
             cut_hi = hi_key > op_hi
             lo, hi = (op.min if cut_lo else chunk["min"]), (op.max if cut_hi else chunk["max"])
             size += size_of(lo, hi, str(chunk.get("shard")), 1.0 / (1 + cut_lo + cut_hi))
-    return Impact(chunks=total, migrating=migrating, bytes=size)
+    return Impact(chunks=total + unread, migrating=migrating, bytes=size)
 
 
 def make_impacts(
@@ -86,11 +90,15 @@ def make_impacts(
     chunks_by_op: Mapping[int, Iterable[Mapping[str, Any]]],
     chunk_bytes: Mapping[str, int],
     size_of: Callable[[str], SizeOf] | None = None,
+    unread: Mapping[int, int] | None = None,
 ) -> dict[int, Impact]:
     """Impact per range op index, from the chunks read for it and each namespace's max
-    chunk size (missing namespaces: the version default), or `size_of(ns)`."""
+    chunk size (missing namespaces: the version default), or `size_of(ns)`; `unread`:
+    per op index, chunks counted inside its range but not read (added to its count)."""
     zones = zone_shards_after(plan, actual)
     default = default_chunk_bytes(actual.version)
+    none: frozenset[str] = frozenset()
+    unread = unread or {}
     impacts: dict[int, Impact] = {}
     for index, chunks in chunks_by_op.items():
         change = plan.ops[index].range_change()
@@ -98,8 +106,9 @@ def make_impacts(
             impacts[index] = estimate_impact(
                 change,
                 chunks,
-                zones.get(change.zone, frozenset()),
+                zones.get(change.zone, none),
                 chunk_bytes.get(change.ns, default),
                 size_of(change.ns) if size_of is not None else None,
+                unread=unread.get(index, 0),
             )
     return impacts

@@ -61,6 +61,8 @@ def read_plan(
     moving at once)."""
     policy = read_policy_plan(conn, desired, at, namespaces=namespaces, boundaries=boundaries)
     resolved, actual = policy.resolved, policy.resolved.actual
+    if resolved.read is not None:  # its config.collections entries, not read again
+        sizes.know(resolved.read)
     plan = with_impacts(conn, actual, policy.plan, sizes)
     if policy.next_tick:
         plan = dataclasses.replace(plan, valid_until=policy.next_tick)
