@@ -101,8 +101,12 @@ def read_namespace_chunks(
     else:
         pieces = []
     measured = sizes.measure(ns, [(p.min, p.max) for p in pieces]) if pieces else []
+    estimates: dict[str, tuple[int, bool]] = {}  # shard -> its estimate, asked once
     for piece, found in zip(pieces, measured, strict=True):
-        whole, estimated = sizes.estimate(ns, piece.shard, shards)
+        known = estimates.get(piece.shard)
+        if known is None:
+            known = estimates[piece.shard] = sizes.estimate(ns, piece.shard, shards)
+        whole, estimated = known
         average = int(whole * piece.share)
         if found is None:
             tally[1 if estimated else 2] += 1
