@@ -109,7 +109,7 @@ def _read(
     changed: dict[str, set[Any]] = {}
     for ns, (_, rs), flags in zip(names, case["colls"], case["changed"], strict=False):
         wanted[ns] = rs
-        changed[ns] = {range_key(lo, hi) for (lo, hi, _), on in zip(rs, flags) if on}
+        changed[ns] = {range_key(lo, hi) for (lo, hi, _), on in zip(rs, flags, strict=True) if on}
     for ns in names[len(case["colls"]) :]:
         wanted[ns] = [(_bound(MinKey()), _bound(MaxKey()), "hot")]
     shards = list(case["layout"])
@@ -132,7 +132,9 @@ def test_the_read_matches_the_reference(
     for coll, _ in case["colls"]:
         ns = f"d.c{next(_names)}"
         store = handle.sandbox.cluster.create_collection(
-            ns, {"x": 1}, bounds=coll["bounds"],
+            ns,
+            {"x": 1},
+            bounds=coll["bounds"],
             shards=coll["owners"],
             sizes=coll["sizes"],
             counts=coll["counts"],
