@@ -16,6 +16,7 @@ from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.size_spread import (
     MIN_SAMPLE,
     _seed,
+    fit_one,
     spread_estimates,
     tilt,
 )
@@ -132,3 +133,20 @@ def test_spread_matches_the_reference(colls: list[NamespaceChunks]) -> None:
     ref, ref_shaped = reference_spread(colls)
     assert shaped == ref_shaped
     assert out == ref
+
+
+_sizes = st.one_of(
+    st.integers(0, 300 * MIB),
+    st.floats(0, 300 * MIB, allow_nan=False),
+    st.sampled_from([0, 0.0, 0.4, 1, 1.5, 64 * MIB, 64.0 * MIB]),
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_sizes, st.integers(0, 300 * MIB), _sizes)
+def test_one_size_fits_as_the_reference(size: float, total: int, ceiling: float) -> None:
+    """A shard's single estimate, fitted alone (fit_one), as fit_total fits a list of one;
+    sizes above, below and at the ceiling, zeros, fractions, ints and floats."""
+    want = reference_fit_total([size], total, ceiling)
+    got = fit_one(size, total, ceiling)
+    assert (type(got), got) == (type(want[0]), want[0])

@@ -69,7 +69,7 @@ class Chunks:
         self._mins = mins
         self._chunks = chunks
         self._docs = docs  # FIELDS as the server sent them, in its order
-        self._views: dict[frozenset[str], list[dict[str, Any]]] = {}  # projected once
+        self._views: dict[frozenset[str], list[dict[str, Any] | None]] = {}  # projected once
 
     @classmethod
     def of(cls, docs: Sequence[Mapping[str, Any]]) -> Chunks | None:
@@ -126,13 +126,17 @@ class Chunks:
             found.reverse()
         if shape.limit:
             del found[shape.limit :]
-        view = self._views.get(shape.fields)
-        if view is None:
-            keep = shape.fields
-            view = self._views[shape.fields] = [
-                {k: v for k, v in doc.items() if k in keep} for doc in self._docs
-            ]
-        return [dict(view[c.at]) for c in found]  # the caller's own copies
+        keep = shape.fields
+        view = self._views.get(keep)
+        if view is None:  # each document projected when first found, once
+            view = self._views[keep] = [None] * len(self._docs)
+        out = []
+        for c in found:
+            doc = view[c.at]
+            if doc is None:
+                doc = view[c.at] = {k: v for k, v in self._docs[c.at].items() if k in keep}
+            out.append(dict(doc))  # the caller's own copy
+        return out
 
     def _select(self, conditions: Iterable[tuple[str, Any]]) -> list[_Chunk] | None:
         mins = self._mins

@@ -11,17 +11,30 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from zonectl.forecast.balancer import NamespaceChunks
-from zonectl.forecast.inputs import Range, make_pieces
+from zonectl.forecast.inputs import Range, cut_keyed
 from zonectl.model.keys import SortKey, sort_key
 from zonectl.mongo.chunk_batch import straddling
 from zonectl.mongo.chunk_sizes import ChunkSizes
 
 _FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1}
 RangeKey = tuple[SortKey, SortKey]
+_NO_ZONES: frozenset[str] = frozenset()
 
 
 def range_key(lo: Mapping[str, Any], hi: Mapping[str, Any]) -> RangeKey:
     return sort_key(lo), sort_key(hi)
+
+
+class ZoneHolders(dict[str, list[str]]):
+    """Each zone's shards, sorted: worked out once per zone for every namespace read."""
+
+    def __init__(self, shard_zones: Mapping[str, frozenset[str]]) -> None:
+        super().__init__()
+        self.shard_zones = shard_zones
+
+    def __missing__(self, zone: str) -> list[str]:
+        found = self[zone] = sorted(s for s, zones in self.shard_zones.items() if zone in zones)
+        return found
 
 
 def read_namespace_chunks(
@@ -31,28 +44,40 @@ def read_namespace_chunks(
     shard_zones: Mapping[str, frozenset[str]],
     shards: Sequence[str],
     changed: Collection[RangeKey],
+    *,
+    holders_of: ZoneHolders | None = None,
 ) -> NamespaceChunks | None:
     """The chunks of `ns` outside their zone (None when not sharded), with the whole
     collection's bytes and chunks per shard. `shards`: every shard (draining ones too);
-    `changed`: the ranges whose chunks are read one by one (and measured)."""
+    `changed`: the ranges whose chunks are read one by one (and measured); `holders_of`:
+    ZoneHolders(shard_zones), when the caller reads many namespaces. Each bound's key is
+    computed once and carried to the pieces (tests/forecast_pure/test_read_differential.py
+    holds this to its earlier form)."""
     base = sizes.chunk_filter(ns)
     if base is None:
         return None
+    if holders_of is None:
+        holders_of = ZoneHolders(shard_zones)
     counts = sizes.shard_counts(ns, shards)
     out = NamespaceChunks(ns, [], [], [], counts=counts)
-    candidates: dict[SortKey, Mapping[str, Any]] = {}
+    tally = [0, 0, 0]  # measured, estimated, assumed: counted once the read is real
+    candidates: dict[SortKey, tuple[Mapping[str, Any], SortKey]] = {}  # min key -> doc, max
     wanted: list[RangeKey] = []  # the changed ranges' keys
+    range_keys: list[RangeKey] = []
+    find = sizes.batch.find
     for lo, hi, zone in ranges:
-        holders = sorted(s for s, zones in shard_zones.items() if zone in zones)
+        holders = holders_of[zone]
         off_zone = {**base, "shard": {"$nin": holders}, "min": {"$gte": lo, "$lt": hi}}
-        key = range_key(lo, hi)
-        if key in changed:
+        if changed:  # the keys only serve to find the changed ranges and cut their chunks
+            key = range_key(lo, hi)
+            range_keys.append(key)
+        if changed and key in changed:
             wanted.append(key)
-            for doc in sizes.batch.find(off_zone, _FIELDS, sort={"min": 1}):
-                candidates[sort_key(doc["min"])] = doc
+            for doc in find(off_zone, _FIELDS, sort={"min": 1}):
+                candidates[sort_key(doc["min"])] = (doc, sort_key(doc["max"]))
             for doc in straddling(sizes.batch, base, lo, _FIELDS, inclusive=False):
                 if doc["shard"] not in holders:
-                    candidates[sort_key(doc["min"])] = doc
+                    candidates[sort_key(doc["min"])] = (doc, sort_key(doc["max"]))
         elif sizes.count(off_zone):
             # Unchanged: how many chunks sit off the zone, per shard; each sized by the
             # estimate (the balancer split them at the range's bounds already).
@@ -61,29 +86,38 @@ def read_namespace_chunks(
                     continue
                 n = sizes.count({**off_zone, "shard": shard})
                 size, estimated = sizes.estimate(ns, shard, shards)
-                _tally(sizes, n, measured=False, estimated=estimated)
+                tally[1 if estimated else 2] += n
                 for _ in range(n):
                     _add(out, shard, size, zone, False, estimated=estimated)
-    ordered = [candidates[k] for k in sorted(candidates)]
-    pieces = [
-        p
-        for p in make_pieces(ordered, ranges)
-        if p.zone is not None
-        and p.zone not in shard_zones.get(p.shard, frozenset())
-        and _within(range_key(p.min, p.max), wanted)
-    ]
-    measured = sizes.measure(ns, [(p.min, p.max) for p in pieces])
+    if candidates:
+        ordered = [(doc, k, hi) for k, (doc, hi) in sorted(candidates.items())]
+        pieces = [
+            p
+            for p, a, b in cut_keyed(ordered, ranges, range_keys)
+            if p.zone is not None
+            and p.zone not in shard_zones.get(p.shard, _NO_ZONES)
+            and _within((a, b), wanted)
+        ]
+    else:
+        pieces = []
+    measured = sizes.measure(ns, [(p.min, p.max) for p in pieces]) if pieces else []
+    estimates: dict[str, tuple[int, bool]] = {}  # shard -> its estimate, asked once
     for piece, found in zip(pieces, measured, strict=True):
-        whole, estimated = sizes.estimate(ns, piece.shard, shards)
+        known = estimates.get(piece.shard)
+        if known is None:
+            known = estimates[piece.shard] = sizes.estimate(ns, piece.shard, shards)
+        whole, estimated = known
         average = int(whole * piece.share)
         if found is None:
-            _tally(sizes, 1, measured=False, estimated=estimated)
+            tally[1 if estimated else 2] += 1
             _add(out, piece.shard, average, piece.zone, piece.jumbo, estimated=estimated)
             continue
-        _tally(sizes, 1, measured=True, estimated=False)
+        tally[0] += 1
         if estimated and average > 0 and not piece.jumbo:  # the spread around the average
             out.samples.append((found, average))
         _add(out, piece.shard, found, piece.zone, piece.jumbo)
+    if any(tally):
+        _tally(sizes, *tally)
     out.loads = _loads(sizes, ns, shards, counts)
     out.max_chunk_bytes = sizes.move_cap(ns) if sizes.by_data_size else None
     return out
@@ -123,15 +157,12 @@ def _add(
     out.zones.append(zone)
 
 
-def _tally(sizes: ChunkSizes, n: int, *, measured: bool, estimated: bool) -> None:
+def _tally(sizes: ChunkSizes, measured: int, estimated: int, assumed: int) -> None:
     tally = sizes.tally
 
     def count() -> None:
-        if measured:
-            tally.measured += n
-        elif estimated:
-            tally.estimated += n
-        else:
-            tally.assumed += n
+        tally.measured += measured
+        tally.estimated += estimated
+        tally.assumed += assumed
 
     sizes.batch.when_real(count)  # a rehearsal of the reads (ChunkBatch.replay): if kept

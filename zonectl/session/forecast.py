@@ -25,7 +25,7 @@ from zonectl.model.cluster import ClusterState, feature_release
 from zonectl.model.shard_lifecycle import ShardDrain
 from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.chunk_sizes import ChunkSizes
-from zonectl.mongo.forecast_read import RangeKey, read_namespace_chunks
+from zonectl.mongo.forecast_read import RangeKey, ZoneHolders, read_namespace_chunks
 from zonectl.plan.ops import Op
 from zonectl.plan.shard_ops import RemoveShard
 
@@ -87,9 +87,14 @@ def read_forecast(
     sizes.prepare(list(wanted))
     sizes.batch.prefetch(b for ns in wanted if (b := sizes.chunk_filter(ns)) is not None)
 
+    holders_of = ZoneHolders(shard_zones)  # once for every namespace
+    changes = changed or {}
+
     def read() -> list[NamespaceChunks]:
         found = (
-            read_namespace_chunks(sizes, ns, rs, shard_zones, shards, (changed or {}).get(ns, ()))
+            read_namespace_chunks(
+                sizes, ns, rs, shard_zones, shards, changes.get(ns, ()), holders_of=holders_of
+            )
             for ns, rs in wanted.items()
         )
         return [coll for coll in found if coll is not None]
