@@ -119,7 +119,7 @@ def _read(
             for ns, rs in wanted.items()
         ]
     )
-    return found, sizes.tally.as_dict(), sizes.batch.aggregates
+    return found, sizes.tally.as_dict(), sizes.batch.commands
 
 
 @settings(max_examples=60, deadline=None)
