@@ -130,8 +130,7 @@ def _finish(node: Node, depth: int) -> int:
     counts it."""
     if depth > MAX_DEPTH:
         raise _Unsupported("depth")
-    kind = type(node)
-    if kind is ScalarNode:
+    if isinstance(node, ScalarNode):
         style = node.style
         if not style:
             if not node.value:
@@ -142,7 +141,7 @@ def _finish(node: Node, depth: int) -> int:
         return 0
     depth += 1
     deepest = depth
-    if kind is MappingNode:
+    if isinstance(node, MappingNode):
         for key, value in node.value:
             deepest = max(deepest, _finish(key, depth), _finish(value, depth))
     else:
