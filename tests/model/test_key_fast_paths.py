@@ -5,6 +5,7 @@ against that rule spelt out here, over every value type the order differential d
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from bson.son import SON
@@ -46,3 +47,20 @@ def test_documents_key_as_the_rule_says(value: Any) -> None:
 def test_a_dict_keys_as_the_same_document_in_another_mapping(bound: dict[str, Any]) -> None:
     # SON is a dict subclass, so it takes the generic Mapping path, not the dict shortcut.
     assert keys.sort_key(bound) == keys.sort_key(SON(bound)) == _by_the_rule(bound)
+
+
+def _as_mapping(value: Any) -> Any:
+    """The same value with every dict in it a read-only Mapping that is no dict."""
+    if type(value) is dict:
+        return MappingProxyType({k: _as_mapping(v) for k, v in value.items()})
+    if type(value) is list:
+        return [_as_mapping(v) for v in value]
+    return value
+
+
+@SETTINGS
+@given(_any)
+def test_a_dict_is_formatted_as_any_mapping(value: Any) -> None:
+    """format_value's shortcut for a plain dict (a bound, in every op's description) gives
+    what its Mapping case gives, over every value type the order differential draws."""
+    assert keys.format_value(value) == keys.format_value(_as_mapping(value))

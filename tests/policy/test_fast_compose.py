@@ -163,3 +163,60 @@ def test_a_scalar_s_tag_is_the_one_ruamel_resolves(value: str, implicit: tuple[b
     for kind, text in ((ScalarNode, value), (MappingNode, None), (SequenceNode, None)):
         ours = composer._tag(kind, text, implicit)
         assert str(ours) == str(resolver.resolve(kind, text, implicit)), (kind, text)
+
+
+def _both(text: str) -> tuple[Any, Any]:
+    """What the C parser's own composer and the event composer make of a text: (roots'
+    shapes, deepest level) each, or None."""
+    resolver = YAML(typ="rt").resolver
+    answers = []
+    for compose in (fast_compose._compose_in_c, fast_compose._compose_events):
+        composed = compose(text, resolver)
+        answers.append(
+            None if composed is None else ([_shape(n) for n in composed[0]], composed[1])
+        )
+    return answers[0], answers[1]
+
+
+def test_a_large_policy_is_composed_by_the_c_composer_as_by_events() -> None:
+    text = _many(500)
+    in_c, events = _both(text)
+    assert in_c is not None
+    assert in_c == events
+    assert in_c[0] == _ruamel(text)
+
+
+@given(data=_DATA, flow=st.sampled_from([None, True, False]), nest=st.integers(0, 120))
+@settings(max_examples=150, deadline=None)
+def test_the_c_composer_gives_the_nodes_and_depth_events_give(
+    data: Any, flow: bool | None, nest: int
+) -> None:
+    """The C parser's composer (texts without anchors, aliases, tags or directives) gives
+    the same nodes and the same deepest level as the event composer, and takes the texts
+    it takes: nested up to MAX_DEPTH and beyond (both then leave it to ruamel)."""
+    for _ in range(nest):
+        data = {"n": data} if nest % 2 else [data]
+    yaml = YAML(typ="rt")
+    yaml.default_flow_style = flow
+    stream = io.StringIO()
+    yaml.dump({"doc": data}, stream)
+    text = stream.getvalue()
+    if any(mark in text for mark in "&*!%"):
+        return
+    in_c, events = _both(text)
+    assert in_c == events, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: >\n  folded\n  text\n",
+        "a:\nb: 1\n",
+        "a: [1, 2\n",
+        "[" * 150 + "]" * 150 + "\n",
+        "a: |\n  kept\n",
+        "---\na: 1\n---\nb: [x, {c: ''}]\n",
+    ],
+)
+def test_the_c_composer_takes_what_events_take(text: str) -> None:
+    assert _both(text)[0] == _both(text)[1]

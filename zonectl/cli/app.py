@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import signal
 import sys
 from types import FrameType
@@ -45,11 +46,17 @@ def _root(
     """Policy-as-code for MongoDB sharding zones and the balancer."""
 
 
-def _register() -> None:
+def _register(args: list[str] | None = None) -> None:
+    """Every command; for a line that starts with a command's name (`zonectl plan ...`)
+    only that one, so its run imports none of the other commands' modules. `--help`, an
+    option first, a name that is no command, shell completion: all of them, as before."""
     # Imported here so each command module stays independent of the others.
     from zonectl.cli import commands
+    from zonectl.cli.completion import COMPLETE_VAR
 
-    commands.register(app)
+    first = args[0] if args else None
+    only = first if first in commands.COMMANDS and COMPLETE_VAR not in os.environ else None
+    commands.register(app, only)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
@@ -80,7 +87,7 @@ def main() -> None:
     from zonectl.cli.error_boundary import run_guarded
 
     signal.signal(signal.SIGTERM, _terminate)
-    _register()
+    _register(sys.argv[1:])
     command = typer.main.get_command(app)  # what app() runs, with the completions attached
     attach_completions(command)
     shell_help(command)

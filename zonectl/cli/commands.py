@@ -2,38 +2,38 @@
 
 from __future__ import annotations
 
+import importlib
+
 import typer
 
+# Each command's name and module under zonectl.cli, in the order `--help` lists them; a
+# module is imported only when its command is registered.
+COMMANDS: dict[str, str] = {
+    "validate": "validate_cmd",
+    "plan": "plan_cmd",
+    "apply": "apply_cmd",
+    "recover": "recover_cmd",
+    "rotate": "rotate_cmd",
+    "sandbox": "sandbox_cmd",
+    "status": "status_cmd",
+    "export": "export_cmd",
+    "schema": "schema_cmd",
+    "fleet": "fleet.command",  # a group of its own (`fleet plan`, `fleet status`, ...)
+    "doctor": "doctor_cmd",
+    "analyze": "analyze_cmd",
+    "twin": "twin_cmd",
+    "explain": "explain_cmd",
+}
 
-def register(app: typer.Typer) -> None:
-    from zonectl.cli import (
-        analyze_cmd,
-        apply_cmd,
-        doctor_cmd,
-        explain_cmd,
-        export_cmd,
-        plan_cmd,
-        recover_cmd,
-        rotate_cmd,
-        sandbox_cmd,
-        schema_cmd,
-        status_cmd,
-        twin_cmd,
-        validate_cmd,
-    )
-    from zonectl.cli.fleet import command as fleet_command
 
-    app.command("validate")(validate_cmd.command)
-    app.command("plan")(plan_cmd.command)
-    app.command("apply")(apply_cmd.command)
-    app.command("recover")(recover_cmd.command)
-    app.command("rotate")(rotate_cmd.command)
-    app.command("sandbox")(sandbox_cmd.command)
-    app.command("status")(status_cmd.command)
-    app.command("export")(export_cmd.command)
-    app.command("schema")(schema_cmd.command)
-    app.add_typer(fleet_command.app, name="fleet")
-    app.command("doctor")(doctor_cmd.command)
-    app.command("analyze")(analyze_cmd.command)
-    app.command("twin")(twin_cmd.command)
-    app.command("explain")(explain_cmd.command)
+def register(app: typer.Typer, only: str | None = None) -> None:
+    """Every command, or only the one named `only` (a run of one command, whose line
+    names it: the others' modules are not imported)."""
+    for name, module in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        loaded = importlib.import_module(f"zonectl.cli.{module}")
+        if name == "fleet":
+            app.add_typer(loaded.app, name=name)
+        else:
+            app.command(name)(loaded.command)

@@ -34,13 +34,11 @@ from zonectl.errors import ExitCode, UsageError
 from zonectl.forecast.report import Forecast
 from zonectl.plan.plan import Plan
 from zonectl.plan.serialize import plan_to_doc
-from zonectl.render import render_markdown, render_text
 from zonectl.render.forecast import (
     forecast_dict,
     render_forecast_markdown,
     render_forecast_text,
 )
-from zonectl.render.html import render_plan_html
 from zonectl.render.inert import json_text
 from zonectl.render.json_indent import dumps_indented
 from zonectl.session.listeners import Footprint
@@ -174,6 +172,8 @@ def command(
         stderr.print(f"plan {plan.plan_id} saved to {save_plan}", markup=False)
     fmt = fmt or Format.text
     if fmt is Format.github:
+        from zonectl.render.text import render_text  # each view imported when it is asked for
+
         stderr.print_text(render_text(plan, color=False))
         emit(github_warnings(plan.warnings), out)
     else:
@@ -201,10 +201,17 @@ def plan_document(
 def _render(
     plan: Plan, fmt: Format, forecast: Forecast, footprint: Mapping[str, Any], *, color: bool
 ) -> str:
+    # Each view's module is imported when it is asked for: a JSON plan loads none of them.
     if fmt is Format.json:
         return plan_document(plan, forecast, footprint)
     if fmt is Format.markdown:
+        from zonectl.render.markdown import render_markdown
+
         return render_markdown(plan) + render_forecast_markdown(forecast)
     if fmt is Format.html:
+        from zonectl.render.html import render_plan_html
+
         return render_plan_html(plan, forecast)
+    from zonectl.render.text import render_text
+
     return render_text(plan, color=color) + "\n" + render_forecast_text(forecast)

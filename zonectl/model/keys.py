@@ -262,6 +262,9 @@ def ranges_overlap(a_min: Any, a_max: Any, b_min: Any, b_max: Any) -> bool:
 
 def format_value(value: Any) -> str:
     """A short, shell-like rendering of a BSON value for messages and plans."""
+    if type(value) is dict:  # a bound, the usual value: what the Mapping case below gives
+        inner = ", ".join(f"{name}: {format_value(v)}" for name, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
     if isinstance(value, MinKey):
         return "MinKey"
     if isinstance(value, MaxKey):

@@ -13,6 +13,7 @@ from bson import json_util
 from bson.binary import UuidRepresentation
 
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
+from zonectl.model import extjson_text
 from zonectl.model.capacity import CapacityReport
 from zonectl.model.cluster import ClusterState
 from zonectl.model.keys import sort_key
@@ -88,9 +89,8 @@ class Plan:
     @property
     def plan_id(self) -> str:
         """Short id naming this plan in leases and journals: a hash of ops + fingerprint."""
-        text = json_util.dumps(
-            [[op.kind, op.command()] for op in self.ops] + [self.fingerprint],
-            json_options=CANONICAL,
+        text = extjson_text.dumps(
+            [[op.kind, op.command()] for op in self.ops] + [self.fingerprint], CANONICAL
         )
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -176,5 +176,5 @@ def make_fingerprint(actual: ClusterState, namespaces: frozenset[str]) -> str:
     sampled = sorted((ns, r) for ns, r in (actual.samplers or {}).items() if ns in namespaces)
     if sampled:  # query sampling of managed namespaces (only then, so older plans match)
         data["sampling"] = [list(pair) for pair in sampled]
-    text = json_util.dumps(data, json_options=CANONICAL)
+    text = extjson_text.dumps(data, CANONICAL)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()

@@ -7,12 +7,12 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bson import json_util
 from bson.binary import UuidRepresentation
 from bson.json_util import CANONICAL_JSON_OPTIONS
 
 from zonectl.balancer_settings.row import Setting
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION, plain
+from zonectl.model import extjson_text
 from zonectl.model.capacity import DiskLimit
 from zonectl.model.desired import (
     ActiveWindow,
@@ -198,7 +198,7 @@ def digest_of(state: DesiredState) -> str:
         }
     if state.patterns:  # only when present, so digests of pattern-free policies stay put
         normal["patterns"] = {ns: _normal_collection(c) for ns, c in state.patterns.items()}
-    text = json_util.dumps(normal, json_options=_DIGEST_JSON, sort_keys=False)
+    text = extjson_text.dumps(normal, _DIGEST_JSON, sort_keys=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -55,6 +55,18 @@ class Document:
         self.diagnostics: list[Diagnostic] = []
         self._pairs: dict[int, dict[str, tuple[Node, Node]]] = {}
         self._merging: set[int] = set()
+        self._tags: dict[int, tuple[Any, str | None]] = {}
+
+    def tag_of(self, node: Node) -> str | None:
+        """`node.tag`, its tag object's text, worked out once per tag object: ruamel's
+        property formats it on every read, and composed nodes share a few tag objects."""
+        ctag = node.ctag
+        known = self._tags.get(id(ctag))
+        if known is not None:
+            return known[1]
+        text = node.tag
+        self._tags[id(ctag)] = (ctag, text)  # kept alive here, so no other object has its id
+        return text
 
     def position_of(self, node: Node) -> Position:
         mark = node.start_mark
@@ -93,7 +105,7 @@ class Document:
         pairs: dict[str, tuple[Node, Node]] = {}
         merges: list[Node] = []
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
+            if self.tag_of(key_node) == _MERGE:
                 merges.append(value_node)
                 continue
             if not isinstance(key_node, ScalarNode):
@@ -192,18 +204,18 @@ def _logical_size(
 
 def _build(doc: Document, node: Node) -> Any:
     if isinstance(node, MappingNode):
-        if node.tag not in _MAPPING_TAGS:
+        if doc.tag_of(node) not in _MAPPING_TAGS:
             doc._error("ZP107", node, f"unsupported YAML tag {_short(node.tag)}")
         return {name: _build(doc, value) for name, (_key, value) in doc.pairs(node).items()}
     if isinstance(node, SequenceNode):
-        if node.tag != _SEQUENCE_TAG:
+        if doc.tag_of(node) != _SEQUENCE_TAG:
             doc._error("ZP107", node, f"unsupported YAML tag {_short(node.tag)}")
         return [_build(doc, item) for item in node.value]
     return _scalar(doc, node)
 
 
 def _scalar(doc: Document, node: Node) -> Any:
-    tag, text = node.tag, str(node.value)
+    tag, text = doc.tag_of(node), str(node.value)
     if tag not in _SCALAR_TAGS:
         doc._error(
             "ZP107",

@@ -16,14 +16,12 @@ the result, or the error, is always json.dumps's.
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 _MAX_DEPTH = 100
-_NO_KEYS = itertools.repeat(None)  # an array's members have no key
 _INF = float("inf")
 _int_repr = int.__repr__
 _float_repr = float.__repr__
@@ -38,7 +36,7 @@ def dumps_indented(obj: Any, *, indent: int = 2, ensure_ascii: bool = True) -> s
     encode = encode_basestring_ascii if ensure_ascii else encode_basestring
     parts: list[str] = []
     try:
-        _writer(parts.append, encode, " " * indent)(obj, 0)
+        _writer(parts, encode, " " * indent)(obj, 0)
     except _Fallback:
         return json.dumps(obj, indent=indent, ensure_ascii=ensure_ascii)
     return "".join(parts)
@@ -93,13 +91,19 @@ def _key(key: Any, encode: Callable[[str], str]) -> str:
 Write = Callable[[Any, int], None]
 
 
-def _writer(append: Callable[[str], None], encode: Callable[[str], str], unit: str) -> Write:
-    """The writer of a value at an indent level, as closures over `append` (locals are
+def _writer(parts: list[str], encode: Callable[[str], str], unit: str) -> Write:
+    """The writer of a value at an indent level, as closures over `parts` (locals are
     cheaper than attributes at 770,000 lines). Exact types are tested first, the common
     case; subclasses and the rest go through json's isinstance order in `other`. A float
-    is finite when `x - x == 0.0` (NaN and infinities give NaN)."""
+    is finite when `x - x == 0.0` (NaN and infinities give NaN).
+
+    Every member is written after a comma and its line break; the first member's comma is
+    dropped once its container is done. A str key's text (comma, line break, indent, key,
+    colon) is made once per level: a plan repeats its few keys 500,000 times."""
+    append = parts.append
     newline = ["\n" + unit * level for level in range(_MAX_DEPTH + 2)]
     commas = ["," + line for line in newline]
+    known: list[dict[str, str]] = [{} for _ in newline]
 
     def value(obj: Any, level: int) -> None:
         kind = type(obj)
@@ -127,6 +131,16 @@ def _writer(append: Callable[[str], None], encode: Callable[[str], str], unit: s
     def mapping(pairs: Any, level: int) -> None:
         members(pairs, level, True)
 
+    def head_of(key: Any, inner: int) -> str:
+        """The text before a member's value: comma, line break, indent, key and colon."""
+        if type(key) is str:
+            head = known[inner][key] = commas[inner] + encode(key) + ": "
+            return head
+        try:  # free unless raised: the C encoder refuses a key that is not a str
+            return commas[inner] + encode(key) + ": "
+        except TypeError:
+            return commas[inner] + _key(key, encode) + ": "
+
     def members(items: Any, level: int, keyed: bool) -> None:
         """An array's items or an object's members, one per line at `level + 1`."""
         if not items:
@@ -135,42 +149,62 @@ def _writer(append: Callable[[str], None], encode: Callable[[str], str], unit: s
         inner = level + 1
         if inner > _MAX_DEPTH:
             raise _Fallback
-        sep = ("{" if keyed else "[") + newline[inner]
-        comma = commas[inner]
-        pairs: Iterable[tuple[Any, Any]] = (
-            items.items() if keyed else zip(_NO_KEYS, items, strict=False)
-        )
-        for key, item in pairs:
-            if not keyed:
-                head = sep
-            else:
-                try:  # free unless raised: the C encoder refuses a key that is not a str
-                    head = sep + encode(key) + ": "
-                except TypeError:
-                    head = sep + _key(key, encode) + ": "
-            kind = type(item)
-            if kind is str:
-                append(head + encode(item))
-            elif kind is dict:
-                append(head)
-                members(item, inner, True)
-            elif kind is int:
-                append(head + _int_repr(item))
-            elif kind is list or kind is tuple:
-                append(head)
-                members(item, inner, False)
-            elif item is None:
-                append(head + "null")
-            elif item is True:
-                append(head + "true")
-            elif item is False:
-                append(head + "false")
-            elif kind is float:
-                append(head + (_float_repr(item) if item - item == 0.0 else _floatstr(item)))
-            else:
-                append(head)
-                other(item, inner)
-            sep = comma
+        append("{" if keyed else "[")
+        first = len(parts)
+        if keyed:
+            heads = known[inner]
+            for key, item in items.items():
+                head = heads.get(key) if type(key) is str else None
+                if head is None:
+                    head = head_of(key, inner)
+                kind = type(item)
+                if kind is str:
+                    append(head + encode(item))
+                elif kind is dict:
+                    append(head)
+                    members(item, inner, True)
+                elif kind is int:
+                    append(head + _int_repr(item))
+                elif kind is list or kind is tuple:
+                    append(head)
+                    members(item, inner, False)
+                elif item is None:
+                    append(head + "null")
+                elif item is True:
+                    append(head + "true")
+                elif item is False:
+                    append(head + "false")
+                elif kind is float:
+                    append(head + (_float_repr(item) if item - item == 0.0 else _floatstr(item)))
+                else:
+                    append(head)
+                    other(item, inner)
+        else:
+            head = commas[inner]
+            for item in items:
+                kind = type(item)
+                if kind is str:
+                    append(head + encode(item))
+                elif kind is dict:
+                    append(head)
+                    members(item, inner, True)
+                elif kind is int:
+                    append(head + _int_repr(item))
+                elif kind is list or kind is tuple:
+                    append(head)
+                    members(item, inner, False)
+                elif item is None:
+                    append(head + "null")
+                elif item is True:
+                    append(head + "true")
+                elif item is False:
+                    append(head + "false")
+                elif kind is float:
+                    append(head + (_float_repr(item) if item - item == 0.0 else _floatstr(item)))
+                else:
+                    append(head)
+                    other(item, inner)
+        parts[first] = parts[first][1:]  # the first member's comma
         append(newline[level] + ("}" if keyed else "]"))
 
     return value
