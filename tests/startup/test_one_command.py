@@ -24,7 +24,11 @@ def _zonectl(*args: str, every_command: bool) -> tuple[int, str, str]:
     if every_command:
         env[COMPLETE_VAR] = ""  # present but empty: click runs the line as usual
     done = subprocess.run(
-        [sys.executable, "-m", "zonectl", *args], env=env, capture_output=True, text=True
+        [sys.executable, "-m", "zonectl", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,  # killed and reaped if it hangs, before the test's own limit
     )
     return done.returncode, done.stdout, done.stderr
 
