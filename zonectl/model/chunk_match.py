@@ -2,12 +2,15 @@
 ask of config.chunks answered from them exactly as the server answers. Only the shapes the
 readers send are understood (equality, $in and $nin on shard; $gt, $gte, $lt, $lte on min
 and max with document operands; jumbo equality; sort on min; a limit; an inclusion
-projection); any other is no query here (None) and goes to the server: never a guess."""
+projection); any other is no query here (None) and goes to the server: never a guess.
+The readers' own questions are also asked directly, by sort keys they computed once
+(`places_in`, `straddler`, `count_in`, `shards_in`, `by_shard`): no filter to parse."""
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, NamedTuple
 
@@ -53,6 +56,13 @@ def parse_shape(
     return Shape(frozenset(included), descending, limit or 0)
 
 
+def kept_fields(fields: Mapping[str, Any]) -> frozenset[str] | None:
+    """The fields an inclusion projection keeps, for `Chunks.docs`; None: a projection the
+    table does not know (ask the server)."""
+    shape = parse_shape(fields, None, None)
+    return None if shape is None else shape.fields
+
+
 class _Chunk(NamedTuple):
     at: int  # its place in min order
     max: SortKey
@@ -70,6 +80,7 @@ class Chunks:
         self._chunks = chunks
         self._docs = docs  # FIELDS as the server sent them, in its order
         self._views: dict[frozenset[str], list[dict[str, Any] | None]] = {}  # projected once
+        self._held: Counter[str] | None = None  # shard -> its chunks, counted once
 
     @classmethod
     def of(cls, docs: Sequence[Mapping[str, Any]]) -> Chunks | None:
@@ -126,17 +137,79 @@ class Chunks:
             found.reverse()
         if shape.limit:
             del found[shape.limit :]
-        keep = shape.fields
+        return self.docs([c.at for c in found], shape.fields)
+
+    # Direct questions: each answers as the filter named in its doc does through count and
+    # find, from keys the caller computed once (sort_key of its bounds); nothing parsed.
+    def docs(self, places: Iterable[int], keep: frozenset[str]) -> list[dict[str, Any]]:
+        """The chunks at `places` (in min order: 0 the first), projected to `keep`
+        (kept_fields), each the caller's own copy."""
         view = self._views.get(keep)
-        if view is None:  # each document projected when first found, once
+        if view is None:  # each document projected when first asked, once
             view = self._views[keep] = [None] * len(self._docs)
         out = []
-        for c in found:
-            doc = view[c.at]
+        for at in places:
+            doc = view[at]
             if doc is None:
-                doc = view[c.at] = {k: v for k, v in self._docs[c.at].items() if k in keep}
-            out.append(dict(doc))  # the caller's own copy
+                doc = view[at] = {k: v for k, v in self._docs[at].items() if k in keep}
+            out.append(dict(doc))
         return out
+
+    def min_key(self, place: int) -> SortKey:
+        return self._mins[place]
+
+    def max_key(self, place: int) -> SortKey:
+        return self._chunks[place].max
+
+    def span(self, lo: SortKey, hi: SortKey) -> range:
+        """The places of the chunks {min: {$gte: lo, $lt: hi}}."""
+        first = bisect.bisect_left(self._mins, lo)
+        return range(first, max(first, bisect.bisect_left(self._mins, hi)))
+
+    def count_in(self, lo: SortKey, hi: SortKey) -> int:
+        """count({min: {$gte: lo, $lt: hi}})."""
+        return len(self.span(lo, hi))
+
+    def places_in(
+        self,
+        lo: SortKey,
+        hi: SortKey,
+        *,
+        off: Collection[str] = (),
+        jumbo: bool | None = None,
+    ) -> list[int]:
+        """The places find({min: {$gte: lo, $lt: hi}, shard: {$nin: off}[, jumbo]}) answers,
+        in min order (off empty: any shard, as $nin [] is)."""
+        chunks = self._chunks
+        return [
+            at
+            for at in self.span(lo, hi)
+            if chunks[at].shard not in off and (jumbo is None or chunks[at].jumbo is jumbo)
+        ]
+
+    def straddler(self, lo: SortKey, *, inclusive: bool) -> int | None:
+        """The place of find({min: {$lt: lo}, max: {$gte (inclusive) | $gt: lo}}) sorted
+        {min: -1}, limit 1: the last chunk starting before lo that reaches it; None."""
+        chunks = self._chunks
+        at = bisect.bisect_left(self._mins, lo)
+        while at > 0:
+            at -= 1
+            top = chunks[at].max
+            if top >= lo if inclusive else top > lo:
+                return at
+        return None
+
+    def shards_in(self, lo: SortKey, hi: SortKey) -> dict[str, int]:
+        """shard -> count({min: {$gte: lo, $lt: hi}, shard}) for the shards with any."""
+        chunks = self._chunks
+        return dict(Counter(chunks[at].shard for at in self.span(lo, hi)))
+
+    def by_shard(self, shards: Sequence[str]) -> dict[str, int]:
+        """shard -> count({shard}) for each of `shards` (count_by_shard with no condition)."""
+        held = self._held
+        if held is None:
+            held = self._held = Counter(c.shard for c in self._chunks)
+        return {s: held.get(s, 0) for s in shards}
 
     def _select(self, conditions: Iterable[tuple[str, Any]]) -> list[_Chunk] | None:
         mins = self._mins

@@ -180,7 +180,10 @@ class ChunkSizes:
         if known is not None:
             return dict(known)
         base = self.chunk_filter(ns) or {"ns": ns}
-        counts = self.batch.count_by_shard(base, shards)
+        table = self.batch.table(base)  # read whole: counted once, in memory
+        counts = (
+            table.by_shard(shards) if table is not None else self.batch.count_by_shard(base, shards)
+        )
         # kept once real (a rehearsal's zeros may be stand-ins)
         self.batch.when_real(lambda: self._counts.__setitem__(key, counts))
         return dict(counts)
