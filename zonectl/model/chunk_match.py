@@ -9,7 +9,6 @@ The readers' own questions are also asked directly, by sort keys they computed o
 from __future__ import annotations
 
 import bisect
-from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, NamedTuple
@@ -80,7 +79,6 @@ class Chunks:
         self._chunks = chunks
         self._docs = docs  # FIELDS as the server sent them, in its order
         self._views: dict[frozenset[str], list[dict[str, Any] | None]] = {}  # projected once
-        self._held: Counter[str] | None = None  # shard -> its chunks, counted once
 
     @classmethod
     def of(cls, docs: Sequence[Mapping[str, Any]]) -> Chunks | None:
@@ -95,10 +93,12 @@ class Chunks:
                     return None
             kept = {k: v for k, v in doc.items() if k in FIELDS}
             keyed.append((sort_key(lo), sort_key(hi), shard, jumbo, kept))
-        keyed.sort(key=lambda chunk: chunk[0])
         mins = [k[0] for k in keyed]
-        if any(a == b for a, b in pairwise(mins)):
-            return None
+        if not all(a < b for a, b in pairwise(mins)):  # the server's order is min's, mostly
+            keyed.sort(key=lambda chunk: chunk[0])
+            mins = [k[0] for k in keyed]
+            if any(a == b for a, b in pairwise(mins)):
+                return None
         chunks = [_Chunk(i, hi, shard, jumbo) for i, (_, hi, shard, jumbo, _) in enumerate(keyed)]
         return cls(mins, chunks, [k[4] for k in keyed])
 
@@ -181,11 +181,12 @@ class Chunks:
         """The places find({min: {$gte: lo, $lt: hi}, shard: {$nin: off}[, jumbo]}) answers,
         in min order (off empty: any shard, as $nin [] is)."""
         chunks = self._chunks
-        return [
-            at
-            for at in self.span(lo, hi)
-            if chunks[at].shard not in off and (jumbo is None or chunks[at].jumbo is jumbo)
-        ]
+        places = self.span(lo, hi)
+        if jumbo is None:
+            if not off:
+                return list(places)
+            return [at for at in places if chunks[at].shard not in off]
+        return [at for at in places if chunks[at].shard not in off and chunks[at].jumbo is jumbo]
 
     def straddler(self, lo: SortKey, *, inclusive: bool) -> int | None:
         """The place of find({min: {$lt: lo}, max: {$gte (inclusive) | $gt: lo}}) sorted
@@ -202,14 +203,19 @@ class Chunks:
     def shards_in(self, lo: SortKey, hi: SortKey) -> dict[str, int]:
         """shard -> count({min: {$gte: lo, $lt: hi}, shard}) for the shards with any."""
         chunks = self._chunks
-        return dict(Counter(chunks[at].shard for at in self.span(lo, hi)))
+        counts: dict[str, int] = {}
+        for at in self.span(lo, hi):
+            shard = chunks[at].shard
+            counts[shard] = counts.get(shard, 0) + 1
+        return counts
 
     def by_shard(self, shards: Sequence[str]) -> dict[str, int]:
         """shard -> count({shard}) for each of `shards` (count_by_shard with no condition)."""
-        held = self._held
-        if held is None:
-            held = self._held = Counter(c.shard for c in self._chunks)
-        return {s: held.get(s, 0) for s in shards}
+        counts = dict.fromkeys(shards, 0)
+        for c in self._chunks:
+            if c.shard in counts:
+                counts[c.shard] += 1
+        return counts
 
     def _select(self, conditions: Iterable[tuple[str, Any]]) -> list[_Chunk] | None:
         mins = self._mins

@@ -298,10 +298,8 @@ def straddling_in(
 ) -> list[dict[str, Any]]:
     """`straddling` asked of a namespace's table (ChunkBatch.table): `key` is sort_key(lo),
     `keep` the projection's fields (kept_fields)."""
-    if _bottom(lo):
-        return []
     at = table.straddler(key, inclusive=inclusive)
-    return [] if at is None else table.docs((at,), keep)
+    return [] if at is None or _bottom(lo) else table.docs((at,), keep)
 
 
 def _bottom(lo: Mapping[str, Any]) -> bool:
