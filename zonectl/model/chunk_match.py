@@ -17,6 +17,7 @@ from zonectl.model.keys import SortKey, sort_key
 
 # The fields a namespace is read with: every field a reader projects or filters on.
 FIELDS = ("min", "max", "shard", "jumbo", "estimatedDataSizeBytes")
+_KEPT = frozenset(FIELDS)
 _ORDER = frozenset(("$gt", "$gte", "$lt", "$lte"))
 
 
@@ -91,7 +92,11 @@ class Chunks:
                 jumbo = doc["jumbo"]
                 if type(jumbo) is not bool:
                     return None
-            kept = {k: v for k, v in doc.items() if k in FIELDS}
+            kept = (
+                dict(doc)
+                if _KEPT.issuperset(doc)
+                else {k: v for k, v in doc.items() if k in FIELDS}
+            )
             keyed.append((sort_key(lo), sort_key(hi), shard, jumbo, kept))
         mins = [k[0] for k in keyed]
         if not all(a < b for a, b in pairwise(mins)):  # the server's order is min's, mostly
