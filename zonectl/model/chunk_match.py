@@ -79,7 +79,6 @@ class Chunks:
         self._mins = mins
         self._chunks = chunks
         self._docs = docs  # FIELDS as the server sent them, in its order
-        self._views: dict[frozenset[str], list[dict[str, Any] | None]] = {}  # projected once
 
     @classmethod
     def of(cls, docs: Sequence[Mapping[str, Any]]) -> Chunks | None:
@@ -149,15 +148,14 @@ class Chunks:
     def docs(self, places: Iterable[int], keep: frozenset[str]) -> list[dict[str, Any]]:
         """The chunks at `places` (in min order: 0 the first), projected to `keep`
         (kept_fields), each the caller's own copy."""
-        view = self._views.get(keep)
-        if view is None:  # each document projected when first asked, once
-            view = self._views[keep] = [None] * len(self._docs)
+        docs = self._docs
         out = []
         for at in places:
-            doc = view[at]
-            if doc is None:
-                doc = view[at] = {k: v for k, v in self._docs[at].items() if k in keep}
-            out.append(dict(doc))
+            doc = docs[at]
+            # a document with no field but kept ones: copied whole (the same fields, in order)
+            out.append(
+                dict(doc) if keep.issuperset(doc) else {k: v for k, v in doc.items() if k in keep}
+            )
         return out
 
     def min_key(self, place: int) -> SortKey:
