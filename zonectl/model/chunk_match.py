@@ -2,12 +2,14 @@
 ask of config.chunks answered from them exactly as the server answers. Only the shapes the
 readers send are understood (equality, $in and $nin on shard; $gt, $gte, $lt, $lte on min
 and max with document operands; jumbo equality; sort on min; a limit; an inclusion
-projection); any other is no query here (None) and goes to the server: never a guess."""
+projection); any other is no query here (None) and goes to the server: never a guess.
+The readers' own questions are also asked directly, by sort keys they computed once
+(`places_in`, `straddler`, `count_in`, `shards_in`, `by_shard`): no filter to parse."""
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, NamedTuple
 
@@ -15,6 +17,7 @@ from zonectl.model.keys import SortKey, sort_key
 
 # The fields a namespace is read with: every field a reader projects or filters on.
 FIELDS = ("min", "max", "shard", "jumbo", "estimatedDataSizeBytes")
+_KEPT = frozenset(FIELDS)
 _ORDER = frozenset(("$gt", "$gte", "$lt", "$lte"))
 
 
@@ -53,6 +56,13 @@ def parse_shape(
     return Shape(frozenset(included), descending, limit or 0)
 
 
+def kept_fields(fields: Mapping[str, Any]) -> frozenset[str] | None:
+    """The fields an inclusion projection keeps, for `Chunks.docs`; None: a projection the
+    table does not know (ask the server)."""
+    shape = parse_shape(fields, None, None)
+    return None if shape is None else shape.fields
+
+
 class _Chunk(NamedTuple):
     at: int  # its place in min order
     max: SortKey
@@ -69,7 +79,6 @@ class Chunks:
         self._mins = mins
         self._chunks = chunks
         self._docs = docs  # FIELDS as the server sent them, in its order
-        self._views: dict[frozenset[str], list[dict[str, Any] | None]] = {}  # projected once
 
     @classmethod
     def of(cls, docs: Sequence[Mapping[str, Any]]) -> Chunks | None:
@@ -82,12 +91,18 @@ class Chunks:
                 jumbo = doc["jumbo"]
                 if type(jumbo) is not bool:
                     return None
-            kept = {k: v for k, v in doc.items() if k in FIELDS}
+            kept = (
+                dict(doc)
+                if _KEPT.issuperset(doc)
+                else {k: v for k, v in doc.items() if k in FIELDS}
+            )
             keyed.append((sort_key(lo), sort_key(hi), shard, jumbo, kept))
-        keyed.sort(key=lambda chunk: chunk[0])
         mins = [k[0] for k in keyed]
-        if any(a == b for a, b in pairwise(mins)):
-            return None
+        if not all(a < b for a, b in pairwise(mins)):  # the server's order is min's, mostly
+            keyed.sort(key=lambda chunk: chunk[0])
+            mins = [k[0] for k in keyed]
+            if any(a == b for a, b in pairwise(mins)):
+                return None
         chunks = [_Chunk(i, hi, shard, jumbo) for i, (_, hi, shard, jumbo, _) in enumerate(keyed)]
         return cls(mins, chunks, [k[4] for k in keyed])
 
@@ -126,17 +141,84 @@ class Chunks:
             found.reverse()
         if shape.limit:
             del found[shape.limit :]
-        keep = shape.fields
-        view = self._views.get(keep)
-        if view is None:  # each document projected when first found, once
-            view = self._views[keep] = [None] * len(self._docs)
+        return self.docs([c.at for c in found], shape.fields)
+
+    # Direct questions: each answers as the filter named in its doc does through count and
+    # find, from keys the caller computed once (sort_key of its bounds); nothing parsed.
+    def docs(self, places: Iterable[int], keep: frozenset[str]) -> list[dict[str, Any]]:
+        """The chunks at `places` (in min order: 0 the first), projected to `keep`
+        (kept_fields), each the caller's own copy."""
+        docs = self._docs
         out = []
-        for c in found:
-            doc = view[c.at]
-            if doc is None:
-                doc = view[c.at] = {k: v for k, v in self._docs[c.at].items() if k in keep}
-            out.append(dict(doc))  # the caller's own copy
+        for at in places:
+            doc = docs[at]
+            # a document with no field but kept ones: copied whole (the same fields, in order)
+            out.append(
+                dict(doc) if keep.issuperset(doc) else {k: v for k, v in doc.items() if k in keep}
+            )
         return out
+
+    def min_key(self, place: int) -> SortKey:
+        return self._mins[place]
+
+    def max_key(self, place: int) -> SortKey:
+        return self._chunks[place].max
+
+    def span(self, lo: SortKey, hi: SortKey) -> range:
+        """The places of the chunks {min: {$gte: lo, $lt: hi}}."""
+        first = bisect.bisect_left(self._mins, lo)
+        return range(first, max(first, bisect.bisect_left(self._mins, hi)))
+
+    def count_in(self, lo: SortKey, hi: SortKey) -> int:
+        """count({min: {$gte: lo, $lt: hi}})."""
+        return len(self.span(lo, hi))
+
+    def places_in(
+        self,
+        lo: SortKey,
+        hi: SortKey,
+        *,
+        off: Collection[str] = (),
+        jumbo: bool | None = None,
+    ) -> list[int]:
+        """The places find({min: {$gte: lo, $lt: hi}, shard: {$nin: off}[, jumbo]}) answers,
+        in min order (off empty: any shard, as $nin [] is)."""
+        chunks = self._chunks
+        places = self.span(lo, hi)
+        if jumbo is None:
+            if not off:
+                return list(places)
+            return [at for at in places if chunks[at].shard not in off]
+        return [at for at in places if chunks[at].shard not in off and chunks[at].jumbo is jumbo]
+
+    def straddler(self, lo: SortKey, *, inclusive: bool) -> int | None:
+        """The place of find({min: {$lt: lo}, max: {$gte (inclusive) | $gt: lo}}) sorted
+        {min: -1}, limit 1: the last chunk starting before lo that reaches it; None."""
+        chunks = self._chunks
+        at = bisect.bisect_left(self._mins, lo)
+        while at > 0:
+            at -= 1
+            top = chunks[at].max
+            if top >= lo if inclusive else top > lo:
+                return at
+        return None
+
+    def shards_in(self, lo: SortKey, hi: SortKey) -> dict[str, int]:
+        """shard -> count({min: {$gte: lo, $lt: hi}, shard}) for the shards with any."""
+        chunks = self._chunks
+        counts: dict[str, int] = {}
+        for at in self.span(lo, hi):
+            shard = chunks[at].shard
+            counts[shard] = counts.get(shard, 0) + 1
+        return counts
+
+    def by_shard(self, shards: Sequence[str]) -> dict[str, int]:
+        """shard -> count({shard}) for each of `shards` (count_by_shard with no condition)."""
+        counts = dict.fromkeys(shards, 0)
+        for c in self._chunks:
+            if c.shard in counts:
+                counts[c.shard] += 1
+        return counts
 
     def _select(self, conditions: Iterable[tuple[str, Any]]) -> list[_Chunk] | None:
         mins = self._mins

@@ -22,11 +22,12 @@ from zonectl.analyze.inputs import (
     Workload,
 )
 from zonectl.errors import ClusterError, redact
+from zonectl.model.chunk_match import kept_fields
 from zonectl.model.cluster import ClusterState, is_mongodb_own
 from zonectl.model.desired import DesiredState
 from zonectl.model.keys import sort_key
 from zonectl.mongo.analyze_bulk import Reply, read_changes, read_chunk_infos, read_key_replies
-from zonectl.mongo.chunk_batch import ChunkBatch, straddling
+from zonectl.mongo.chunk_batch import ChunkBatch, straddling, straddling_in
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.drain_read import read_drains
 from zonectl.mongo.shard_key_read import key_metrics, workload_of
@@ -36,6 +37,7 @@ from zonectl.plan.impact import default_chunk_bytes
 from zonectl.plan.patterns import is_pattern, matches
 
 _CHUNK_FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1, "estimatedDataSizeBytes": 1}
+_KEEP = kept_fields(_CHUNK_FIELDS)
 
 
 def read_analyze_input(
@@ -210,7 +212,7 @@ def read_plan_checks(
     """For plan's cluster rules: the jumbo chunks overlapping each assigned range (the
     range's chunks and the one straddling its min, by the {uuid, min} index) and the chunk
     total of each namespace (an indexed count: no document fetched); all in the batch's
-    aggregates, not per namespace."""
+    aggregates, not per namespace; a namespace read whole asked from its table."""
     batch = batch if batch is not None else ChunkBatch(conn)
 
     def read() -> tuple[dict[str, list[ChunkInfo]], dict[str, int]]:
@@ -221,14 +223,22 @@ def read_plan_checks(
             if live is None:
                 continue
             query: dict[str, Any] = {"uuid": live.uuid} if live.uuid is not None else {"ns": ns}
-            totals[ns] = batch.count(query)
+            table = batch.table(query) if _KEEP is not None else None
+            totals[ns] = len(table) if table is not None else batch.count(query)
             found: dict[Any, ChunkInfo] = {}
             for lo, hi in ranges:
-                inside = {**query, "min": {"$gte": lo, "$lt": hi}, "jumbo": True}
-                docs = [
-                    *batch.find(inside, _CHUNK_FIELDS),
-                    *straddling(batch, query, lo, _CHUNK_FIELDS, inclusive=False),
-                ]
+                if table is not None and _KEEP is not None:  # the same answers, asked directly
+                    key = sort_key(lo)
+                    docs = [
+                        *table.docs(table.places_in(key, sort_key(hi), jumbo=True), _KEEP),
+                        *straddling_in(table, lo, key, _KEEP, inclusive=False),
+                    ]
+                else:
+                    inside = {**query, "min": {"$gte": lo, "$lt": hi}, "jumbo": True}
+                    docs = [
+                        *batch.find(inside, _CHUNK_FIELDS),
+                        *straddling(batch, query, lo, _CHUNK_FIELDS, inclusive=False),
+                    ]
                 for d in docs:
                     if d.get("jumbo"):
                         info = ChunkInfo(dict(d["min"]), dict(d["max"]), str(d["shard"]), True)

@@ -21,7 +21,11 @@ sub-pipeline counts all their chunks by namespace (`$in` and `$group`), then one
 fetches the chunks of those with at most SMALL. A rehearsal withholds the answers about a
 namespace not read yet, so a big one costs one more aggregate the first time it is met
 (its reads follow its whole read); a small one none: the commands stay as many at 20 or at
-10,000 namespaces."""
+10,000 namespaces.
+
+A reader that asks many questions of one namespace takes its table once (`table`) and asks
+them directly (zonectl.model.chunk_match: places_in, straddler, ...), by sort keys it
+computed once; where there is no table it asks `count` and `find` as above."""
 
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ from pymongo.errors import PyMongoError
 
 from zonectl.errors import ClusterError, redact
 from zonectl.model.chunk_match import Chunks, parse_shape
+from zonectl.model.keys import SortKey
 from zonectl.mongo.connect import Connection
 from zonectl.mongo.state import WHOLE
 from zonectl.mongo.whole_reads import Read, WholeReads
@@ -62,7 +67,9 @@ SMALL = 64
 # of one uuid, UUID and Binary, are kept apart, never confused; read once, by their BSON).
 _BASE_TYPES = (str, uuid.UUID, Binary)
 _UNREAD = Chunks([], [], [])  # not read yet (a marker, never answers)
-_WITHHELD = Chunks([], [], [])  # a rehearsal's answer while the namespace is still to be read
+# A rehearsal's table while the namespace is still to be read: no chunks, so every answer
+# from it is the stand-in count and find give (0, nothing).
+WITHHELD = Chunks([], [], [])
 
 
 class ChunkBatch:
@@ -107,7 +114,7 @@ class ChunkBatch:
     def count(self, query: Mapping[str, Any]) -> int:
         """Chunks matching `query` (the server counts from the index; nothing fetched)."""
         table = self._table(query)
-        if table is _WITHHELD:
+        if table is WITHHELD:
             return 0
         if table is not None:
             found = table.count(islice(query.items(), 1, None))
@@ -121,7 +128,7 @@ class ChunkBatch:
         """shard -> count({**query, "shard": shard}) for each of `shards`: one pass over a
         namespace read whole, else one count per shard (the {uuid, shard, min} index)."""
         table = self._table(query) if "shard" not in query else None
-        if table is _WITHHELD:
+        if table is WITHHELD:
             return dict.fromkeys(shards, 0)
         if table is not None:
             found = table.count_by_shard(islice(query.items(), 1, None), shards)
@@ -139,7 +146,7 @@ class ChunkBatch:
     ) -> list[dict[str, Any]]:
         shape = parse_shape(fields, sort, limit)
         table = self._table(query) if shape is not None else None
-        if table is _WITHHELD:
+        if table is WITHHELD:
             return []
         if table is not None and shape is not None:
             found = table.find(islice(query.items(), 1, None), shape)
@@ -153,10 +160,19 @@ class ChunkBatch:
         stages.append({"$project": {**dict(fields), "_id": 0}})
         return [dict(d) for d in self._ask(stages)]
 
+    def table(self, base: Mapping[str, Any]) -> Chunks | None:
+        """The chunks of the namespace `base` ({uuid} or {ns}, its equality on
+        config.chunks) names, when it was read whole, for a reader's direct questions;
+        WITHHELD in a rehearsal while it is still to be read (it is then, with the round's
+        other reads, and the rehearsal is not the run); None: ask `count` and `find` (not
+        small, not read yet outside a rehearsal, or not an equality this batch keys on).
+        Exactly what every count and find on the namespace would look up first."""
+        return self._table(base)
+
     def _table(self, query: Mapping[str, Any]) -> Chunks | None:
         """The chunks of the namespace whose equality `query` starts with, when it was read
         whole (its other conditions are then answered from them, or sent if the module
-        does not know them); _WITHHELD in a rehearsal while the namespace is still to be
+        does not know them); WITHHELD in a rehearsal while the namespace is still to be
         read (it is then, with the round's other reads); None: ask the server."""
         if not query:
             return None
@@ -171,7 +187,7 @@ class ChunkBatch:
         # not foreseen: asked with the namespace's read, in one aggregate
         if self.recording:
             self._stood_in = True
-            return _WITHHELD
+            return WITHHELD
         return None
 
     def replay(self, reader: Callable[[], T]) -> T:
@@ -271,7 +287,21 @@ def straddling(
     """The one chunk with min < lo that may cross into [lo, ...): chunks tile the key
     space, so on a real server the reverse {min} index scan stops at the first document.
     None below an all-MinKey bound (nothing starts before it)."""
-    if all(isinstance(v, MinKey) for v in lo.values()):
+    if _bottom(lo):
         return []
     query = {**base, "min": {"$lt": dict(lo)}, "max": {"$gte" if inclusive else "$gt": dict(lo)}}
     return batch.find(query, fields, sort={"min": -1}, limit=1)
+
+
+def straddling_in(
+    table: Chunks, lo: Mapping[str, Any], key: SortKey, keep: frozenset[str], *, inclusive: bool
+) -> list[dict[str, Any]]:
+    """`straddling` asked of a namespace's table (ChunkBatch.table): `key` is sort_key(lo),
+    `keep` the projection's fields (kept_fields)."""
+    at = table.straddler(key, inclusive=inclusive)
+    return [] if at is None or _bottom(lo) else table.docs((at,), keep)
+
+
+def _bottom(lo: Mapping[str, Any]) -> bool:
+    """An all-MinKey bound: no chunk starts before it."""
+    return all(isinstance(v, MinKey) for v in lo.values())

@@ -12,11 +12,13 @@ from typing import Any
 
 from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.inputs import Range, cut_keyed
+from zonectl.model.chunk_match import Chunks, kept_fields
 from zonectl.model.keys import SortKey, sort_key
-from zonectl.mongo.chunk_batch import straddling
+from zonectl.mongo.chunk_batch import straddling, straddling_in
 from zonectl.mongo.chunk_sizes import ChunkSizes
 
 _FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "jumbo": 1}
+_KEEP = kept_fields(_FIELDS)
 RangeKey = tuple[SortKey, SortKey]
 _NO_ZONES: frozenset[str] = frozenset()
 
@@ -65,30 +67,51 @@ def read_namespace_chunks(
     wanted: list[RangeKey] = []  # the changed ranges' keys
     range_keys: list[RangeKey] = []
     find = sizes.batch.find
+    # A namespace read whole: its table, asked directly (the questions below, answered the
+    # same). Looked up where the first of them would: after the counts, when there is one.
+    table = sizes.batch.table(base) if ranges and _KEEP is not None else None
     for lo, hi, zone in ranges:
         holders = holders_of[zone]
-        off_zone = {**base, "shard": {"$nin": holders}, "min": {"$gte": lo, "$lt": hi}}
         if changed:  # the keys only serve to find the changed ranges and cut their chunks
             key = range_key(lo, hi)
             range_keys.append(key)
-        if changed and key in changed:
+        is_changed = bool(changed) and key in changed
+        if is_changed:
             wanted.append(key)
-            for doc in find(off_zone, _FIELDS, sort={"min": 1}):
-                candidates[sort_key(doc["min"])] = (doc, sort_key(doc["max"]))
-            for doc in straddling(sizes.batch, base, lo, _FIELDS, inclusive=False):
-                if doc["shard"] not in holders:
+        off_zone: dict[str, Any] | None = None
+        in_range: dict[str, int] = {}  # from the table: shard -> its chunks in the range
+        if table is not None and _KEEP is not None:
+            bounds = key if changed else range_key(lo, hi)
+            if is_changed:
+                _table_candidates(candidates, table, _KEEP, lo, bounds, holders)
+                continue
+            in_range = table.shards_in(*bounds)
+            if not any(n for s, n in in_range.items() if s not in holders):
+                continue
+        else:
+            off_zone = {**base, "shard": {"$nin": holders}, "min": {"$gte": lo, "$lt": hi}}
+            if is_changed:
+                for doc in find(off_zone, _FIELDS, sort={"min": 1}):
                     candidates[sort_key(doc["min"])] = (doc, sort_key(doc["max"]))
-        elif sizes.count(off_zone):
-            # Unchanged: how many chunks sit off the zone, per shard; each sized by the
-            # estimate (the balancer split them at the range's bounds already).
-            for shard in shards:
-                if shard in holders or not counts.get(shard):
-                    continue
+                for doc in straddling(sizes.batch, base, lo, _FIELDS, inclusive=False):
+                    if doc["shard"] not in holders:
+                        candidates[sort_key(doc["min"])] = (doc, sort_key(doc["max"]))
+                continue
+            if not sizes.count(off_zone):
+                continue
+        # Unchanged: how many chunks sit off the zone, per shard; each sized by the
+        # estimate (the balancer split them at the range's bounds already).
+        for shard in shards:
+            if shard in holders or not counts.get(shard):
+                continue
+            if off_zone is None:
+                n = in_range.get(shard, 0)
+            else:
                 n = sizes.count({**off_zone, "shard": shard})
-                size, estimated = sizes.estimate(ns, shard, shards)
-                tally[1 if estimated else 2] += n
-                for _ in range(n):
-                    _add(out, shard, size, zone, False, estimated=estimated)
+            size, estimated = sizes.estimate(ns, shard, shards)
+            tally[1 if estimated else 2] += n
+            for _ in range(n):
+                _add(out, shard, size, zone, False, estimated=estimated)
     if candidates:
         ordered = [(doc, k, hi) for k, (doc, hi) in sorted(candidates.items())]
         pieces = [
@@ -121,6 +144,24 @@ def read_namespace_chunks(
     out.loads = _loads(sizes, ns, shards, counts)
     out.max_chunk_bytes = sizes.move_cap(ns) if sizes.by_data_size else None
     return out
+
+
+def _table_candidates(
+    candidates: dict[SortKey, tuple[Mapping[str, Any], SortKey]],
+    table: Chunks,
+    keep: frozenset[str],
+    lo: Mapping[str, Any],
+    bounds: RangeKey,
+    holders: Sequence[str],
+) -> None:
+    """A changed range's chunks off its zone's shards and the one straddling its min (when
+    off them too), from the namespace's table, keyed by their own keys."""
+    places = table.places_in(*bounds, off=holders)
+    for at, doc in zip(places, table.docs(places, keep), strict=True):
+        candidates[table.min_key(at)] = (doc, table.max_key(at))
+    for doc in straddling_in(table, lo, bounds[0], keep, inclusive=False):
+        if doc["shard"] not in holders:
+            candidates[sort_key(doc["min"])] = (doc, sort_key(doc["max"]))
 
 
 def _within(piece: RangeKey, ranges: Sequence[RangeKey]) -> bool:

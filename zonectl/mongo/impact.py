@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from zonectl.model.chunk_match import Chunks, kept_fields
 from zonectl.model.cluster import ClusterState
-from zonectl.mongo.chunk_batch import ChunkBatch, straddling
+from zonectl.model.keys import sort_key
+from zonectl.mongo.chunk_batch import ChunkBatch, straddling, straddling_in
 from zonectl.mongo.chunk_sizes import ChunkSizes
 from zonectl.mongo.connect import Connection
 from zonectl.plan.impact import SizeOf, make_impacts, zone_shards_after
@@ -17,6 +19,7 @@ from zonectl.plan.ops import Impact
 from zonectl.plan.plan import Plan
 
 _FIELDS = {"_id": 0, "min": 1, "max": 1, "shard": 1, "estimatedDataSizeBytes": 1}
+_KEEP = kept_fields(_FIELDS)
 
 
 class _Change(NamedTuple):
@@ -54,7 +57,8 @@ def read_impact_chunks(
     chunks inside it on a shard outside its zone ({uuid, shard, min} index). Also per op
     how many chunks inside it were counted (the {uuid, min} index) but not read: a range
     that covers most of a collection costs a count, not its documents. All sent together
-    (ChunkBatch.replay): one aggregate for every op of the plan."""
+    (ChunkBatch.replay): one aggregate for every op of the plan. A namespace read whole is
+    asked from its table (ChunkBatch.table), taken once per pass."""
     return _read_impact_chunks(batch, actual, plan, _changes(plan))
 
 
@@ -69,21 +73,46 @@ def _read_impact_chunks(
     def read() -> tuple[dict[int, list[Mapping[str, Any]]], dict[int, int]]:
         found: dict[int, list[Mapping[str, Any]]] = {}
         unread: dict[int, int] = {}
+        tables: dict[str, Chunks | None] = {}  # each namespace looked up once per pass
         for index, change, migrates in changes:
             base = bases.get(change.ns)
             if base is None:
                 continue
-            inside = {**base, "min": {"$gte": change.min, "$lt": change.max}}
-            total = batch.count(inside)
-            off: list[Mapping[str, Any]] = []
-            if migrates:
-                shards = holders.get(change.zone, [])
-                off = list(batch.find({**inside, "shard": {"$nin": shards}}, _FIELDS))
-            found[index] = [*straddling(batch, base, change.min, _FIELDS, inclusive=True), *off]
-            unread[index] = total - len(off)
+            if change.ns in tables:
+                table = tables[change.ns]
+            else:
+                table = tables[change.ns] = batch.table(base) if _KEEP is not None else None
+            held = holders.get(change.zone, []) if migrates else None
+            if table is not None and _KEEP is not None:
+                found[index], unread[index] = _from_table(table, _KEEP, change, held)
+            else:
+                found[index], unread[index] = _asked(batch, base, change, held)
         return found, unread
 
     return batch.replay(read)
+
+
+def _from_table(
+    table: Chunks, keep: frozenset[str], change: RangeChange, held: list[str] | None
+) -> tuple[list[Mapping[str, Any]], int]:
+    """`_asked`'s answers from the namespace's table (the same documents, in the same order)."""
+    lo, hi = sort_key(change.min), sort_key(change.max)
+    off = [] if held is None else table.docs(table.places_in(lo, hi, off=held), keep)
+    straddler = straddling_in(table, change.min, lo, keep, inclusive=True)
+    return [*straddler, *off], table.count_in(lo, hi) - len(off)
+
+
+def _asked(
+    batch: ChunkBatch, base: Mapping[str, Any], change: RangeChange, held: list[str] | None
+) -> tuple[list[Mapping[str, Any]], int]:
+    """The chunk straddling the range's min and, for an assignment (`held`: its zone's
+    shards), those inside it off them; and how many inside it were counted, not read."""
+    inside = {**base, "min": {"$gte": change.min, "$lt": change.max}}
+    total = batch.count(inside)
+    off: list[Mapping[str, Any]] = []
+    if held is not None:
+        off = list(batch.find({**inside, "shard": {"$nin": held}}, _FIELDS))
+    return [*straddling(batch, base, change.min, _FIELDS, inclusive=True), *off], total - len(off)
 
 
 def read_impacts(
