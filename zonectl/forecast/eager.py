@@ -24,6 +24,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final, NamedTuple
 
 from zonectl.forecast.timing import copy_seconds
 
@@ -41,27 +42,67 @@ def default_parallel(shards: int) -> int:
 CHUNK, COLLECTION = "chunk", "collection"  # a chunk migration; a moveCollection
 
 
-@dataclass(frozen=True)
 class PendingMove:
     """One out-of-zone chunk (or, kind COLLECTION, one unsharded collection): where it is,
-    which shards may take it, how big it is."""
+    which shards may take it, how big it is. Immutable (Final: mypy refuses an assignment);
+    equal, hashed and shown as the frozen dataclass it was, but a plain slotted class: a
+    forecast builds one per chunk to move, and a frozen dataclass's __init__ costs about
+    five times as much (an object.__setattr__ call per field)."""
 
-    ns: str
-    index: int  # the chunk's position among the namespace's chunks, for reporting
-    donor: str
-    holders: tuple[str, ...]  # shards carrying the chunk's zone (a collection: its target)
-    bytes: int
-    payload: object = None  # the caller's (apply: the chunk's bounds, or the op)
-    kind: str = CHUNK
+    __slots__ = ("bytes", "donor", "holders", "index", "kind", "ns", "payload")
+    ns: Final[str]
+    index: Final[int]  # the chunk's position among the namespace's chunks, for reporting
+    donor: Final[str]
+    holders: Final[tuple[str, ...]]  # shards carrying the chunk's zone (a collection: its target)
+    bytes: Final[int]
+    payload: Final[object]  # the caller's (apply: the chunk's bounds, or the op)
+    kind: Final[str]
+
+    def __init__(
+        self,
+        ns: str,
+        index: int,
+        donor: str,
+        holders: tuple[str, ...],
+        bytes: int,
+        payload: object = None,
+        kind: str = CHUNK,
+    ) -> None:
+        self.ns = ns
+        self.index = index
+        self.donor = donor
+        self.holders = holders
+        self.bytes = bytes
+        self.payload = payload
+        self.kind = kind
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.ns, self.index, self.donor, self.holders, self.bytes, self.payload, self.kind)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, PendingMove)
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"PendingMove(ns={self.ns!r}, index={self.index!r}, donor={self.donor!r}, "
+            f"holders={self.holders!r}, bytes={self.bytes!r}, payload={self.payload!r}, "
+            f"kind={self.kind!r})"
+        )
 
 
-@dataclass(frozen=True)
-class Started:
+class Started(NamedTuple):  # one per move started: a tuple is the cheapest to build
     move: PendingMove
     to: str
 
 
 Loads = Mapping[str, Mapping[str, int]]  # namespace -> shard -> bytes of it
+_NO_LOADS: Mapping[str, int] = {}
 
 
 def max_parallel(shards: int) -> int:
@@ -119,29 +160,32 @@ class Dispatcher:
         donors' presorted lists merged in that order, busy donors left out (nothing ends
         during the call, so a busy donor stays busy) and the moves already started skipped."""
         started = self._next_collection() if self._collections else []
-        migrating = self._migrating
-        if migrating >= self.parallel or not self._chunks_left:
+        migrating, parallel = self._migrating, self.parallel
+        if migrating >= parallel or not self._chunks_left:
             return started
-        work = self.work.copy()
-        pending, busy = self._pending, self.busy
+        pending, busy, heads, work = self._pending, self.busy, self._head, self.work
 
-        def key(m: PendingMove) -> tuple[float, int, str, int]:
-            return (-work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
-
-        # The donors' lists merged by `key`; a donor that turns busy is dropped whole (the
+        # The donors' lists merged by key; a donor that turns busy is dropped whole (the
         # rest of its list would only be skipped), so a call costs the moves it looks at.
-        # An entry: (key, the donor's place, the move's place in its list, the list).
-        heap: list[tuple[tuple[float, int, str, int], int, int, list[PendingMove]]] = []
+        # An entry: (key, the donor's place, the move's place in its list, the list, the
+        # donor's work when the call began: the first part of each of its keys).
+        heap: list[tuple[tuple[float, int, str, int], int, int, list[PendingMove], float]] = []
         for i, (donor, queue) in enumerate(self._by_donor.items()):
-            if donor not in busy:
-                j = self._first_pending(donor)
-                if j < len(queue):
-                    heap.append((key(queue[j]), i, j, queue))
+            if donor in busy:
+                continue
+            j, n = heads[donor], len(queue)
+            while j < n and id(queue[j]) not in pending:  # past the started ones
+                j += 1
+            heads[donor] = j
+            if j < n:
+                m, w = queue[j], -work.get(donor, 0.0)
+                heap.append(((w, -m.bytes, m.ns, m.index), i, j, queue, w))
         heapq.heapify(heap)
-        while heap and migrating < self.parallel:
-            _, i, j, queue = heapq.heappop(heap)
+        while heap and migrating < parallel:
+            _, i, j, queue, w = heapq.heappop(heap)
             move = queue[j]
-            if move.donor in busy:
+            donor = move.donor
+            if donor in busy:
                 continue
             to = self._recipient(move)
             if to is None:
@@ -149,31 +193,28 @@ class Dispatcher:
                 while j < len(queue) and id(queue[j]) not in pending:
                     j += 1
                 if j < len(queue):
-                    heapq.heappush(heap, (key(queue[j]), i, j, queue))
+                    m = queue[j]
+                    heapq.heappush(heap, ((w, -m.bytes, m.ns, m.index), i, j, queue, w))
                 continue
             s = Started(move, to)
             del pending[id(move)]
             self._chunks_left -= 1
             self._migrating += 1
-            self._count(move, -1)
+            size = move.bytes
+            # _count(move, -1), inline: x + (-b) / n is x - b / n, to the bit
+            work[donor] = work.get(donor, 0.0) - size
+            share = size / len(move.holders)
+            for h in move.holders:
+                work[h] = work.get(h, 0.0) - share
             self.running.append(s)
-            busy.add(move.donor)
+            busy.add(donor)
             busy.add(to)
             loads = self.loads.setdefault(move.ns, {})
-            loads[to] = loads.get(to, 0) + move.bytes
-            loads[move.donor] = loads.get(move.donor, 0) - move.bytes
+            loads[to] = loads.get(to, 0) + size
+            loads[donor] = loads.get(donor, 0) - size
             started.append(s)
             migrating += 1
         return started
-
-    def _first_pending(self, donor: str) -> int:
-        """The place of the donor's first pending move in its list (its length: none),
-        past the started ones at its front."""
-        queue, head = self._by_donor[donor], self._head[donor]
-        while head < len(queue) and id(queue[head]) not in self._pending:
-            head += 1
-        self._head[donor] = head
-        return head
 
     def _next_collection(self) -> list[Started]:
         """The next moveCollection, in the plan's order, when none runs."""
@@ -192,16 +233,27 @@ class Dispatcher:
             self.work[h] = self.work.get(h, 0.0) + sign * m.bytes / len(m.holders)
 
     def _recipient(self, move: PendingMove) -> str | None:
-        holders = [h for h in move.holders if h != move.donor]
-        if not holders:
+        """The zone's idle shard (not the donor) with the fewest projected bytes of the
+        move's namespace (the first of equals, by name), among those within one chunk of
+        the least loaded holder; None: no such shard now."""
+        donor, busy = move.donor, self.busy
+        loads = self.loads.get(move.ns, _NO_LOADS)
+        floor: int | None = None
+        for h in move.holders:
+            if h != donor:
+                load = loads.get(h, 0)
+                if floor is None or load < floor:
+                    floor = load
+        if floor is None:
             return None
-        loads = self.loads.get(move.ns, {})
-        floor = min([loads.get(h, 0) for h in holders])
         slack = floor + max(move.bytes, 1)
-        idle = [h for h in holders if h not in self.busy and loads.get(h, 0) <= slack]
-        if len(idle) < 2:
-            return idle[0] if idle else None
-        return min(idle, key=lambda h: (loads.get(h, 0), h))
+        best: tuple[int, str] | None = None
+        for h in move.holders:
+            if h != donor and h not in busy:
+                load = loads.get(h, 0)
+                if load <= slack and (best is None or (load, h) < best):
+                    best = (load, h)
+        return None if best is None else best[1]
 
     def done(self, started: Started, ok: bool = True) -> None:
         """A move ended; a failed one gives its bytes back to the donor's projection."""
