@@ -24,6 +24,7 @@ from zonectl.forecast.timing import copy_seconds
 
 SHORT_INTERVAL_S = 1.0  # kShortBalanceRoundInterval
 DEFAULT_INTERVAL_S = 10.0  # kBalanceRoundDefaultInterval
+_SHORT = dt.timedelta(seconds=SHORT_INTERVAL_S)
 _NO_ZONES: frozenset[str] = frozenset()
 _SECONDS = operator.itemgetter(1)  # of a pick: (donor, seconds, bytes)
 
@@ -199,6 +200,8 @@ def simulate_balancer(
     # a rescan of the whole nor a shift of the rest per round).
     state = deque([s for c in colls if (s := _Collection(c, layout, by_data_size)).left])
     t, moved, rounds = now, 0, 0
+    # Each migration's length as a timedelta, made once per length (a few at 10,000).
+    deltas: dict[float, dt.timedelta] = {}
     drained: dict[str, dt.datetime] = {}
     commits: list[tuple[dt.datetime, int]] = []
     while rounds < max_rounds:
@@ -221,16 +224,19 @@ def simulate_balancer(
         if not started:
             return BalancerOutcome(None, moved, rounds, drained, commits)  # stuck
         started.sort(key=_SECONDS)  # stable: equal times keep the order of the picks
+        commit = t
         for donor, seconds, size in started:
-            drained[donor] = commit = t + dt.timedelta(seconds=seconds)
+            delta = deltas.get(seconds)
+            if delta is None:
+                delta = deltas[seconds] = dt.timedelta(seconds=seconds)
+            drained[donor] = commit = t + delta
             commits.append((commit, size))
         moved += len(started)
         # The round waits for all its migrations; the finish is the last commit, the next
         # round starts kShortBalanceRoundInterval after it.
-        end = t + dt.timedelta(seconds=started[-1][1])
         if not state:
-            return BalancerOutcome(end, moved, rounds, drained, commits)
-        t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
+            return BalancerOutcome(commit, moved, rounds, drained, commits)
+        t = commit + _SHORT
     return BalancerOutcome(None, moved, rounds, drained, commits)
 
 
@@ -264,5 +270,5 @@ def balancer_finish(
         end = t + dt.timedelta(seconds=max(m[1] for m in started))
         if not state.left:
             return end
-        t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
+        t = end + _SHORT
     return None

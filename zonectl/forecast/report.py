@@ -36,6 +36,8 @@ _NO_ZONES: frozenset[str] = frozenset()
 Simulate = Callable[[Sequence[NamespaceChunks]], BalancerOutcome]
 # When the balancer's rounds over one namespace alone end (None: never).
 Finish = Callable[[NamespaceChunks], dt.datetime | None]
+# One migration's seconds: (donor, recipient, bytes) -> seconds.
+Cost = Callable[[str, str, int], float]
 
 
 @dataclass(frozen=True)
@@ -158,11 +160,12 @@ def make_forecast(
     leaves out of its rebalancing rounds until the defragmentation ends
     (`canBalanceCollection`, balancer_chunk_selection_policy.cpp, 7.0+)."""
     a = assumptions
-    simulate, finish = _balancer_simulation(shard_zones, a, now)
+    cost = _each_cost_once(a.cost.seconds)  # the simulations ask for a few costs many times
+    simulate, finish = _balancer_simulation(shard_zones, a, now, cost)
     queued, loads = _queue(colls, shard_zones)
     # Every namespace's moves in one queue, as apply --migrate runs them.
     every = [m for _, moves in queued for m in moves]
-    eager = simulate_eager(every, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
+    eager = simulate_eager(every, loads, a.parallel, a.copy_rate, cost=cost)
     backlog = _backlog(every, eager)
     per_ns: list[NamespaceForecast] = []
     for c, moves in queued:
@@ -190,12 +193,27 @@ def make_forecast(
     )
 
 
+def _each_cost_once(cost: Cost) -> Cost:
+    """`cost`, each (donor, recipient, bytes) computed once: a cost model is a pure
+    function of them, and 10,000 namespaces of a few sizes ask for a few costs."""
+    known: dict[tuple[str, str, int], float] = {}
+
+    def seconds(donor: str, recipient: str, nbytes: int) -> float:
+        key = (donor, recipient, nbytes)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = cost(donor, recipient, nbytes)
+        return found
+
+    return seconds
+
+
 def _balancer_simulation(
-    shard_zones: Mapping[str, frozenset[str]], a: Assumptions, now: dt.datetime
+    shard_zones: Mapping[str, frozenset[str]], a: Assumptions, now: dt.datetime, cost: Cost
 ) -> tuple[Simulate, Finish]:
     """The balancer's rounds over some of the namespaces, and when they end for one alone,
-    under the assumptions (the layout computed once for all of them)."""
-    layout, cost = Layout(shard_zones), a.cost.seconds
+    under the assumptions (the layout computed once for all of them) and `cost`."""
+    layout = Layout(shard_zones)
     # A namespace's rounds alone depend on its shape only (balancer.shape_of): each shape
     # is simulated once (10,000 namespaces of a few shapes: a few simulations).
     finished: dict[Shape, dt.datetime | None] = {}
