@@ -152,17 +152,21 @@ class _Collection:
         if not self.left:
             return started
         load = self.load  # every shard of the layout: `get` never misses
+        zones, holders_of, by_shard = self.c.zones, layout.holders, self.violators
         for shard in layout.order:
-            violators = self.violators.get(shard)
+            violators = by_shard.get(shard)
             if not violators or shard not in available or len(available) < 2:
                 continue
             for pos, i in enumerate(violators):
-                zone = self.c.zones[i] or ""  # a violator is in a zone: never ""
-                holders = [s for s in layout.holders.get(zone, ()) if s in available]
-                if not holders:
+                zone = zones[i] or ""  # a violator is in a zone: never ""
+                to = None  # the available holder with the least load, first of equals
+                for s in holders_of.get(zone, ()):
+                    if s in available and (to is None or load[s] < load[to]):
+                        to = s
+                if to is None:
                     continue  # no recipient this round (or ever): warning 21892
-                to = min(holders, key=load.__getitem__)  # first of equals
-                available -= {shard, to}
+                available.discard(shard)
+                available.discard(to)
                 size = self.sizes[i]
                 if self.cap and size > self.cap:  # one chunk size cut off; the rest stays
                     size = self.cap
@@ -219,8 +223,12 @@ def simulate_balancer(
             seen += 1
             started += s.round(layout, available, seconds_for)
         # only the collections this round looked at can have finished
-        looked = [state.popleft() for _ in range(seen)]
-        state.extendleft(reversed([s for s in looked if s.left]))
+        if seen == 1:  # most rounds, at 10,000 collections of a few chunks each
+            if not state[0].left:
+                state.popleft()
+        else:
+            looked = [state.popleft() for _ in range(seen)]
+            state.extendleft(reversed([s for s in looked if s.left]))
         if not started:
             return BalancerOutcome(None, moved, rounds, drained, commits)  # stuck
         started.sort(key=_SECONDS)  # stable: equal times keep the order of the picks

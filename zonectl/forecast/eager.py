@@ -124,19 +124,27 @@ class Dispatcher:
         # on every call, which made a forecast of thousands of moves quadratic. `_head`
         # skips the moves already started at the front of a list.
         self._by_donor: dict[str, list[PendingMove]] = {}
+        # Bytes each shard still has to send, plus its share of what its zones must receive
+        # (`_count` of each chunk move, inline, in the same order).
+        self.work: dict[str, float] = {}
+        by_donor, work = self._by_donor, self.work
         for m in self._pending.values():
             if m.kind == CHUNK:
-                self._by_donor.setdefault(m.donor, []).append(m)
-        for queue in self._by_donor.values():
+                donor, size = m.donor, m.bytes
+                if donor in by_donor:
+                    by_donor[donor].append(m)
+                else:
+                    by_donor[donor] = [m]
+                work[donor] = work.get(donor, 0.0) + size
+                share = size / len(m.holders) if m.holders else 0.0
+                for h in m.holders:
+                    work[h] = work.get(h, 0.0) + share
+        for queue in by_donor.values():
             queue.sort(key=lambda m: (-m.bytes, m.ns, m.index))
-        self._head = dict.fromkeys(self._by_donor, 0)
-        self._chunks_left = sum(len(q) for q in self._by_donor.values())
+        self._head = dict.fromkeys(by_donor, 0)
+        self._chunks_left = sum(len(q) for q in by_donor.values())
         # Projected bytes of each namespace per shard (a namespace's own zones even out).
         self.loads = {ns: dict(per_shard) for ns, per_shard in loads.items()}
-        # Bytes each shard still has to send, plus its share of what its zones must receive.
-        self.work: dict[str, float] = {}
-        for m in self._pending.values():
-            self._count(m, 1)
         self.busy: set[str] = set()  # shards in a running move, as donor or recipient
         self.running: list[Started] = []
         self._migrating = 0  # chunk migrations among `running`
@@ -262,7 +270,8 @@ class Dispatcher:
         if move.kind != CHUNK:
             return
         self._migrating -= 1
-        self.busy -= {move.donor, started.to}
+        self.busy.discard(move.donor)
+        self.busy.discard(started.to)
         if not ok:
             loads = self.loads[move.ns]
             loads[started.to] -= move.bytes

@@ -3,6 +3,7 @@ fingerprint of the live metadata), unmanaged items and warnings. Pure data."""
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import hashlib
 import json
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from bson import json_util
-from bson.binary import UuidRepresentation
+from bson.binary import Binary, UuidRepresentation
 from bson.max_key import MaxKey
 from bson.min_key import MinKey
 
@@ -43,7 +44,7 @@ def canonical_json(value: Any) -> str:
 def _canonical(value: Any) -> Any:
     """json_util's conversion of `value` to JSON-ready values under CANONICAL, with the
     types a fingerprint is mostly made of (plain dicts, lists, strings, ints, booleans,
-    MinKey/MaxKey) converted here, by their exact type, and every other value handed to
+    MinKey/MaxKey, Binary) converted here, by their exact type, and every other value handed to
     json_util's own conversion (tests/plan/test_canonical_json.py holds the two equal)."""
     kind = type(value)
     if kind is dict:
@@ -58,6 +59,13 @@ def _canonical(value: Any) -> Any:
         return {"$minKey": 1}
     if kind is MaxKey:
         return {"$maxKey": 1}
+    if kind is Binary:  # a collection's uuid
+        return {
+            "$binary": {
+                "base64": base64.b64encode(value).decode(),
+                "subType": f"{value.subtype:02x}",
+            }
+        }
     return json_util._json_convert(value, CANONICAL)
 
 
