@@ -42,14 +42,15 @@ def default_parallel(shards: int) -> int:
 CHUNK, COLLECTION = "chunk", "collection"  # a chunk migration; a moveCollection
 
 
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class PendingMove:
     """One out-of-zone chunk (or, kind COLLECTION, one unsharded collection): where it is,
-    which shards may take it, how big it is. Immutable (Final: mypy refuses an assignment);
-    equal, hashed and shown as the frozen dataclass it was, but a plain slotted class: a
-    forecast builds one per chunk to move, and a frozen dataclass's __init__ costs about
-    five times as much (an object.__setattr__ call per field)."""
+    which shards may take it, how big it is. A dataclass equal, hashed, shown and replaced
+    (dataclasses.replace) as the frozen one it was, its fields Final (mypy refuses an
+    assignment), with a plain __init__: a forecast builds one per chunk to move, and a
+    frozen dataclass's __init__ costs about five times as much (object.__setattr__ per
+    field)."""
 
-    __slots__ = ("bytes", "donor", "holders", "index", "kind", "ns", "payload")
     ns: Final[str]
     index: Final[int]  # the chunk's position among the namespace's chunks, for reporting
     donor: Final[str]
@@ -75,25 +76,6 @@ class PendingMove:
         self.bytes = bytes
         self.payload = payload
         self.kind = kind
-
-    def _fields(self) -> tuple[object, ...]:
-        return (self.ns, self.index, self.donor, self.holders, self.bytes, self.payload, self.kind)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, PendingMove)
-        return self._fields() == other._fields()
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def __repr__(self) -> str:
-        return (
-            f"PendingMove(ns={self.ns!r}, index={self.index!r}, donor={self.donor!r}, "
-            f"holders={self.holders!r}, bytes={self.bytes!r}, payload={self.payload!r}, "
-            f"kind={self.kind!r})"
-        )
 
 
 class Started(NamedTuple):  # one per move started: a tuple is the cheapest to build
