@@ -78,6 +78,17 @@ class PendingMove:
         self.kind = kind
 
 
+def _order(m: PendingMove) -> tuple[int, str, int]:
+    """A donor's moves in order: the largest first, then by namespace and chunk."""
+    return (-m.bytes, m.ns, m.index)
+
+
+# A donor's next move in Dispatcher.next_moves' merge (see there).
+_Entry = tuple[
+    float, tuple[int, str, int], int, int, list["PendingMove"], list[tuple[int, str, int]]
+]
+
+
 class Started(NamedTuple):  # one per move started: a tuple is the cheapest to build
     move: PendingMove
     to: str
@@ -121,8 +132,11 @@ class Dispatcher:
                 share = size / len(m.holders) if m.holders else 0.0
                 for h in m.holders:
                     work[h] = work.get(h, 0.0) + share
-        for queue in by_donor.values():
-            queue.sort(key=lambda m: (-m.bytes, m.ns, m.index))
+        # Each list's order keys, kept beside it: next_moves compares them on every call.
+        self._keys: dict[str, list[tuple[int, str, int]]] = {}
+        for donor, queue in by_donor.items():
+            queue.sort(key=_order)
+            self._keys[donor] = [_order(m) for m in queue]
         self._head = dict.fromkeys(by_donor, 0)
         self._chunks_left = sum(len(q) for q in by_donor.values())
         # Projected bytes of each namespace per shard (a namespace's own zones even out).
@@ -157,9 +171,11 @@ class Dispatcher:
 
         # The donors' lists merged by key; a donor that turns busy is dropped whole (the
         # rest of its list would only be skipped), so a call costs the moves it looks at.
-        # An entry: (key, the donor's place, the move's place in its list, the list, the
-        # donor's work when the call began: the first part of each of its keys).
-        heap: list[tuple[tuple[float, int, str, int], int, int, list[PendingMove], float]] = []
+        # An entry: the key in two parts (the donor's work when the call began, negated;
+        # the move's order key: compared as one flat key), the donor's place, the move's
+        # place in its list, the list and its order keys.
+        heap: list[_Entry] = []
+        keys = self._keys
         for i, (donor, queue) in enumerate(self._by_donor.items()):
             if donor in busy:
                 continue
@@ -168,11 +184,11 @@ class Dispatcher:
                 j += 1
             heads[donor] = j
             if j < n:
-                m, w = queue[j], -work.get(donor, 0.0)
-                heap.append(((w, -m.bytes, m.ns, m.index), i, j, queue, w))
+                order = keys[donor]
+                heap.append((-work.get(donor, 0.0), order[j], i, j, queue, order))
         heapq.heapify(heap)
         while heap and migrating < parallel:
-            _, i, j, queue, w = heapq.heappop(heap)
+            w, _, i, j, queue, order = heapq.heappop(heap)
             move = queue[j]
             donor = move.donor
             if donor in busy:
@@ -183,8 +199,7 @@ class Dispatcher:
                 while j < len(queue) and id(queue[j]) not in pending:
                     j += 1
                 if j < len(queue):
-                    m = queue[j]
-                    heapq.heappush(heap, ((w, -m.bytes, m.ns, m.index), i, j, queue, w))
+                    heapq.heappush(heap, (w, order[j], i, j, queue, order))
                 continue
             s = Started(move, to)
             del pending[id(move)]
