@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from zonectl.forecast.balancer import (
     BalancerOutcome,
@@ -57,14 +58,34 @@ class Assumptions:
         return self.model if self.model is not None else CostModel(rate=self.copy_rate)
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class NamespaceForecast:
-    ns: str
-    chunks: int  # out-of-zone chunks to move
-    bytes: int
-    eager_s: float  # when its last move commits in apply --migrate's one queue
-    balancer_s: float | None  # None: the balancer will not do it (off, noBalance, no shard)
-    why_not: str = ""
+    """One namespace's row. Equal, hashed and shown as a frozen dataclass, its fields Final
+    (mypy refuses an assignment), with a plain __init__ (one per namespace: a frozen
+    dataclass's costs an object.__setattr__ per field)."""
+
+    ns: Final[str]
+    chunks: Final[int]  # out-of-zone chunks to move
+    bytes: Final[int]
+    eager_s: Final[float]  # when its last move commits in apply --migrate's one queue
+    balancer_s: Final[float | None]  # None: the balancer will not (off, noBalance, no shard)
+    why_not: Final[str]
+
+    def __init__(
+        self,
+        ns: str,
+        chunks: int,
+        bytes: int,
+        eager_s: float,
+        balancer_s: float | None,
+        why_not: str = "",
+    ) -> None:
+        self.ns = ns
+        self.chunks = chunks
+        self.bytes = bytes
+        self.eager_s = eager_s
+        self.balancer_s = balancer_s
+        self.why_not = why_not
 
 
 @dataclass(frozen=True)
@@ -307,7 +328,7 @@ def _namespace_forecast(
     """The namespace's row: what it moves, when apply --migrate's queue commits its last
     chunk, when (or why not) the balancer would."""
     done_s = eager.finished.get(c.ns, eager.seconds)  # its last commit in the queue
-    nbytes = sum(m.bytes for m in moves)
+    nbytes = sum([m.bytes for m in moves])
     return NamespaceForecast(c.ns, len(moves), nbytes, done_s, balancer_s, why_not)
 
 

@@ -47,10 +47,10 @@ def _canonical(value: Any) -> Any:
     MinKey/MaxKey, Binary) converted here, by their exact type, and every other value handed to
     json_util's own conversion (tests/plan/test_canonical_json.py holds the two equal)."""
     kind = type(value)
-    if kind is dict:
-        return {k: _canonical(v) for k, v in value.items()}
+    if kind is dict:  # a plain leaf (most are) kept without a call
+        return {k: v if type(v) in _PLAIN else _canonical(v) for k, v in value.items()}
     if kind is list or kind is tuple:
-        return [_canonical(v) for v in value]
+        return [v if type(v) in _PLAIN else _canonical(v) for v in value]
     if kind in _PLAIN:
         return value
     if kind is int:
