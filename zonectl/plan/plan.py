@@ -3,18 +3,14 @@ fingerprint of the live metadata), unmanaged items and warnings. Pure data."""
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from bson import json_util
-from bson.binary import Binary, UuidRepresentation
-from bson.max_key import MaxKey
-from bson.min_key import MinKey
+from bson.binary import UuidRepresentation
 
 from zonectl.balancer_settings.table import CLUSTER, COLLECTION
 from zonectl.model.capacity import CapacityReport
@@ -31,42 +27,6 @@ FORMAT_VERSION = 1
 CANONICAL = json_util.CANONICAL_JSON_OPTIONS.with_options(
     uuid_representation=UuidRepresentation.STANDARD
 )
-_INT32 = range(-(2**31), 2**31)  # canonical: an int in it is $numberInt, else $numberLong
-_PLAIN = (str, bool, type(None))  # written as they are
-
-
-def canonical_json(value: Any) -> str:
-    """json_util.dumps(value, json_options=CANONICAL), the same text: json.dumps of
-    `_canonical(value)` (json_util.dumps is json.dumps of its own conversion)."""
-    return json.dumps(_canonical(value))
-
-
-def _canonical(value: Any) -> Any:
-    """json_util's conversion of `value` to JSON-ready values under CANONICAL, with the
-    types a fingerprint is mostly made of (plain dicts, lists, strings, ints, booleans,
-    MinKey/MaxKey, Binary) converted here, by their exact type, and every other value handed to
-    json_util's own conversion (tests/plan/test_canonical_json.py holds the two equal)."""
-    kind = type(value)
-    if kind is dict:  # a plain leaf (most are) kept without a call
-        return {k: v if type(v) in _PLAIN else _canonical(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [v if type(v) in _PLAIN else _canonical(v) for v in value]
-    if kind in _PLAIN:
-        return value
-    if kind is int:
-        return {"$numberInt" if value in _INT32 else "$numberLong": str(value)}
-    if kind is MinKey:
-        return {"$minKey": 1}
-    if kind is MaxKey:
-        return {"$maxKey": 1}
-    if kind is Binary:  # a collection's uuid
-        return {
-            "$binary": {
-                "base64": base64.b64encode(value).decode(),
-                "subType": f"{value.subtype:02x}",
-            }
-        }
-    return json_util._json_convert(value, CANONICAL)
 
 
 @dataclass(frozen=True)
@@ -128,7 +88,10 @@ class Plan:
     @property
     def plan_id(self) -> str:
         """Short id naming this plan in leases and journals: a hash of ops + fingerprint."""
-        text = canonical_json([[op.kind, op.command()] for op in self.ops] + [self.fingerprint])
+        text = json_util.dumps(
+            [[op.kind, op.command()] for op in self.ops] + [self.fingerprint],
+            json_options=CANONICAL,
+        )
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def summary(self) -> Summary:
@@ -213,5 +176,5 @@ def make_fingerprint(actual: ClusterState, namespaces: frozenset[str]) -> str:
     sampled = sorted((ns, r) for ns, r in (actual.samplers or {}).items() if ns in namespaces)
     if sampled:  # query sampling of managed namespaces (only then, so older plans match)
         data["sampling"] = [list(pair) for pair in sampled]
-    text = canonical_json(data)
+    text = json_util.dumps(data, json_options=CANONICAL)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
