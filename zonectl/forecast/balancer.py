@@ -24,6 +24,7 @@ from zonectl.forecast.timing import copy_seconds
 
 SHORT_INTERVAL_S = 1.0  # kShortBalanceRoundInterval
 DEFAULT_INTERVAL_S = 10.0  # kBalanceRoundDefaultInterval
+_SHORT = dt.timedelta(seconds=SHORT_INTERVAL_S)
 _NO_ZONES: frozenset[str] = frozenset()
 _SECONDS = operator.itemgetter(1)  # of a pick: (donor, seconds, bytes)
 
@@ -99,6 +100,26 @@ def zone_holders(shard_zones: Mapping[str, frozenset[str]]) -> dict[str, tuple[s
     return out
 
 
+# What a simulation reads of one collection, as a key: collections with equal keys are
+# simulated alike whatever their names (the forecast times each shape once).
+Shape = tuple[object, ...]
+
+
+def shape_of(c: NamespaceChunks, by_size: bool) -> Shape:
+    """Everything of `c` that `_Collection` and its rounds read (not its name): its chunks'
+    shards, sizes, zones and jumbo marks, its loads (bytes or chunk counts per shard, as
+    given or counted from the chunks) and, by bytes, its chunk size."""
+    given = c.loads if by_size else c.counts
+    return (
+        tuple(c.shards),
+        tuple(c.sizes),
+        tuple(c.zones),
+        tuple(sorted(c.jumbo)),
+        None if given is None else tuple(given.items()),
+        c.max_chunk_bytes if by_size else None,
+    )
+
+
 class _Collection:
     """A collection's state during the simulation: loads and out-of-zone chunks per shard."""
 
@@ -131,17 +152,21 @@ class _Collection:
         if not self.left:
             return started
         load = self.load  # every shard of the layout: `get` never misses
+        zones, holders_of, by_shard = self.c.zones, layout.holders, self.violators
         for shard in layout.order:
-            violators = self.violators.get(shard)
+            violators = by_shard.get(shard)
             if not violators or shard not in available or len(available) < 2:
                 continue
             for pos, i in enumerate(violators):
-                zone = self.c.zones[i] or ""  # a violator is in a zone: never ""
-                holders = [s for s in layout.holders.get(zone, ()) if s in available]
-                if not holders:
+                zone = zones[i] or ""  # a violator is in a zone: never ""
+                to = None  # the available holder with the least load, first of equals
+                for s in holders_of.get(zone, ()):
+                    if s in available and (to is None or load[s] < load[to]):
+                        to = s
+                if to is None:
                     continue  # no recipient this round (or ever): warning 21892
-                to = min(holders, key=load.__getitem__)  # first of equals
-                available -= {shard, to}
+                available.discard(shard)
+                available.discard(to)
                 size = self.sizes[i]
                 if self.cap and size > self.cap:  # one chunk size cut off; the rest stays
                     size = self.cap
@@ -179,6 +204,8 @@ def simulate_balancer(
     # a rescan of the whole nor a shift of the rest per round).
     state = deque([s for c in colls if (s := _Collection(c, layout, by_data_size)).left])
     t, moved, rounds = now, 0, 0
+    # Each migration's length as a timedelta, made once per length (a few at 10,000).
+    deltas: dict[float, dt.timedelta] = {}
     drained: dict[str, dt.datetime] = {}
     commits: list[tuple[dt.datetime, int]] = []
     while rounds < max_rounds:
@@ -196,21 +223,28 @@ def simulate_balancer(
             seen += 1
             started += s.round(layout, available, seconds_for)
         # only the collections this round looked at can have finished
-        looked = [state.popleft() for _ in range(seen)]
-        state.extendleft(reversed([s for s in looked if s.left]))
+        if seen == 1:  # most rounds, at 10,000 collections of a few chunks each
+            if not state[0].left:
+                state.popleft()
+        else:
+            looked = [state.popleft() for _ in range(seen)]
+            state.extendleft(reversed([s for s in looked if s.left]))
         if not started:
             return BalancerOutcome(None, moved, rounds, drained, commits)  # stuck
         started.sort(key=_SECONDS)  # stable: equal times keep the order of the picks
+        commit = t
         for donor, seconds, size in started:
-            drained[donor] = commit = t + dt.timedelta(seconds=seconds)
+            delta = deltas.get(seconds)
+            if delta is None:
+                delta = deltas[seconds] = dt.timedelta(seconds=seconds)
+            drained[donor] = commit = t + delta
             commits.append((commit, size))
         moved += len(started)
         # The round waits for all its migrations; the finish is the last commit, the next
         # round starts kShortBalanceRoundInterval after it.
-        end = t + dt.timedelta(seconds=started[-1][1])
         if not state:
-            return BalancerOutcome(end, moved, rounds, drained, commits)
-        t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
+            return BalancerOutcome(commit, moved, rounds, drained, commits)
+        t = commit + _SHORT
     return BalancerOutcome(None, moved, rounds, drained, commits)
 
 
@@ -244,5 +278,5 @@ def balancer_finish(
         end = t + dt.timedelta(seconds=max(m[1] for m in started))
         if not state.left:
             return end
-        t = end + dt.timedelta(seconds=SHORT_INTERVAL_S)
+        t = end + _SHORT
     return None

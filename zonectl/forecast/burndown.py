@@ -4,8 +4,12 @@ by-product of the simulations' commits, thinned to a few hundred points for a ch
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+_SIZE = operator.itemgetter(1)  # of a commit: (seconds, bytes)
 
 MAX_POINTS = 240  # enough for a smooth line in a chart a few hundred pixels wide
 
@@ -33,11 +37,10 @@ def make_burndown(
     shape stay exact at the kept instants."""
     ordered = sorted(commits)
     points = [(0.0, total)]
-    left = total
-    steps: list[tuple[float, int]] = []
-    for seconds, size in ordered:
-        left -= size
-        steps.append((seconds, max(left, 0)))
+    # what is left after each commit (accumulate: the running total in one C loop)
+    lefts = itertools.accumulate(map(_SIZE, ordered), operator.sub, initial=total)
+    next(lefts)  # the total itself, before any commit
+    steps = [(seconds, max(left, 0)) for (seconds, _), left in zip(ordered, lefts, strict=True)]
     if len(steps) > max_points:
         k = -(-len(steps) // max_points)  # ceil: at most max_points kept (+ the last)
         kept = steps[k - 1 :: k]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final, NamedTuple
 
 from zonectl.forecast.timing import copy_seconds
 
@@ -41,27 +42,60 @@ def default_parallel(shards: int) -> int:
 CHUNK, COLLECTION = "chunk", "collection"  # a chunk migration; a moveCollection
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class PendingMove:
     """One out-of-zone chunk (or, kind COLLECTION, one unsharded collection): where it is,
-    which shards may take it, how big it is."""
+    which shards may take it, how big it is. A dataclass equal, hashed, shown and replaced
+    (dataclasses.replace) as the frozen one it was, its fields Final (mypy refuses an
+    assignment), with a plain __init__: a forecast builds one per chunk to move, and a
+    frozen dataclass's __init__ costs about five times as much (object.__setattr__ per
+    field)."""
 
-    ns: str
-    index: int  # the chunk's position among the namespace's chunks, for reporting
-    donor: str
-    holders: tuple[str, ...]  # shards carrying the chunk's zone (a collection: its target)
-    bytes: int
-    payload: object = None  # the caller's (apply: the chunk's bounds, or the op)
-    kind: str = CHUNK
+    ns: Final[str]
+    index: Final[int]  # the chunk's position among the namespace's chunks, for reporting
+    donor: Final[str]
+    holders: Final[tuple[str, ...]]  # shards carrying the chunk's zone (a collection: its target)
+    bytes: Final[int]
+    payload: Final[object]  # the caller's (apply: the chunk's bounds, or the op)
+    kind: Final[str]
+
+    def __init__(
+        self,
+        ns: str,
+        index: int,
+        donor: str,
+        holders: tuple[str, ...],
+        bytes: int,
+        payload: object = None,
+        kind: str = CHUNK,
+    ) -> None:
+        self.ns = ns
+        self.index = index
+        self.donor = donor
+        self.holders = holders
+        self.bytes = bytes
+        self.payload = payload
+        self.kind = kind
 
 
-@dataclass(frozen=True)
-class Started:
+def _order(m: PendingMove) -> tuple[int, str, int]:
+    """A donor's moves in order: the largest first, then by namespace and chunk."""
+    return (-m.bytes, m.ns, m.index)
+
+
+# A donor's next move in Dispatcher.next_moves' merge (see there).
+_Entry = tuple[
+    float, tuple[int, str, int], int, int, list["PendingMove"], list[tuple[int, str, int]]
+]
+
+
+class Started(NamedTuple):  # one per move started: a tuple is the cheapest to build
     move: PendingMove
     to: str
 
 
 Loads = Mapping[str, Mapping[str, int]]  # namespace -> shard -> bytes of it
+_NO_LOADS: Mapping[str, int] = {}
 
 
 def max_parallel(shards: int) -> int:
@@ -83,19 +117,30 @@ class Dispatcher:
         # on every call, which made a forecast of thousands of moves quadratic. `_head`
         # skips the moves already started at the front of a list.
         self._by_donor: dict[str, list[PendingMove]] = {}
+        # Bytes each shard still has to send, plus its share of what its zones must receive
+        # (`_count` of each chunk move, inline, in the same order).
+        self.work: dict[str, float] = {}
+        by_donor, work = self._by_donor, self.work
         for m in self._pending.values():
             if m.kind == CHUNK:
-                self._by_donor.setdefault(m.donor, []).append(m)
-        for queue in self._by_donor.values():
-            queue.sort(key=lambda m: (-m.bytes, m.ns, m.index))
-        self._head = dict.fromkeys(self._by_donor, 0)
-        self._chunks_left = sum(len(q) for q in self._by_donor.values())
+                donor, size = m.donor, m.bytes
+                if donor in by_donor:
+                    by_donor[donor].append(m)
+                else:
+                    by_donor[donor] = [m]
+                work[donor] = work.get(donor, 0.0) + size
+                share = size / len(m.holders) if m.holders else 0.0
+                for h in m.holders:
+                    work[h] = work.get(h, 0.0) + share
+        # Each list's order keys, kept beside it: next_moves compares them on every call.
+        self._keys: dict[str, list[tuple[int, str, int]]] = {}
+        for donor, queue in by_donor.items():
+            queue.sort(key=_order)
+            self._keys[donor] = [_order(m) for m in queue]
+        self._head = dict.fromkeys(by_donor, 0)
+        self._chunks_left = sum(len(q) for q in by_donor.values())
         # Projected bytes of each namespace per shard (a namespace's own zones even out).
         self.loads = {ns: dict(per_shard) for ns, per_shard in loads.items()}
-        # Bytes each shard still has to send, plus its share of what its zones must receive.
-        self.work: dict[str, float] = {}
-        for m in self._pending.values():
-            self._count(m, 1)
         self.busy: set[str] = set()  # shards in a running move, as donor or recipient
         self.running: list[Started] = []
         self._migrating = 0  # chunk migrations among `running`
@@ -119,29 +164,34 @@ class Dispatcher:
         donors' presorted lists merged in that order, busy donors left out (nothing ends
         during the call, so a busy donor stays busy) and the moves already started skipped."""
         started = self._next_collection() if self._collections else []
-        migrating = self._migrating
-        if migrating >= self.parallel or not self._chunks_left:
+        migrating, parallel = self._migrating, self.parallel
+        if migrating >= parallel or not self._chunks_left:
             return started
-        work = self.work.copy()
-        pending, busy = self._pending, self.busy
+        pending, busy, heads, work = self._pending, self.busy, self._head, self.work
 
-        def key(m: PendingMove) -> tuple[float, int, str, int]:
-            return (-work.get(m.donor, 0.0), -m.bytes, m.ns, m.index)
-
-        # The donors' lists merged by `key`; a donor that turns busy is dropped whole (the
+        # The donors' lists merged by key; a donor that turns busy is dropped whole (the
         # rest of its list would only be skipped), so a call costs the moves it looks at.
-        # An entry: (key, the donor's place, the move's place in its list, the list).
-        heap: list[tuple[tuple[float, int, str, int], int, int, list[PendingMove]]] = []
+        # An entry: the key in two parts (the donor's work when the call began, negated;
+        # the move's order key: compared as one flat key), the donor's place, the move's
+        # place in its list, the list and its order keys.
+        heap: list[_Entry] = []
+        keys = self._keys
         for i, (donor, queue) in enumerate(self._by_donor.items()):
-            if donor not in busy:
-                j = self._first_pending(donor)
-                if j < len(queue):
-                    heap.append((key(queue[j]), i, j, queue))
+            if donor in busy:
+                continue
+            j, n = heads[donor], len(queue)
+            while j < n and id(queue[j]) not in pending:  # past the started ones
+                j += 1
+            heads[donor] = j
+            if j < n:
+                order = keys[donor]
+                heap.append((-work.get(donor, 0.0), order[j], i, j, queue, order))
         heapq.heapify(heap)
-        while heap and migrating < self.parallel:
-            _, i, j, queue = heapq.heappop(heap)
+        while heap and migrating < parallel:
+            w, _, i, j, queue, order = heapq.heappop(heap)
             move = queue[j]
-            if move.donor in busy:
+            donor = move.donor
+            if donor in busy:
                 continue
             to = self._recipient(move)
             if to is None:
@@ -149,31 +199,27 @@ class Dispatcher:
                 while j < len(queue) and id(queue[j]) not in pending:
                     j += 1
                 if j < len(queue):
-                    heapq.heappush(heap, (key(queue[j]), i, j, queue))
+                    heapq.heappush(heap, (w, order[j], i, j, queue, order))
                 continue
             s = Started(move, to)
             del pending[id(move)]
             self._chunks_left -= 1
             self._migrating += 1
-            self._count(move, -1)
+            size = move.bytes
+            # _count(move, -1), inline: x + (-b) / n is x - b / n, to the bit
+            work[donor] = work.get(donor, 0.0) - size
+            share = size / len(move.holders)
+            for h in move.holders:
+                work[h] = work.get(h, 0.0) - share
             self.running.append(s)
-            busy.add(move.donor)
+            busy.add(donor)
             busy.add(to)
             loads = self.loads.setdefault(move.ns, {})
-            loads[to] = loads.get(to, 0) + move.bytes
-            loads[move.donor] = loads.get(move.donor, 0) - move.bytes
+            loads[to] = loads.get(to, 0) + size
+            loads[donor] = loads.get(donor, 0) - size
             started.append(s)
             migrating += 1
         return started
-
-    def _first_pending(self, donor: str) -> int:
-        """The place of the donor's first pending move in its list (its length: none),
-        past the started ones at its front."""
-        queue, head = self._by_donor[donor], self._head[donor]
-        while head < len(queue) and id(queue[head]) not in self._pending:
-            head += 1
-        self._head[donor] = head
-        return head
 
     def _next_collection(self) -> list[Started]:
         """The next moveCollection, in the plan's order, when none runs."""
@@ -192,16 +238,27 @@ class Dispatcher:
             self.work[h] = self.work.get(h, 0.0) + sign * m.bytes / len(m.holders)
 
     def _recipient(self, move: PendingMove) -> str | None:
-        holders = [h for h in move.holders if h != move.donor]
-        if not holders:
+        """The zone's idle shard (not the donor) with the fewest projected bytes of the
+        move's namespace (the first of equals, by name), among those within one chunk of
+        the least loaded holder; None: no such shard now."""
+        donor, busy = move.donor, self.busy
+        loads = self.loads.get(move.ns, _NO_LOADS)
+        floor: int | None = None
+        for h in move.holders:
+            if h != donor:
+                load = loads.get(h, 0)
+                if floor is None or load < floor:
+                    floor = load
+        if floor is None:
             return None
-        loads = self.loads.get(move.ns, {})
-        floor = min([loads.get(h, 0) for h in holders])
         slack = floor + max(move.bytes, 1)
-        idle = [h for h in holders if h not in self.busy and loads.get(h, 0) <= slack]
-        if len(idle) < 2:
-            return idle[0] if idle else None
-        return min(idle, key=lambda h: (loads.get(h, 0), h))
+        best: tuple[int, str] | None = None
+        for h in move.holders:
+            if h != donor and h not in busy:
+                load = loads.get(h, 0)
+                if load <= slack and (best is None or (load, h) < best):
+                    best = (load, h)
+        return None if best is None else best[1]
 
     def done(self, started: Started, ok: bool = True) -> None:
         """A move ended; a failed one gives its bytes back to the donor's projection."""
@@ -210,7 +267,8 @@ class Dispatcher:
         if move.kind != CHUNK:
             return
         self._migrating -= 1
-        self.busy -= {move.donor, started.to}
+        self.busy.discard(move.donor)
+        self.busy.discard(started.to)
         if not ok:
             loads = self.loads[move.ns]
             loads[started.to] -= move.bytes

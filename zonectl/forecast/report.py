@@ -9,12 +9,15 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from zonectl.forecast.balancer import (
     BalancerOutcome,
     Layout,
     NamespaceChunks,
+    Shape,
     balancer_finish,
+    shape_of,
     simulate_balancer,
     zone_holders,
 )
@@ -34,6 +37,8 @@ _NO_ZONES: frozenset[str] = frozenset()
 Simulate = Callable[[Sequence[NamespaceChunks]], BalancerOutcome]
 # When the balancer's rounds over one namespace alone end (None: never).
 Finish = Callable[[NamespaceChunks], dt.datetime | None]
+# One migration's seconds: (donor, recipient, bytes) -> seconds.
+Cost = Callable[[str, str, int], float]
 
 
 @dataclass(frozen=True)
@@ -53,14 +58,34 @@ class Assumptions:
         return self.model if self.model is not None else CostModel(rate=self.copy_rate)
 
 
-@dataclass(frozen=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class NamespaceForecast:
-    ns: str
-    chunks: int  # out-of-zone chunks to move
-    bytes: int
-    eager_s: float  # when its last move commits in apply --migrate's one queue
-    balancer_s: float | None  # None: the balancer will not do it (off, noBalance, no shard)
-    why_not: str = ""
+    """One namespace's row. Equal, hashed and shown as a frozen dataclass, its fields Final
+    (mypy refuses an assignment), with a plain __init__ (one per namespace: a frozen
+    dataclass's costs an object.__setattr__ per field)."""
+
+    ns: Final[str]
+    chunks: Final[int]  # out-of-zone chunks to move
+    bytes: Final[int]
+    eager_s: Final[float]  # when its last move commits in apply --migrate's one queue
+    balancer_s: Final[float | None]  # None: the balancer will not (off, noBalance, no shard)
+    why_not: Final[str]
+
+    def __init__(
+        self,
+        ns: str,
+        chunks: int,
+        bytes: int,
+        eager_s: float,
+        balancer_s: float | None,
+        why_not: str = "",
+    ) -> None:
+        self.ns = ns
+        self.chunks = chunks
+        self.bytes = bytes
+        self.eager_s = eager_s
+        self.balancer_s = balancer_s
+        self.why_not = why_not
 
 
 @dataclass(frozen=True)
@@ -156,11 +181,12 @@ def make_forecast(
     leaves out of its rebalancing rounds until the defragmentation ends
     (`canBalanceCollection`, balancer_chunk_selection_policy.cpp, 7.0+)."""
     a = assumptions
-    simulate, finish = _balancer_simulation(shard_zones, a, now)
+    cost = _each_cost_once(a.cost.seconds)  # the simulations ask for a few costs many times
+    simulate, finish = _balancer_simulation(shard_zones, a, now, cost)
     queued, loads = _queue(colls, shard_zones)
     # Every namespace's moves in one queue, as apply --migrate runs them.
     every = [m for _, moves in queued for m in moves]
-    eager = simulate_eager(every, loads, a.parallel, a.copy_rate, cost=a.cost.seconds)
+    eager = simulate_eager(every, loads, a.parallel, a.copy_rate, cost=cost)
     backlog = _backlog(every, eager)
     per_ns: list[NamespaceForecast] = []
     for c, moves in queued:
@@ -188,23 +214,44 @@ def make_forecast(
     )
 
 
+def _each_cost_once(cost: Cost) -> Cost:
+    """`cost`, each (donor, recipient, bytes) computed once: a cost model is a pure
+    function of them, and 10,000 namespaces of a few sizes ask for a few costs."""
+    known: dict[tuple[str, str, int], float] = {}
+
+    def seconds(donor: str, recipient: str, nbytes: int) -> float:
+        key = (donor, recipient, nbytes)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = cost(donor, recipient, nbytes)
+        return found
+
+    return seconds
+
+
 def _balancer_simulation(
-    shard_zones: Mapping[str, frozenset[str]], a: Assumptions, now: dt.datetime
+    shard_zones: Mapping[str, frozenset[str]], a: Assumptions, now: dt.datetime, cost: Cost
 ) -> tuple[Simulate, Finish]:
     """The balancer's rounds over some of the namespaces, and when they end for one alone,
-    under the assumptions (the layout computed once for all of them)."""
-    layout, cost = Layout(shard_zones), a.cost.seconds
+    under the assumptions (the layout computed once for all of them) and `cost`."""
+    layout = Layout(shard_zones)
+    # A namespace's rounds alone depend on its shape only (balancer.shape_of): each shape
+    # is simulated once (10,000 namespaces of a few shapes: a few simulations).
+    finished: dict[Shape, dt.datetime | None] = {}
 
     def finish(c: NamespaceChunks) -> dt.datetime | None:
-        return balancer_finish(
-            c,
-            layout,
-            a.copy_rate,
-            now,
-            window=a.window,
-            by_data_size=a.by_data_size,
-            cost=cost,
-        )
+        shape = shape_of(c, a.by_data_size)
+        if shape not in finished:
+            finished[shape] = balancer_finish(
+                c,
+                layout,
+                a.copy_rate,
+                now,
+                window=a.window,
+                by_data_size=a.by_data_size,
+                cost=cost,
+            )
+        return finished[shape]
 
     def simulate(some: Sequence[NamespaceChunks]) -> BalancerOutcome:
         return simulate_balancer(
@@ -281,7 +328,7 @@ def _namespace_forecast(
     """The namespace's row: what it moves, when apply --migrate's queue commits its last
     chunk, when (or why not) the balancer would."""
     done_s = eager.finished.get(c.ns, eager.seconds)  # its last commit in the queue
-    nbytes = sum(m.bytes for m in moves)
+    nbytes = sum([m.bytes for m in moves])
     return NamespaceForecast(c.ns, len(moves), nbytes, done_s, balancer_s, why_not)
 
 

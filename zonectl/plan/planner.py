@@ -93,7 +93,8 @@ def make_plan(
     gone = removed_present(desired, actual)
     added = shards_to_add(desired, actual)  # they join before any data moves
     receive = recipients(actual, gone, stopped_draining(desired, actual)) | added
-    zones = _Zones(live, _memberships_after(desired, actual, live, gone, problems), receive)
+    after = _memberships_after(desired, actual, live, gone, problems)
+    zones = _Zones(live, after, receive, _rezoned(live, after))
     draft = _Draft(notes=list(notes), load=initial_load(actual))
     for ns in sorted(desired.collections):
         _plan_namespace(desired, actual, ns, boundaries, zones, draft, problems)
@@ -129,6 +130,7 @@ class _Zones:
     live: dict[str, set[str]]
     after: dict[str, set[str]]  # a removed shard keeps its zones until it leaves
     receive: frozenset[str] = frozenset()  # shards that stay and are not draining
+    rezoned: frozenset[str] = frozenset()  # zones whose shards differ after from live
 
     def receivers(self, zone: str) -> frozenset[str]:
         """The shards of `zone` that can take data once the plan has run."""
@@ -219,7 +221,7 @@ def _key_and_range_ops(
         draft.key_ops.append(key_change.refine_op(change, cp, actual))
         live_ranges = key_change.refined_ranges(live_ranges, change.key)
     diff = diff_ranges(ns, wanted, live_ranges) if cp.manages_ranges else []
-    rezoned = any(zones.after.get(r.zone) != zones.live.get(r.zone) for r in wanted)
+    rezoned = any(r.zone in zones.rezoned for r in wanted)
     changed = (diff or rezoned) and change is None
     if changed and key_change.takes_route(cp, actual, problems):
         draft.key_ops.append(key_change.route_op(cp, actual, wanted))  # the reshard route
@@ -316,6 +318,11 @@ def _with_shard_ops(
         len(ops),
     )
     return [*joins, *ops[:cut], *relocate, *ops[cut:], *removal_ops(desired, actual, removal, at)]
+
+
+def _rezoned(live: dict[str, set[str]], after: dict[str, set[str]]) -> frozenset[str]:
+    """The zones whose shards change (compared once, not per range of every namespace)."""
+    return frozenset(z for z in live.keys() | after.keys() if after.get(z) != live.get(z))
 
 
 def _holders(actual: ClusterState) -> dict[str, set[str]]:

@@ -43,9 +43,12 @@ def with_plan_checks(
     actual: ClusterState,
     desired: DesiredState,
     batch: ChunkBatch,
+    assigned: Ranges | None = None,
 ) -> Plan:
-    """The plan with the ZA201/ZA202 warnings of the chunks its new ranges touch."""
-    jumbo, totals = read_plan_checks(conn, actual, assigned_ranges(plan), batch)
+    """The plan with the ZA201/ZA202 warnings of the chunks its new ranges touch.
+    `assigned`: assigned_ranges(plan), when the caller has it (plan: its forecast too)."""
+    assigned = assigned_ranges(plan) if assigned is None else assigned
+    jumbo, totals = read_plan_checks(conn, actual, assigned, batch)
     checks = plan_findings(plan, actual, desired, jumbo, totals)
     if not checks:
         return plan

@@ -27,7 +27,7 @@ from zonectl.plan.plan import Plan
 from zonectl.session.after import state_after
 from zonectl.session.boundaries import window_boundaries
 from zonectl.session.capacity import with_capacity
-from zonectl.session.checks import assigned_ranges, with_impacts, with_plan_checks
+from zonectl.session.checks import Ranges, assigned_ranges, with_impacts, with_plan_checks
 from zonectl.session.forecast import ForecastFlags, drains_of, read_forecast, with_drains
 from zonectl.session.hot_zones import with_hot_zone_warnings
 from zonectl.session.policy_plan import read_policy_plan
@@ -38,6 +38,7 @@ class Planned:
     plan: Plan  # impacts attached, plan checks' warnings added
     actual: ClusterState  # the live state read
     desired: DesiredState  # the policy with its patterns expanded
+    assigned: Ranges  # the ranges the plan assigns (session/checks.assigned_ranges)
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,12 @@ def read_plan(
     plan = with_impacts(conn, actual, policy.plan, sizes)
     if policy.next_tick:
         plan = dataclasses.replace(plan, valid_until=policy.next_tick)
-    plan = with_plan_checks(conn, plan, actual, resolved.desired, sizes.batch)
+    # once, for the plan checks' reads and the forecast's (the steps below change no op)
+    assigned = assigned_ranges(plan)
+    plan = with_plan_checks(conn, plan, actual, resolved.desired, sizes.batch, assigned)
     plan, actual = with_capacity(conn, actual, plan, resolved.desired)
     plan = with_hot_zone_warnings(conn, actual, plan, resolved.desired, at)
-    return Planned(plan, actual, resolved.desired)
+    return Planned(plan, actual, resolved.desired, assigned)
 
 
 def build_plan(
@@ -127,7 +130,7 @@ def _forecast(
     plan, actual = planned.plan, planned.actual
     after = state_after(plan, actual, planned.desired, namespaces)
     changed = {
-        ns: {range_key(lo, hi) for lo, hi in ranges} for ns, ranges in assigned_ranges(plan).items()
+        ns: {range_key(lo, hi) for lo, hi in ranges} for ns, ranges in planned.assigned.items()
     }
     forecast = read_forecast(
         sizes,
