@@ -1,9 +1,9 @@
-"""The forecast times each namespace shape once (balancer.shape_of): the balancer's rounds
-over one namespace alone, and its reshard route. Against the earlier forms
-(reference_forecast.py), over generated layouts where namespaces share shapes under other
-names, some twins differing in one thing only (a chunk's size, shard or zone, a jumbo mark,
-the loads, the chunk size): every namespace's figures must be the ones computed for it
-alone, and the whole forecast's totals the same."""
+"""Namespaces of one shape under other names are timed and routed each as if alone: the
+balancer's rounds over one namespace alone, and its reshard route. Against the earlier
+forms (reference_forecast.py), over generated layouts where namespaces share shapes under
+other names, some twins differing in one thing only (a chunk's size, shard or zone, a
+jumbo mark, the loads, the chunk size): every namespace's figures must be the ones
+computed for it alone, and the whole forecast's totals the same."""
 
 from __future__ import annotations
 

@@ -100,26 +100,6 @@ def zone_holders(shard_zones: Mapping[str, frozenset[str]]) -> dict[str, tuple[s
     return out
 
 
-# What a simulation reads of one collection, as a key: collections with equal keys are
-# simulated alike whatever their names (the forecast times each shape once).
-Shape = tuple[object, ...]
-
-
-def shape_of(c: NamespaceChunks, by_size: bool) -> Shape:
-    """Everything of `c` that `_Collection` and its rounds read (not its name): its chunks'
-    shards, sizes, zones and jumbo marks, its loads (bytes or chunk counts per shard, as
-    given or counted from the chunks) and, by bytes, its chunk size."""
-    given = c.loads if by_size else c.counts
-    return (
-        tuple(c.shards),
-        tuple(c.sizes),
-        tuple(c.zones),
-        tuple(sorted(c.jumbo)),
-        None if given is None else tuple(given.items()),
-        c.max_chunk_bytes if by_size else None,
-    )
-
-
 class _Collection:
     """A collection's state during the simulation: loads and out-of-zone chunks per shard."""
 

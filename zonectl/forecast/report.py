@@ -15,9 +15,7 @@ from zonectl.forecast.balancer import (
     BalancerOutcome,
     Layout,
     NamespaceChunks,
-    Shape,
     balancer_finish,
-    shape_of,
     simulate_balancer,
     zone_holders,
 )
@@ -235,23 +233,17 @@ def _balancer_simulation(
     """The balancer's rounds over some of the namespaces, and when they end for one alone,
     under the assumptions (the layout computed once for all of them) and `cost`."""
     layout = Layout(shard_zones)
-    # A namespace's rounds alone depend on its shape only (balancer.shape_of): each shape
-    # is simulated once (10,000 namespaces of a few shapes: a few simulations).
-    finished: dict[Shape, dt.datetime | None] = {}
 
     def finish(c: NamespaceChunks) -> dt.datetime | None:
-        shape = shape_of(c, a.by_data_size)
-        if shape not in finished:
-            finished[shape] = balancer_finish(
-                c,
-                layout,
-                a.copy_rate,
-                now,
-                window=a.window,
-                by_data_size=a.by_data_size,
-                cost=cost,
-            )
-        return finished[shape]
+        return balancer_finish(
+            c,
+            layout,
+            a.copy_rate,
+            now,
+            window=a.window,
+            by_data_size=a.by_data_size,
+            cost=cost,
+        )
 
     def simulate(some: Sequence[NamespaceChunks]) -> BalancerOutcome:
         return simulate_balancer(

@@ -21,7 +21,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from zonectl.forecast.balancer import NamespaceChunks, Shape, shape_of
+from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.reshard_learn import ReshardPhases
 
 STORAGE_FACTOR = 1.2  # manual: free storage of 1.2x the collection (its share per shard)
@@ -164,29 +164,8 @@ def routes_for(
     *,
     available: bool,
 ) -> dict[str, ReshardRoute]:
-    """Each namespace's reshard route. A route depends on the namespace's shape only
-    (balancer.shape_of: everything forecast_reshard reads but the name): each shape is
-    forecast once, and its route given to the namespaces of that shape under their names."""
     shares = ZoneShares(shard_zones)  # once for every namespace
-    by_shape: dict[Shape, ReshardRoute] = {}
-    out: dict[str, ReshardRoute] = {}
-    for c in colls:
-        shape = shape_of(c, True)
-        route = by_shape.get(shape)
-        if route is None:
-            route = forecast_reshard(c, shard_zones, rates, available=available, shares=shares)
-            by_shape[shape] = route
-        elif route.ns != c.ns:
-            route = ReshardRoute(
-                c.ns,
-                route.seconds,
-                route.bytes,
-                route.busiest_shard,
-                route.busiest_bytes,
-                dict(route.storage),
-                route.available,
-                route.stranded_jumbo,
-                route.phases,
-            )
-        out[c.ns] = route
-    return out
+    return {
+        c.ns: forecast_reshard(c, shard_zones, rates, available=available, shares=shares)
+        for c in colls
+    }
