@@ -17,7 +17,8 @@ the result, or the error, is always json.dumps's.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import repeat
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
@@ -25,6 +26,7 @@ _MAX_DEPTH = 100
 _INF = float("inf")
 _int_repr = int.__repr__
 _float_repr = float.__repr__
+_NO_KEYS = repeat(None)  # an array's items, paired as an object's members are
 
 
 class _Fallback(Exception):
@@ -151,59 +153,40 @@ def _writer(parts: list[str], encode: Callable[[str], str], unit: str) -> Write:
             raise _Fallback
         append("{" if keyed else "[")
         first = len(parts)
-        if keyed:
-            heads = known[inner]
-            for key, item in items.items():
+        heads = known[inner]
+        comma = commas[inner]
+        pairs: Iterable[tuple[Any, Any]] = (
+            items.items() if keyed else zip(_NO_KEYS, items, strict=False)
+        )
+        for key, item in pairs:
+            if keyed:
                 head = heads.get(key) if type(key) is str else None
                 if head is None:
                     head = head_of(key, inner)
-                kind = type(item)
-                if kind is str:
-                    append(head + encode(item))
-                elif kind is dict:
-                    append(head)
-                    members(item, inner, True)
-                elif kind is int:
-                    append(head + _int_repr(item))
-                elif kind is list or kind is tuple:
-                    append(head)
-                    members(item, inner, False)
-                elif item is None:
-                    append(head + "null")
-                elif item is True:
-                    append(head + "true")
-                elif item is False:
-                    append(head + "false")
-                elif kind is float:
-                    append(head + (_float_repr(item) if item - item == 0.0 else _floatstr(item)))
-                else:
-                    append(head)
-                    other(item, inner)
-        else:
-            head = commas[inner]
-            for item in items:
-                kind = type(item)
-                if kind is str:
-                    append(head + encode(item))
-                elif kind is dict:
-                    append(head)
-                    members(item, inner, True)
-                elif kind is int:
-                    append(head + _int_repr(item))
-                elif kind is list or kind is tuple:
-                    append(head)
-                    members(item, inner, False)
-                elif item is None:
-                    append(head + "null")
-                elif item is True:
-                    append(head + "true")
-                elif item is False:
-                    append(head + "false")
-                elif kind is float:
-                    append(head + (_float_repr(item) if item - item == 0.0 else _floatstr(item)))
-                else:
-                    append(head)
-                    other(item, inner)
+            else:
+                head = comma
+            kind = type(item)
+            if kind is str:
+                append(head + encode(item))
+            elif kind is dict:
+                append(head)
+                members(item, inner, True)
+            elif kind is int:
+                append(head + _int_repr(item))
+            elif kind is list or kind is tuple:
+                append(head)
+                members(item, inner, False)
+            elif item is None:
+                append(head + "null")
+            elif item is True:
+                append(head + "true")
+            elif item is False:
+                append(head + "false")
+            elif kind is float:
+                append(head + (_float_repr(item) if item - item == 0.0 else _floatstr(item)))
+            else:
+                append(head)
+                other(item, inner)
         parts[first] = parts[first][1:]  # the first member's comma
         append(newline[level] + ("}" if keyed else "]"))
 
