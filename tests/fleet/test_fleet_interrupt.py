@@ -30,7 +30,8 @@ from zonectl.sandbox.seed.growth import grow, instants
 from zonectl.sandbox.state import Sandbox
 
 # 12 chunks of 32 MiB to move per cluster, 3 at a time, at 32 MiB/s of sandbox time running
-# at twice real time: 0.5 s a move, 2 s for the whole apply; interrupted once moves run.
+# at twice real time: 0.5 s a move, each held 1 s first (slow_moves); interrupted once a move
+# has reached every cluster.
 SLOW = CLUSTER.replace("copyRate: 8MiB/s", "copyRate: 32MiB/s")
 NS = "app.e"
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,22 +60,36 @@ def spawn(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def wait_for_moves(handles: list[Any]) -> None:
-    """Until every cluster has a chunk of NS on a cold shard it did not start with."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if all(moved(h) for h in handles):
-            return
-        time.sleep(0.05)
-    raise AssertionError("no cluster started moving")
-
-
 def _users(handle: Any) -> dict[str, Any]:
     """A config.chunks filter for the users' collections: not config.system.sessions, which
     every cluster (and the sandbox) has."""
     collections = handle.client.config.collections.find()
     uuids = [d["uuid"] for d in collections if not d["_id"].startswith("config.")]
     return {"uuid": {"$in": uuids}}
+
+
+def slow_moves(handle: Any, mode: str) -> int:
+    """failCommand holds each moveRange/moveChunk 1 s before it runs ("off": no longer).
+    Returns the moves held so far: configureFailPoint answers with the point's `count`
+    (fail_point.cpp timesEntered), which setting the same mode again does not reset."""
+    reply = handle.client.admin.command(
+        "configureFailPoint",
+        "failCommand",
+        mode=mode,
+        data={"failCommands": ["moveRange", "moveChunk"], "blockConnection": True,
+              "blockTimeMS": 1_000},
+    )  # fmt: skip
+    return int(reply["count"])
+
+
+def wait_until_each_moves(handles: list[Any], proc: subprocess.Popen[str]) -> None:
+    """Until a move has reached every cluster: counted where it arrives, so a cluster that
+    is quick (or one that is slow to start) cannot make the wait miss it. Each cluster then
+    has a move held 1 s and more queued behind it: the Ctrl-C lands mid-queue on all."""
+    deadline = time.monotonic() + 60
+    while not all(slow_moves(h, "alwaysOn") > 0 for h in handles):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
 
 
 def moved(handle: Any) -> int:
@@ -110,7 +125,7 @@ def inventory(tmp_path: Path, handles: list[Any]) -> Path:
 def interrupt(
     proc: subprocess.Popen[str], handles: list[Any], sig: int = signal.SIGINT
 ) -> tuple[str, str]:
-    wait_for_moves(handles)
+    wait_until_each_moves(handles, proc)
     os.killpg(proc.pid, sig)
     return proc.communicate(timeout=30)  # a hang guard only: the counts below say it stopped
 
@@ -119,7 +134,7 @@ def test_ctrl_c_stops_every_cluster_of_a_fleet_apply_and_a_second_run_converges(
     sandbox_server: Callable[..., Any], tmp_path: Path
 ) -> None:
     handles = [sandbox_server(sandbox=slow_cluster(tmp_path)) for _ in range(2)]
-    for handle in handles:  # each move held 0.4 s: the Ctrl-C lands mid-queue on both clusters
+    for handle in handles:
         slow_moves(handle, "alwaysOn")
     path = inventory(tmp_path, handles)
     args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
@@ -145,6 +160,7 @@ def test_clusters_not_yet_started_are_skipped_and_left_untouched(
 ) -> None:
     handles = [sandbox_server(sandbox=slow_cluster(tmp_path)) for _ in range(2)]
     before = list(handles[1].client.config.tags.find({}, {"_id": 0}))
+    slow_moves(handles[0], "alwaysOn")
     path = inventory(tmp_path, handles)
     args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
     proc = spawn(*args, "--all", "--migrate", "--jobs", "1")
@@ -163,6 +179,8 @@ def test_a_second_ctrl_c_during_the_clean_up_says_what_is_still_being_restored(
     # At the cluster file's 8 MiB/s, 2 s a move: the second Ctrl-C lands while the running
     # moves are waited for.
     handles = [sandbox_server(sandbox=slow_cluster(tmp_path, CLUSTER)) for _ in range(2)]
+    for handle in handles:
+        slow_moves(handle, "alwaysOn")
     path = inventory(tmp_path, handles)
     args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
     proc = spawn(*args, "--all", "--migrate")
@@ -173,7 +191,7 @@ def test_a_second_ctrl_c_during_the_clean_up_says_what_is_still_being_restored(
     ]
     for reader in readers:
         reader.start()
-    wait_for_moves(handles)
+    wait_until_each_moves(handles, proc)
     os.killpg(proc.pid, signal.SIGINT)
     deadline = time.monotonic() + 30  # the second Ctrl-C lands once the wind-down has begun
     while not any("zonectl: interrupted: waiting for" in line for line in lines):
@@ -208,17 +226,6 @@ def firehose_cluster() -> Sandbox:
     return sandbox
 
 
-def slow_moves(handle: Any, mode: str) -> None:
-    """failCommand holds each moveRange/moveChunk 0.4 s before it runs ("off": no longer)."""
-    handle.client.admin.command(
-        "configureFailPoint",
-        "failCommand",
-        mode=mode,
-        data={"failCommands": ["moveRange", "moveChunk"], "blockConnection": True,
-              "blockTimeMS": 400},
-    )  # fmt: skip
-
-
 def on_hot(handle: Any) -> int:
     return handle.client.config.chunks.count_documents({**_users(handle), "shard": "shard-10x"})
 
@@ -228,15 +235,11 @@ def test_ctrl_c_stops_a_fleet_rotate_migrate_and_a_second_run_converges(
 ) -> None:
     handles = [sandbox_server(sandbox=firehose_cluster()) for _ in range(2)]
     path = inventory(tmp_path, handles)
-    before = [on_hot(h) for h in handles]
-    for handle in handles:  # each move held 0.4 s: the Ctrl-C lands mid-queue on both clusters
+    for handle in handles:
         slow_moves(handle, "alwaysOn")
     args = ("rotate", str(ROTATE_POLICY), "--inventory", str(path), "--at", AT, "--yes")
     proc = spawn(*args, "--all", "--migrate")
-    deadline = time.monotonic() + 30
-    while any(on_hot(h) == b for h, b in zip(handles, before, strict=True)):
-        assert time.monotonic() < deadline, "no cluster started moving"
-        time.sleep(0.05)
+    wait_until_each_moves(handles, proc)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
@@ -296,8 +299,10 @@ def test_a_cluster_lost_during_the_clean_up_names_its_recover_and_the_run_exits_
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace(lost.uri, f"{lost.uri}?serverSelectionTimeoutMS=300"))
     args = ("apply", str(tmp_path / "policy.yaml"), "--inventory", str(path), "--yes")
+    for handle in handles:
+        slow_moves(handle, "alwaysOn")
     proc = spawn(*args, "--all", "--migrate")
-    wait_for_moves(handles)
+    wait_until_each_moves(handles, proc)
     lost.server.close()  # c1 goes away with its moves running and app.e paused
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
