@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -111,3 +113,29 @@ def test_configure_fail_point_is_admin_only_and_validates_mode(sb: Any) -> None:
     with pytest.raises(OperationFailure) as info:
         sb.client.admin.command("configureFailPoint", "failCommand", mode="sometimes")
     assert info.value.code == 2
+
+
+def test_a_held_command_ends_unrun_when_the_server_closes(sb: Any, sandbox_server: Any) -> None:
+    """As a mongod's shutdown interrupts what it runs: the held insert never runs, even once
+    its hold is over, and the client sees its connection close."""
+    hold = {"failCommands": ["insert"], "blockConnection": True, "blockTimeMS": 1_000}
+    configure(sb, "alwaysOn", **hold)
+    errors: list[BaseException] = []
+
+    def insert() -> None:
+        try:
+            sb.client.test.command("insert", "x", documents=[{"_id": 1}])
+        except BaseException as exc:  # what the held client saw, asserted below
+            errors.append(exc)
+
+    held = threading.Thread(target=insert, daemon=True)
+    held.start()
+    while configure(sb, "alwaysOn", **hold)["count"] == 0:
+        time.sleep(0.01)
+    started = time.monotonic()
+    sb.server.close()
+    held.join()
+    assert len(errors) == 1 and isinstance(errors[0], AutoReconnect), errors
+    time.sleep(max(0.0, started + 2.0 - time.monotonic()))  # past the 1 s hold
+    again = sandbox_server(sandbox=sb.sandbox)  # the same cluster behind a new mongos
+    assert again.client.test.x.count_documents({}) == 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +46,10 @@ class Dispatcher:
         self.sandbox = sandbox
         self._ts_last = (0, 0)
         self._ts_lock = threading.Lock()
+        # Set when the server closes: a command a fail point holds ends at once, unrun, and
+        # its connection closes unanswered. commands.cpp holds it with `opCtx->sleepFor`,
+        # an interruptible wait, which a mongod's shutdown interrupts.
+        self.closing = threading.Event()
 
     def run(self, session: Session, body: dict[str, Any], *, reply: bool = True) -> Outcome:
         try:
@@ -118,7 +121,9 @@ class Dispatcher:
                 )
             if block < 0:
                 raise CommandError.of("InvalidOptions", "'blockTimeMS' must be non-negative")
-            time.sleep(block / 1000)  # outside sandbox.lock: only this connection waits
+            # outside sandbox.lock: only this connection waits
+            if self.closing.wait(block / 1000):
+                raise _CloseConnection
         if trip.close_connection:
             raise _CloseConnection
         if trip.error_code is not None:

@@ -88,6 +88,7 @@ class SandboxServer:
                 return
             self._closed = True
             conns = list(self._connections.values())
+        self.dispatcher.closing.set()
         with contextlib.suppress(OSError):
             self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
