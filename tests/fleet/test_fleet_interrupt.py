@@ -308,6 +308,8 @@ def test_a_cluster_lost_during_the_clean_up_names_its_recover_and_the_run_exits_
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "=== cluster c1: needs human ===" in out
+    # c1's move workers say what became of their moves under its name, as c1 itself does.
+    assert [line for line in err.splitlines() if line.startswith("zonectl: app.e")] == []
     assert "[c1] zonectl: error: could not restore balancing of app.e" in err
     assert "`zonectl recover --cluster c1`" in err
     clean(handles[0])

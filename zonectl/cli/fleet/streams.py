@@ -1,10 +1,13 @@
-"""Per-thread stdout/stderr for fleet workers: a router installed on sys.stdout/sys.stderr
+"""Per-worker stdout/stderr for fleet workers: a router installed on sys.stdout/sys.stderr
 for the run sends each worker's writes to its own buffer (stdout, grouped per cluster
-afterwards) or to a writer that prefixes each stderr line with the cluster name."""
+afterwards) or to a writer that prefixes each stderr line with the cluster name. The route
+is a context variable, so the threads a worker starts in a copy of its context (apply's
+move workers) write where it does."""
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import io
 import sys
 import threading
@@ -23,18 +26,20 @@ class Sink(Protocol):
 
 
 class ThreadRouter(io.TextIOBase):
-    """A text stream that writes to the current thread's target, or to `default`."""
+    """A text stream that writes to the current context's target, or to `default`."""
 
     def __init__(self, default: TextIO) -> None:
         super().__init__()
         self.default = default
-        self._local = threading.local()
+        self._target_var: contextvars.ContextVar[Sink | None] = contextvars.ContextVar(
+            "zonectl_stream_target", default=None
+        )
 
     def route(self, target: Sink | None) -> None:
-        self._local.target = target
+        self._target_var.set(target)
 
     def _target(self) -> Sink:
-        target: Sink | None = getattr(self._local, "target", None)
+        target = self._target_var.get()
         return target if target is not None else self.default
 
     def write(self, text: str) -> int:
