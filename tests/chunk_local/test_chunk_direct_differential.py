@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -20,12 +19,13 @@ from bson.max_key import MaxKey
 from bson.min_key import MinKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from served_kit import Served, served
 
 from tests.chunk_local.test_chunk_match_differential import KEYS, SHARDS, _values, layouts
 from zonectl.model.chunk_match import Chunks, kept_fields, parse_shape
 from zonectl.model.keys import sort_key
 from zonectl.mongo.chunk_batch import WITHHELD, ChunkBatch, straddling, straddling_in
-from zonectl.mongo.connect import Connection, connect
+from zonectl.mongo.connect import Connection
 
 PROJECTIONS = [  # impact's, the forecast's, plan checks'
     {"_id": 0, "min": 1, "max": 1, "shard": 1, "estimatedDataSizeBytes": 1},
@@ -36,14 +36,8 @@ _names = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def servers(module_sandbox_server: Any) -> Iterator[dict[str, tuple[Any, Connection]]]:
-    with ExitStack() as stack:
-        out = {}
-        for version in ("5.0", "8.0"):
-            handle = module_sandbox_server(version)
-            for shard in SHARDS:
-                handle.sandbox.cluster.add_shard(shard, f"{shard}/{shard}-0:27018", ())
-            out[version] = (handle, stack.enter_context(connect(handle.uri)))
+def servers(module_sandbox_server: Any) -> Iterator[Served]:
+    with served(module_sandbox_server, ("5.0", "8.0"), dict.fromkeys(SHARDS, ())) as out:
         yield out
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -18,10 +17,11 @@ from bson.max_key import MaxKey
 from bson.min_key import MinKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from served_kit import Served, served
 
 from zonectl.model.keys import sort_key
 from zonectl.mongo.chunk_batch import SMALL, ChunkBatch
-from zonectl.mongo.connect import Connection, connect
+from zonectl.mongo.connect import Connection
 
 SHARDS = ("sh-a", "sh-b", "sh-c")
 KEYS = {"single": {"k": 1}, "compound": {"a": 1, "b": 1}, "hashed": {"h": "hashed"}}
@@ -36,15 +36,9 @@ _names = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def servers(module_sandbox_server: Any) -> Iterator[dict[str, tuple[Any, Connection]]]:
+def servers(module_sandbox_server: Any) -> Iterator[Served]:
     """A served sandbox and an open connection per version."""
-    with ExitStack() as stack:
-        out = {}
-        for version in ("5.0", "8.0"):
-            handle = module_sandbox_server(version)
-            for shard in SHARDS:
-                handle.sandbox.cluster.add_shard(shard, f"{shard}/{shard}-0:27018", ())
-            out[version] = (handle, stack.enter_context(connect(handle.uri)))
+    with served(module_sandbox_server, ("5.0", "8.0"), dict.fromkeys(SHARDS, ())) as out:
         yield out
 
 

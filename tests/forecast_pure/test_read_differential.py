@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -19,13 +18,14 @@ from bson.max_key import MaxKey
 from bson.min_key import MinKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from served_kit import Served, served
 
 from tests.forecast_pure.reference_read import reference_read_namespace_chunks
 from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.inputs import Range
 from zonectl.mongo.chunk_batch import SMALL
 from zonectl.mongo.chunk_sizes import ChunkSizes
-from zonectl.mongo.connect import Connection, connect
+from zonectl.mongo.connect import Connection
 from zonectl.mongo.forecast_read import ZoneHolders, range_key, read_namespace_chunks
 
 SHARDS = ("sh-a", "sh-b", "sh-c")
@@ -35,14 +35,8 @@ _names = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def servers(module_sandbox_server: Any) -> Iterator[dict[str, tuple[Any, Connection]]]:
-    with ExitStack() as stack:
-        out = {}
-        for version in ("7.0", "5.0"):
-            handle = module_sandbox_server(version)
-            for shard in SHARDS:
-                handle.sandbox.cluster.add_shard(shard, f"{shard}/{shard}-0:27018", ())
-            out[version] = (handle, stack.enter_context(connect(handle.uri)))
+def servers(module_sandbox_server: Any) -> Iterator[Served]:
+    with served(module_sandbox_server, ("7.0", "5.0"), dict.fromkeys(SHARDS, ())) as out:
         yield out
 
 

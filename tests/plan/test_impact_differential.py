@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
-from contextlib import ExitStack
 from typing import Any
 
 import pytest
@@ -20,12 +19,13 @@ from bson.max_key import MaxKey
 from bson.min_key import MinKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from served_kit import Served, served
 from typer.testing import CliRunner
 
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
 from zonectl.mongo.chunk_sizes import ChunkSizes
-from zonectl.mongo.connect import Connection, connect
+from zonectl.mongo.connect import Connection
 from zonectl.plan.impact import estimate_impact
 from zonectl.plan.op_base import RangeChange
 from zonectl.plan.ops import Impact
@@ -41,15 +41,11 @@ _names = itertools.count()
 
 
 @pytest.fixture(scope="module")
-def servers(module_sandbox_server: Any) -> Iterator[dict[str, tuple[Any, Connection]]]:
+def servers(module_sandbox_server: Any) -> Iterator[Served]:
     """A served sandbox with zoned shards and an open connection, per version."""
-    with ExitStack() as stack:
-        out = {}
-        for version in ("5.0", "7.0"):
-            handle = module_sandbox_server(version)
-            for shard, zone in SHARDS.items():
-                handle.sandbox.cluster.add_shard(shard, f"{shard}/{shard}-a:27018", (zone,))
-            out[version] = (handle, stack.enter_context(connect(handle.uri)))
+    with served(
+        module_sandbox_server, ("5.0", "7.0"), {shard: (zone,) for shard, zone in SHARDS.items()}
+    ) as out:
         yield out
 
 
