@@ -21,7 +21,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from served_kit import Served, served
 
-from tests.chunk_local.test_chunk_match_differential import KEYS, SHARDS, _values, layouts
+from tests.chunk_local.test_chunk_match_differential import (
+    KEYS,
+    SHARDS,
+    Layout,
+    _values,
+    create,
+    layouts,
+)
 from zonectl.model.chunk_match import Chunks, kept_fields, parse_shape
 from zonectl.model.keys import sort_key
 from zonectl.mongo.chunk_batch import WITHHELD, ChunkBatch, straddling, straddling_in
@@ -63,17 +70,12 @@ def _items(docs: list[dict[str, Any]]) -> list[list[tuple[str, Any]]]:
 def test_direct_answers_equal_generic_and_server(
     servers: dict[str, tuple[Any, Connection]],
     version: str,
-    layout: tuple[str, list[dict[str, Any]], list[str], list[int]],
+    layout: Layout,
     data: st.DataObject,
 ) -> None:
-    kind, bounds, owners, jumbo = layout
+    kind, bounds, *_ = layout
     handle, conn = servers[version]
-    ns = f"d.c{next(_names)}"
-    store = handle.sandbox.cluster.create_collection(ns, KEYS[kind], bounds=bounds, shards=owners)
-    for i in jumbo:
-        store.set_jumbo(i, True)
-    entry = conn.client.config.collections.find_one({"_id": ns})
-    base: dict[str, Any] = {"uuid": entry["uuid"]}
+    base = create(handle, conn, layout)
     chunks = conn.client.config.chunks
     batch = ChunkBatch(conn)
     table = batch.replay(lambda: batch.table(base))  # withheld, read whole, then the table

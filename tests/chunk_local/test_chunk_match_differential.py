@@ -33,6 +33,7 @@ PROJECTIONS = [
     {"min": 1},
 ]
 _names = itertools.count()
+Layout = tuple[str, list[dict[str, Any]], list[str], list[int]]  # kind, bounds, owners, jumbo
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +61,7 @@ def _values(kind: str) -> st.SearchStrategy[dict[str, Any]]:
 
 
 @st.composite
-def layouts(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]], list[str], list[int]]:
+def layouts(draw: st.DrawFn) -> Layout:
     """(kind, bounds from the all-MinKey to the all-MaxKey document, owner per chunk,
     indexes of the jumbo chunks)."""
     kind = draw(st.sampled_from(sorted(KEYS)))
@@ -76,6 +77,18 @@ def layouts(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]], list[str], list
     owners = draw(st.lists(st.sampled_from(SHARDS), min_size=n, max_size=n))
     jumbo = draw(st.lists(st.integers(0, n - 1), max_size=3, unique=True))
     return kind, bounds, owners, jumbo
+
+
+def create(handle: Any, conn: Connection, layout: Layout) -> dict[str, Any]:
+    """A new collection laid out as `layout` (its jumbo chunks marked): the filter of its
+    chunks, {uuid}."""
+    kind, bounds, owners, jumbo = layout
+    ns = f"d.c{next(_names)}"
+    store = handle.sandbox.cluster.create_collection(ns, KEYS[kind], bounds=bounds, shards=owners)
+    for i in jumbo:
+        store.set_jumbo(i, True)
+    entry = conn.client.config.collections.find_one({"_id": ns})
+    return {"uuid": entry["uuid"]}
 
 
 @st.composite
@@ -123,17 +136,12 @@ def questions(draw: st.DrawFn, kind: str, bounds: list[dict[str, Any]]) -> dict[
 def test_local_answers_equal_the_servers(
     servers: dict[str, tuple[Any, Connection]],
     version: str,
-    layout: tuple[str, list[dict[str, Any]], list[str], list[int]],
+    layout: Layout,
     data: st.DataObject,
 ) -> None:
-    kind, bounds, owners, jumbo = layout
+    kind, bounds, owners, _ = layout
     handle, conn = servers[version]
-    ns = f"d.c{next(_names)}"
-    store = handle.sandbox.cluster.create_collection(ns, KEYS[kind], bounds=bounds, shards=owners)
-    for i in jumbo:
-        store.set_jumbo(i, True)
-    entry = conn.client.config.collections.find_one({"_id": ns})
-    base: dict[str, Any] = {"uuid": entry["uuid"]}
+    base = create(handle, conn, layout)
     chunks = conn.client.config.chunks
     batch = ChunkBatch(conn)
     assert batch.replay(lambda: batch.count(base)) == len(owners)  # reads it whole
