@@ -42,7 +42,10 @@ def read_resolved(conn: Connection, desired: DesiredState, at: dt.datetime) -> R
     actual = with_drain_facts(conn, desired, actual)  # only when a shard is removed or draining
     if not needs_listing(desired, actual.collections):
         return Resolved(desired, actual, {}, (), read=docs.read)
-    listing = read_listing(conn, desired)
+    # With patterns the state read took every config.collections entry: not read again.
+    read = docs.read
+    every = read.entries.values() if read is not None and read.asked is None else None
+    listing = read_listing(conn, desired, every)
     kinds: dict[str, str] = {ns: "collection" for ns in actual.collections}
     for ns, live in listing.unsharded.items():
         kinds[ns] = "capped" if live.capped else live.kind

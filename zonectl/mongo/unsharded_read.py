@@ -10,7 +10,7 @@ beyond the usual config reads is sent.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,8 +66,13 @@ def wanted_databases(desired: DesiredState, names: list[str]) -> list[str]:
     return sorted((wanted & set(names)) - skip)
 
 
-def read_listing(conn: Connection, desired: DesiredState) -> Listing:
-    """listDatabases, config.databases, config.collections, the wanted databases'
+def read_listing(
+    conn: Connection,
+    desired: DesiredState,
+    entries: Iterable[Mapping[str, Any]] | None = None,
+) -> Listing:
+    """listDatabases, config.databases, config.collections (unless `entries` are every
+    entry of it, as the run's state read already returned them), the wanted databases'
     collections ($listClusterCatalog, else one listCollections each and the tracked
     collections' chunk), and (8.0+) config.reshardingOperations."""
     out = Listing()
@@ -80,9 +85,11 @@ def read_listing(conn: Connection, desired: DesiredState) -> Listing:
                 out.shard_bytes[str(shard)] = out.shard_bytes.get(str(shard), 0) + int(size)
         databases = config.databases.find({}, batch_size=WHOLE)  # one reply each, no getMore
         out.databases = {str(d["_id"]): str(d.get("primary", "")) for d in databases}
-        listed = config.collections.find({}, batch_size=WHOLE)
-        out.sharded = [d for d in listed if not d.get("dropped")]
-        out.round_trips += 2
+        out.round_trips += 1
+        if entries is None:
+            entries = config.collections.find({}, batch_size=WHOLE)
+            out.round_trips += 1
+        out.sharded = [dict(d) for d in entries if not d.get("dropped")]
         names = sorted({str(d["name"]) for d in dbs} | set(out.databases))
         tracked = {str(d["_id"]): d for d in out.sharded if d.get("unsplittable")}
         by_db: dict[str, list[dict[str, Any]]] = {}
