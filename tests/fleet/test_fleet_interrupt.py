@@ -293,7 +293,13 @@ def test_ctrl_c_stops_a_fleet_doctor_probe_and_each_cluster_cleans_up(
 def test_a_cluster_lost_during_the_clean_up_names_its_recover_and_the_run_exits_130(
     sandbox_server: Callable[..., Any], tmp_path: Path
 ) -> None:
-    handles = [sandbox_server(sandbox=slow_cluster(tmp_path)) for _ in range(2)]
+    # The test's own client of c1 gives up on it soon once c1 is gone: closing it ends
+    # its sessions, which waited 5 s for a server (the suite's serverSelectionTimeoutMS).
+    quick = {"serverSelectionTimeoutMS": 300}
+    handles = [
+        sandbox_server(sandbox=slow_cluster(tmp_path), client_options=options)
+        for options in ({}, quick)
+    ]
     path = inventory(tmp_path, handles)
     lost = handles[1]
     text = path.read_text(encoding="utf-8")
