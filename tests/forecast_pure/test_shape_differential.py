@@ -20,7 +20,7 @@ from tests.forecast_pure.reference_forecast import (
     reference_pending_moves,
     reference_reshard,
 )
-from tests.forecast_pure.test_simulation_differential import MIB, NOW, cases
+from tests.forecast_pure.test_simulation_differential import MIB, NOW, _balancer, cases
 from zonectl.forecast.balancer import NamespaceChunks
 from zonectl.forecast.report import Assumptions, make_forecast
 from zonectl.forecast.reshard import ReshardRates, routes_for
@@ -70,15 +70,7 @@ def twin_cases(draw: st.DrawFn) -> dict[str, Any]:
 
 
 def _alone_s(case: dict[str, Any], c: NamespaceChunks) -> float | None:
-    out = reference_balancer(
-        [c],
-        case["layout"],
-        64 * MIB,
-        NOW,
-        window=case["window"],
-        by_data_size=case["by_size"],
-        cost=case["cost"].seconds,
-    )
+    out = _balancer(case, [c], reference_balancer)
     return None if out.finished is None else (out.finished - NOW).total_seconds()
 
 
@@ -115,15 +107,8 @@ def test_each_namespace_timed_as_if_alone(case: dict[str, Any]) -> None:
 
 
 def _balancer_together(case: dict[str, Any]) -> dt.datetime | None:
-    return reference_balancer(
-        case["colls"],
-        case["layout"],
-        64 * MIB,
-        NOW,
-        window=case["window"],
-        by_data_size=case["by_size"],
-        cost=case["cost"].seconds,
-    ).finished
+    finished: dt.datetime | None = _balancer(case, case["colls"], reference_balancer).finished
+    return finished
 
 
 @SETTINGS
