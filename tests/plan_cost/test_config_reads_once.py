@@ -18,18 +18,15 @@ from bson.min_key import MinKey
 from pymongo import monitoring
 from typer.testing import CliRunner
 
+from tests.chunk_local.test_plan_same import AT, BIG, MIB, SHARDS
 from zonectl.cli.app import app
 from zonectl.cli.commands import register
-from zonectl.mongo import chunk_batch, resolve
+from zonectl.mongo import resolve
 from zonectl.mongo.chunk_sizes import ChunkSizes
 
 if not app.registered_commands:
     register(app)
 
-SHARDS = {"fast-0": "hot", "fast-1": "hot", "std-0": "archive", "std-1": "archive"}
-AT = "2026-11-23T17:01:00+00:00"
-MIB = 1024 * 1024
-BIG = chunk_batch.SMALL + 6
 
 EXPLICIT = """\
 apiVersion: zonectl/v1
