@@ -362,8 +362,6 @@ def reference_reshard(
     c: NamespaceChunks,
     shard_zones: Mapping[str, frozenset[str]],
     rates: ReshardRates,
-    *,
-    available: bool = True,
 ) -> ReshardRoute:
     """The route for collection `c` whose chunks carry their zones after the change: every
     chunk listed, or (a targeted read) only those outside their zone with `c.loads`."""
@@ -388,4 +386,4 @@ def reference_reshard(
         if c.zones[i] is not None and c.zones[i] not in shard_zones.get(c.shards[i], frozenset())
     )
     total = sum(sent.values())
-    return ReshardRoute(c.ns, seconds, total, busiest, most, storage, available, stranded, p)
+    return ReshardRoute(c.ns, seconds, total, busiest, most, storage, True, stranded, p)

@@ -5,6 +5,7 @@ off instead of failing half-way through an apply."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,9 @@ def test_plan_blocks_the_reshard_route_at_a_lagging_fcv_and_apply_sends_nothing(
     assert "needs MongoDB 7.2 or later, at that feature compatibility version" in out
     assert "the cluster runs 8.0.4 at FCV 7.0" in out
     assert "reshard route: needs 7.2+" in out  # the forecast offers no route it cannot take
+    code, out, _ = zonectl("plan", path, "--uri", sb.uri, "--format", "json")
+    # ... and its JSON no figures for it: it is named, not forecast
+    assert json.loads(out)["forecast"]["reshard"] == [{"ns": "db.foo", "available": False}]
     code, _, err = zonectl("apply", path, "--uri", sb.uri, "--yes")
     assert code == 1 and "nothing was changed" in err
     assert not sb.client.config.changelog.count_documents({"what": {"$regex": "^resharding"}})

@@ -268,7 +268,9 @@ def _forecast_dict(f: Forecast) -> dict[str, Any]:
             for n in f.namespaces
         ],
         "reshard": [
-            {
+            {"ns": r.ns, "available": False}  # not forecast: no figures (forecast/reshard.py)
+            if not r.available
+            else {
                 "ns": r.ns,
                 "available": r.available,
                 "seconds": r.seconds,
