@@ -119,6 +119,24 @@ def test_a_defragmentation_comes_first(sandbox_server: Any) -> None:
     assert "chunks-imbalance" in codes
 
 
+def test_a_defragmentation_with_the_balancer_off_is_stuck(sandbox_server: Any) -> None:
+    """A defragmentation advances only in the balancer's rounds (balancer.cpp `_mainThread`
+    skips the round, the sandbox's run_round too): with the balancer off it is stuck, not
+    waiting, whether chunks are to move or not."""
+    kit = make_kit(sandbox_server, "7.0")
+    kit.collection("t.c", list(range(1, 9)), [S0] * 9, mb=1)
+    kit.collection("t.even", [0], [S0, S1], mb=1)
+    for ns in ("t.c", "t.even"):
+        kit.admin.command("configureCollectionBalancing", ns, defragmentCollection=True)
+    kit.admin.command("balancerStop")
+    states = kit.states()
+    assert states["t.c"] == ("stuck", ["balancer-off", "defragmenting", "chunks-imbalance"])
+    assert states["t.even"][0] == "stuck"
+    assert states["t.even"][1][:2] == ["balancer-off", "defragmenting"]
+    _bears_out(kit, "t.c", "stuck")
+    assert kit.states()["t.c"][1][:2] == ["balancer-off", "defragmenting"]  # still there
+
+
 def test_a_resharding_in_flight_is_ddl_in_progress_not_an_error(sandbox_server: Any) -> None:
     from zonectl.sandbox.balancer import resharding
 

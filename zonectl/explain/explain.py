@@ -47,21 +47,20 @@ def explain(
         if stays:
             return Explanation(coll.ns, STUCK, (*stays, *switches, *extra))
         if coll.defragmenting:
-            return Explanation(coll.ns, WAITING, (_defragmenting(coll), *quiet, *extra))
+            off = _off(cluster)  # a defragmentation advances only in the balancer's rounds
+            state = STUCK if off else WAITING
+            return Explanation(coll.ns, state, (*off, _defragmenting(coll), *quiet, *extra))
         return Explanation(coll.ns, BALANCED, (*quiet, *switches, *extra))
     hold = _switches(coll)
     if hold:
         return Explanation(coll.ns, STUCK, (*hold, *todo, *stays, *extra))
+    off = _off(cluster)
+    if off:  # before the defragmentation: with no round it does not advance either
+        defrag = [_defragmenting(coll)] if coll.defragmenting else []
+        return Explanation(coll.ns, STUCK, (*off, *defrag, *todo, *stays, *extra))
     if coll.defragmenting:
         return Explanation(coll.ns, WAITING, (_defragmenting(coll), *todo, *stays, *extra))
     balancer = cluster.balancer
-    if not balancer.enabled:
-        off = Reason(
-            "balancer-off",
-            f"the balancer is off (mode {balancer.mode}): no round runs",
-            "sh.startBalancer() (balancerStart), or `balancer: {mode: full}` in the policy",
-        )
-        return Explanation(coll.ns, STUCK, (off, *todo, *stays, *extra))
     failing = coll.failures is not None and coll.failures.in_a_row >= FAILING_IN_A_ROW
     if failing:
         return Explanation(coll.ns, STUCK, (*extra, *todo, *stays))
@@ -102,6 +101,21 @@ def _switches(coll: CollectionFacts) -> list[Reason]:
     return out
 
 
+def _off(cluster: ClusterFacts) -> list[Reason]:
+    """balancer-off, when the balancer's mode runs no round (balancer.cpp `_mainThread`
+    skips the round, defragmentation included, as the sandbox's run_round does)."""
+    balancer = cluster.balancer
+    if balancer.enabled:
+        return []
+    return [
+        Reason(
+            "balancer-off",
+            f"the balancer is off (mode {balancer.mode}): no round runs",
+            "sh.startBalancer() (balancerStart), or `balancer: {enabled: true}` in the policy",
+        )
+    ]
+
+
 def _defragmenting(coll: CollectionFacts) -> Reason:
     phase = f", phase {coll.defrag_phase}" if coll.defrag_phase else ""
     return Reason(
@@ -130,7 +144,7 @@ def _window(cluster: ClusterFacts) -> Reason:
     return Reason(
         "outside-window",
         f"the balancer's {balancer.window or 'window'} is closed{when}",
-        "wait for the window, or widen it (activeWindow; the policy's balancer.window)",
+        "wait for the window, or widen it (activeWindow; the policy's balancer.activeWindow)",
     )
 
 
