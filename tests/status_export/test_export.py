@@ -170,12 +170,22 @@ def test_export_of_some_namespaces_keeps_their_zones_and_leaves_the_balancer(
     assert "shards:\n  fast: [hot]\n  std-0: [archive]\n  std-1: [archive]\n" in policy
 
 
-def test_export_warns_about_an_unknown_namespace_and_still_exits_0() -> None:
+def test_export_of_a_namespace_the_cluster_lacks_exits_2_naming_it() -> None:
+    """As in every command: a typo is not an empty policy (`shards: {}`) written out."""
     with fresh_sandbox() as (uri, client):
         demo_cluster(client)
-        code, _, err = zonectl("export", "--uri", uri, "-n", "app.nope")
+        code, out, err = zonectl("export", "--uri", uri, "-n", "app.evnets")
+        assert (code, out) == (2, "")
+        assert "--namespace app.evnets: no such namespace on the cluster" in err
+        assert "did you mean app.events?" in err
+        code, out, _ = zonectl("export", "--uri", uri, "-n", "app.nomatch*")
+        assert (code, out) == (2, "")
+        # on the cluster, unsharded and without ranges: said, left out, exit 0
+        client.app.plain.insert_one({"x": 1})
+        code, out, err = zonectl("export", "--uri", uri, "-n", "app.plain", "-n", "app.audit")
     assert code == 0
-    assert "--namespace app.nope: neither sharded nor given zone ranges" in err
+    assert "--namespace app.plain: neither sharded nor given zone ranges" in err
+    assert "app.audit" in out and "app.plain" not in out
 
 
 def test_export_to_an_unwritable_path_exits_1_and_leaves_nothing(tmp_path: Path) -> None:

@@ -26,8 +26,8 @@ def command(
         typer.Option(
             "--namespace",
             "-n",
-            help="Export only these namespaces (repeatable) and the zones their ranges use; "
-            "no balancer section.",
+            help="Export only these namespaces (repeatable; a pattern such as 'app.*' "
+            "selects among the cluster's) and the zones their ranges use; no balancer section.",
         ),
     ] = None,
     out: Annotated[
@@ -48,7 +48,8 @@ def command(
     the live ranges: they are exported as plain ranges, to be rewritten as a
     `firehose:` block by hand. Read-only.
 
-    Exit codes: 0 written; 1 runtime error.
+    Exit codes: 0 written; 1 runtime error; 2 bad option (a --namespace the cluster
+    does not have).
 
     Examples:
 

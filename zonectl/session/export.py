@@ -3,13 +3,15 @@ policy file's text (zonectl/policy/export.py), with the warnings to show. Prints
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zonectl.model.cluster import ClusterState
 from zonectl.mongo.connect import Connection
+from zonectl.mongo.namespaces_read import read_namespaces
 from zonectl.mongo.status import read_full_state
 from zonectl.policy.export import build_policy
+from zonectl.session.namespaces import select_namespaces
 from zonectl.session.notice import Notice
 
 
@@ -19,9 +21,17 @@ class ExportedPolicy:
     notices: tuple[Notice, ...]
 
 
-def export_policy(conn: Connection, namespaces: Collection[str] | None) -> ExportedPolicy:
-    """The policy of the whole cluster, or of `namespaces` and the zones their ranges use."""
+def export_policy(conn: Connection, namespaces: Sequence[str] | None) -> ExportedPolicy:
+    """The policy of the whole cluster, or of `namespaces` and the zones their ranges use.
+    A name the cluster does not have is a usage error (exit 2) naming it, as in every
+    other command, not an empty policy; one it has, unsharded and without ranges, is
+    said and left out."""
     state = read_full_state(conn)
+    if namespaces:
+        known = _known(state)
+        namespaces = select_namespaces(
+            namespaces, known, lambda dbs: read_namespaces(conn, dbs), where="on the cluster"
+        )
     text, warnings = build_policy(
         state, source=conn.uri, at=conn.local(), namespaces=namespaces or None
     )
