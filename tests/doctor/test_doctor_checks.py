@@ -9,8 +9,12 @@ from typing import Any
 
 import pytest
 from doctor_kit import demo_sandbox, doctor_json, snapshot, zonectl
+from three_shards import REMOVE_S1, S1_DRAINING, THREE_SHARDS
 
 from zonectl.sandbox.auth.users import AuthConfig, User
+from zonectl.sandbox.seed import build as seed
+from zonectl.sandbox.seed.schema import load_cluster_file
+from zonectl.sandbox.state import Sandbox
 
 DEMO = Path(__file__).resolve().parents[2] / "policies" / "demo"
 USERS = AuthConfig(
@@ -199,6 +203,47 @@ def test_an_unknown_shard_and_an_unsharded_namespace(sandbox_server: Any, tmp_pa
     assert result.line("policy:shards").startswith("fail")
     assert "shard-nope" in result.line("policy:shards")
     assert result.status("policy:app.nothere") == "warn"
+
+
+def _three_shards(text: str) -> Sandbox:
+    sandbox = Sandbox("7.0")
+    seed.seed(sandbox, load_cluster_file("cluster.yaml", text), "cluster.yaml")
+    return sandbox
+
+
+def test_shards_the_policy_adds_drains_or_removed_pass(sandbox_server: Any, tmp_path: Path) -> None:
+    """docs/shard-lifecycle.md: doctor before the first apply. A shard the policy adds
+    (`host:`), one draining that it removes, and one it has removed are the policy's own
+    work, not unknown shards nor a draining shard given zones."""
+    grow = write_policy(
+        tmp_path,
+        "shards:\n  s0: [eu]\n  s1: [eu]\n  s2: [us]\n"
+        "  s3: {zones: [us], host: 'rs3/s3-a:27018'}\n",
+    )
+    sb = sandbox_server(sandbox=_three_shards(THREE_SHARDS))
+    result = zonectl("doctor", str(grow), "--uri", sb.uri)
+    assert result.code == 0, result.out
+    assert "to add (host given): s3" in result.line("policy:shards")
+    remove = tmp_path / "remove.yaml"
+    remove.write_text(REMOVE_S1)
+    sb = sandbox_server(sandbox=_three_shards(S1_DRAINING))
+    result = zonectl("doctor", str(remove), "--uri", sb.uri)
+    assert result.code == 0, result.out
+    assert result.line("draining").startswith("ok") and "the policy removes" in result.out
+    # someone else's drain of a shard the policy gives zones to still fails
+    keep = write_policy(tmp_path, "shards:\n  s0: [eu]\n  s1: [eu]\n  s2: [us]\n")
+    result = zonectl("doctor", str(keep), "--uri", sb.uri)
+    assert result.code == 1
+    assert "the policy gives zones to s1" in result.line("draining")
+    gone = (
+        THREE_SHARDS.replace("  - {name: s1, zones: [eu]}\n", "")
+        .replace("primary: s1", "primary: s0")
+        .replace("placement: [s0, s1, s1, s2]", "placement: [s0, s0, s0, s2]")
+    )  # s1 removed: its chunks and database moved to s0
+    sb = sandbox_server(sandbox=_three_shards(gone))
+    result = zonectl("doctor", str(remove), "--uri", sb.uri)
+    assert result.code == 0, result.out
+    assert "removed, as the policy says: s1" in result.line("policy:shards")
 
 
 @pytest.mark.parametrize(

@@ -180,7 +180,12 @@ def _draining(facts: DoctorFacts, desired: DesiredState | None) -> Check:
     draining = sorted(s for s, d in facts.shards.items() if d)
     if not draining:
         return Check("draining", Status.OK, f"{len(facts.shards)} shard(s), none draining")
-    named = sorted(set(draining) & set(desired.shards)) if desired else []
+    removing = sorted(set(draining) & desired.removed_shards) if desired else []
+    if removing == draining:  # the policy's own drains (`state: removed`): apply goes on
+        detail = f"draining: {', '.join(draining)}, which the policy removes"
+        return Check("draining", Status.OK, detail)
+    # a draining shard the policy still gives zones to can take no chunk of them
+    named = sorted(s for s in draining if desired and desired.shards.get(s)) if desired else []
     fix = "finish removeShard first" if not named else "drop draining shards from the policy"
     status = Status.FAIL if named else Status.WARN
     extra = f"; the policy gives zones to {', '.join(named)}" if named else ""
@@ -241,7 +246,10 @@ def _journal(facts: DoctorFacts) -> Check:
 
 def _policy(facts: DoctorFacts, desired: DesiredState) -> list[Check]:
     out: list[Check] = []
-    unknown = sorted(set(desired.shards) - set(facts.shards))
+    # a shard the policy adds (`host:`) or has removed (`state: removed`) may be absent
+    specs = desired.shard_specs
+    expected = {s for s, spec in specs.items() if spec.host or spec.state == "removed"}
+    unknown = sorted(set(desired.shards) - set(facts.shards) - expected)
     if unknown:
         where = "; ".join(
             f"{s} ({desired.shard_positions[s]})" if s in desired.shard_positions else s
@@ -256,7 +264,15 @@ def _policy(facts: DoctorFacts, desired: DesiredState) -> list[Check]:
             )
         )
     else:
-        out.append(Check("policy:shards", Status.OK, f"{len(desired.shards)} shard(s) exist"))
+        present = [s for s in desired.shards if s in facts.shards]
+        added = sorted(s for s in expected - set(facts.shards) if specs[s].host)
+        gone = sorted(s for s in expected - set(facts.shards) if specs[s].state == "removed")
+        detail = (
+            f"{len(present)} shard(s) exist"
+            + (f"; to add (host given): {', '.join(added)}" if added else "")
+            + (f"; removed, as the policy says: {', '.join(gone)}" if gone else "")
+        )
+        out.append(Check("policy:shards", Status.OK, detail))
     out.extend(_settings(facts, desired))
     for ns, cp in sorted(desired.collections.items()):
         live = facts.sharded.get(ns)
