@@ -78,3 +78,24 @@ def test_a_user_refused_the_data_distribution_gets_unknown_reasons(sandbox_serve
     assert set(unknown) == {"below-threshold", "range-deletions-pending"}
     assert "$shardedDataDistribution was refused" in unknown["below-threshold"]
     assert "clusterMonitor" in unknown["below-threshold"]
+
+
+def test_a_policy_given_reads_the_window_in_its_balancer_timezone(
+    sandbox_server: Any, tmp_path: Path
+) -> None:
+    """As status and plan's forecast read it: 23:00-06:00 is closed at 12:00 UTC but open at
+    04:00 in Los Angeles; --balancer-tz still wins; an invalid policy is exit 3."""
+    kit = _kit(sandbox_server)
+    kit.setting("balancer", activeWindow={"start": "23:00", "stop": "06:00"})
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        "apiVersion: zonectl/v1\nkind: ZonePolicy\nbalancer: {timezone: America/Los_Angeles}\n",
+        encoding="utf-8",
+    )
+    assert kit.states("-n", "app.events")["app.events"][0] == "waiting"
+    assert kit.states(str(policy), "-n", "app.events")["app.events"][0] == "moving"
+    utc = kit.states(str(policy), "-n", "app.events", "--balancer-tz", "UTC")
+    assert utc["app.events"] == ("waiting", ["outside-window", "zone-violation"])
+    policy.write_text("apiVersion: zonectl/v1\nkind: ZonePolicy\nbalancer: {timezone: Nowhere}\n")
+    result = kit.explain(str(policy), code=3)
+    assert "Nowhere" in result.stdout + result.stderr

@@ -42,7 +42,8 @@ def ci_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (bindir / name).write_text(f'#!/bin/sh\nexec {exe} "$@"\n', encoding="utf-8")
         (bindir / name).chmod(0o755)
     env = {**os.environ, "PATH": f"{bindir}:{os.environ['PATH']}", "RUNNER_TEMP": str(temp),
-           "GITHUB_STEP_SUMMARY": str(temp / "summary.md"), "INPUT_URI": URI}  # fmt: skip
+           "GITHUB_STEP_SUMMARY": str(temp / "summary.md"), "INPUT_URI": URI,
+           "POLICIES": str(DEMO)}  # fmt: skip
     plan = _run(
         ["zonectl", "plan", str(DEMO), "--uri", URI, "--format", "markdown",
          "--save-plan", str(temp / "zonectl-plan.json"), "-o", str(temp / "zonectl-plan.md")],

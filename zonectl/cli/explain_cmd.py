@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from zonectl.cli.artifact import emit, out_option
-from zonectl.cli.common import uri_option, uri_origin
+from zonectl.cli.common import load_desired, uri_option, uri_origin
 from zonectl.cli.connection import open_cluster
 from zonectl.cli.error_boundary import guarded
 from zonectl.cli.forecast_wiring import (
@@ -42,12 +42,23 @@ class Format(StrEnum):
 
 @guarded
 def command(
+    policy: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Optional policy files or directories: the balancer window is then read in "
+            "the policy's balancer.timezone, as plan and status read it (--balancer-tz and "
+            "$ZONECTL_CONFIG_TIMEZONE still win); nothing else is taken from them.",
+            show_default=False,
+            metavar="POLICY",
+        ),
+    ] = None,
     uri: Annotated[str | None, uri_option()] = None,
     namespaces: Annotated[
         list[str] | None,
         namespace_option(
             "Explain only these sharded collections (repeatable).",
             scope="the cluster has sharded",
+            policy=False,
         ),
     ] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.text,
@@ -68,20 +79,23 @@ def command(
     of each), applied to what the config database holds, read in the same few
     commands however many collections there are. The balancer window is read in
     the config server's zone: --balancer-tz, else $ZONECTL_CONFIG_TIMEZONE, else
-    UTC. Read-only.
+    the POLICY's balancer.timezone, else UTC. Read-only.
 
     Exit codes: 0 shown; 1 runtime error; 2 bad option (an unknown or unsharded
-    --namespace).
+    --namespace); 3 invalid policy.
 
     Examples:
 
       zonectl explain --uri sandbox:
 
       zonectl explain --uri "$ZONECTL_URI" -n app.events --format json
+
+      zonectl explain policies/ --uri "$ZONECTL_URI"
     """
     settings = Settings.from_environ(os.environ)
     flags = parse_forecast_flags(copy_rate, None, balancer_tz)
-    flags = with_policy_timezone(flags, None, settings.config_timezone)
+    desired = load_desired(policy) if policy else None
+    flags = with_policy_timezone(flags, desired, settings.config_timezone)
     choose = functools.partial(select_namespaces, namespaces, where=SCOPE) if namespaces else None
     request = ExplainRequest(flags=flags, choose=choose)
     with open_cluster(uri, uri_origin(uri)) as conn:

@@ -32,7 +32,17 @@ def chooser(
     return functools.partial(select_namespaces, names, where=where)
 
 
-def namespace_option(what: str, *, scope: str) -> Any:
+# For a command that takes no policy's namespaces (explain): only the cluster's.
+CLUSTER_ONLY_HELP = (
+    " A name that is not one of the namespaces {scope} is refused with exit 2, naming it. A "
+    "pattern ('app.*', fnmatch in each part) selects among them; one that selects none is "
+    "refused too."
+)
+
+
+def namespace_option(what: str, *, scope: str, policy: bool = True) -> Any:
     """`--namespace/-n` of a command whose typo is exit 2: `what` it does with the names, then
-    UNKNOWN_HELP with the `scope` its patterns select from."""
-    return typer.Option("--namespace", "-n", help=what + UNKNOWN_HELP.format(scope=scope))
+    UNKNOWN_HELP (CLUSTER_ONLY_HELP when the names come from the cluster alone) with the
+    `scope` its patterns select from."""
+    rule = UNKNOWN_HELP if policy else CLUSTER_ONLY_HELP
+    return typer.Option("--namespace", "-n", help=what + rule.format(scope=scope))
