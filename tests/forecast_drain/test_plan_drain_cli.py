@@ -133,3 +133,31 @@ def test_on_8_0_resharding_is_named_where_a_jumbo_chunk_blocks_the_others(
         "by apply --migrate never (1 jumbo chunk stops it: pass --force-jumbo; with it "
         "~5m49s), by resharding ~5m41s (at 2026-11-20 10:05 UTC)"
     )
+
+
+def test_a_draining_shards_zoned_chunks_go_to_their_zone_not_never(
+    sandbox_server: Callable[..., Any], tmp_path: Path
+) -> None:
+    """s1 draining (its removal started), the policy removing it: its chunk of zone eu goes
+    to s0, eu's other shard, first in the balancer's round (balancer_policy.cpp step 1).
+    The namespace forecast said `never (a zone has no shard that can take its chunks)`
+    because the draining shard was left out of the simulation's donors."""
+    from three_shards import REMOVE_S1, S1_DRAINING
+
+    sandbox = Sandbox("8.0")
+    sandbox.clock.set(T0)
+    build.seed(sandbox, load_cluster_file("cluster.yaml", S1_DRAINING), "cluster.yaml")
+    sb = sandbox_server("8.0", sandbox=sandbox)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        REMOVE_S1 + "collections:\n  app.users:\n    key: {country: 1}\n    ranges:\n"
+        "      - {zone: eu, min: {country: DE}, max: {country: US}}\n"
+        "      - {zone: us, min: {country: US}, max: {country: {$maxKey: 1}}}\n"
+    )
+    args = ["plan", str(policy), "--uri", sb.uri, "--at", AT, "--format", "json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    (users,) = json.loads(result.stdout)["forecast"]["namespaces"]
+    assert (users["ns"], users["chunks"]) == ("app.users", 2)  # one of them jumbo
+    assert users["balancer_never_because"] is None
+    assert users["balancer_seconds"] is not None and users["balancer_seconds"] > 0

@@ -83,13 +83,21 @@ class BalancerOutcome:
 
 class Layout:
     """What the simulations need of the shards and zones, computed once per layout (not per
-    namespace): the shards in config.shards order and each zone's shards in that order."""
+    namespace): the shards in config.shards order and each zone's shards in that order.
 
-    def __init__(self, shard_zones: Mapping[str, frozenset[str]]) -> None:
+    `draining`: shards being drained, which hold chunks but take none. The balancer looks
+    at them first (`BalancerPolicy::balance` step 1, balancer_policy.cpp: a draining shard's
+    chunk goes to the least loaded shard of its zone), so they come first; a chunk in no
+    zone on one is left to the drain's own forecast (forecast/drain.py)."""
+
+    def __init__(
+        self, shard_zones: Mapping[str, frozenset[str]], draining: Sequence[str] = ()
+    ) -> None:
         self.shard_zones = shard_zones
-        self.order = tuple(shard_zones)  # config.shards order, as the policy walks it
+        donors = tuple(s for s in draining if s not in shard_zones)
+        self.order = (*donors, *shard_zones)  # draining first, then config.shards order
         self.holders = zone_holders(shard_zones)
-        self.zeros = dict.fromkeys(shard_zones, 0)
+        self.zeros = dict.fromkeys(self.order, 0)
 
 
 def zone_holders(shard_zones: Mapping[str, frozenset[str]]) -> dict[str, tuple[str, ...]]:

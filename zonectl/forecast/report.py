@@ -171,16 +171,19 @@ def make_forecast(
     *,
     no_balance: frozenset[str] = frozenset(),
     defragmenting: frozenset[str] = frozenset(),
+    draining: Sequence[str] = (),
 ) -> Forecast:
     """The out-of-zone moves of `colls`, timed by apply --migrate's one queue and by the
     balancer (each namespace alone, then all it may move at once), with each donor's backlog.
 
     `defragmenting`: collections with `defragmentCollection: true`, which the balancer
     leaves out of its rebalancing rounds until the defragmentation ends
-    (`canBalanceCollection`, balancer_chunk_selection_policy.cpp, 7.0+)."""
+    (`canBalanceCollection`, balancer_chunk_selection_policy.cpp, 7.0+). `draining`:
+    shards being drained (not in `shard_zones`), whose zoned chunks the balancer moves to
+    their zone's shards (Layout)."""
     a = assumptions
     cost = _each_cost_once(a.cost.seconds)  # the simulations ask for a few costs many times
-    simulate, finish = _balancer_simulation(shard_zones, a, now, cost)
+    simulate, finish = _balancer_simulation(shard_zones, a, now, cost, draining)
     queued, loads = _queue(colls, shard_zones)
     # Every namespace's moves in one queue, as apply --migrate runs them.
     every = [m for _, moves in queued for m in moves]
@@ -228,11 +231,15 @@ def _each_cost_once(cost: Cost) -> Cost:
 
 
 def _balancer_simulation(
-    shard_zones: Mapping[str, frozenset[str]], a: Assumptions, now: dt.datetime, cost: Cost
+    shard_zones: Mapping[str, frozenset[str]],
+    a: Assumptions,
+    now: dt.datetime,
+    cost: Cost,
+    draining: Sequence[str] = (),
 ) -> tuple[Simulate, Finish]:
     """The balancer's rounds over some of the namespaces, and when they end for one alone,
     under the assumptions (the layout computed once for all of them) and `cost`."""
-    layout = Layout(shard_zones)
+    layout = Layout(shard_zones, draining)
 
     def finish(c: NamespaceChunks) -> dt.datetime | None:
         return balancer_finish(

@@ -118,7 +118,13 @@ def read_forecast(
         by_data_size=sizes.major >= 6,
     )
     forecast = make_forecast(
-        colls, shard_zones, assumptions, now, no_balance=no_balance, defragmenting=defragmenting
+        colls,
+        shard_zones,
+        assumptions,
+        now,
+        no_balance=no_balance,
+        defragmenting=defragmenting,
+        draining=[s for s in shards if s not in shard_zones],  # config.shards order
     )
     planned = sizes.planned_mb is not None or bool(sizes.planned_ns_mb)
     moving = {n.ns for n in forecast.namespaces}
