@@ -231,3 +231,25 @@ def test_the_drift_metric_counts_what_plan_would_send_for_a_pattern_matched_name
     line = r'^zonectl_pending_ops\{[^}]*namespace="shop\.carts"[^}]*\} (\d+)$'
     drift = re.search(line, out, re.M)
     assert drift is not None and int(drift.group(1)) == len(planned)
+
+
+def test_apply_moves_each_collection_where_the_plan_said(tmp_path: Path) -> None:
+    """The shipped collection-per-day example on its own cluster file: apply sends each
+    moveCollection to the shard the plan named. Its lease and journal, written in zonectl's
+    own database on one shard before it re-plans, made every slice go to the other."""
+    examples = TENANTS.parent
+    policy = str(examples / "collection-per-day.yaml")
+    cluster = examples / "clusters" / "collection-per-day.yaml"
+    uri = f"sandbox:{cluster}?now=2026-11-23T17:01:00Z&state={tmp_path / 'state.json'}"
+    code, out, err = zonectl("plan", policy, "--uri", uri, "--format", "json")
+    assert code == 0, err
+    planned = {
+        op["namespace"]: op["command"]["toShard"]
+        for op in json.loads(out)["ops"]
+        if op["kind"] == "move_collection"
+    }
+    assert len(set(planned.values())) == 2  # both shards of the zone take slices
+    code, out, err = zonectl("apply", policy, "--uri", uri, "--yes")
+    assert code == 0, err
+    moved = dict(re.findall(r"done\s+move collection (\S+) from \S+ to (\S+)", out + err))
+    assert moved == planned

@@ -38,6 +38,9 @@ class Listing:
     unsharded: dict[str, LiveUnsharded] = field(default_factory=dict)
     kinds: dict[str, str] = field(default_factory=dict)  # every listed ns -> its type
     moves: list[LiveMove] = field(default_factory=list)
+    # listDatabases' bytes per shard, zonectl's own database aside: the load a moveCollection
+    # target is chosen by, which apply's own lease and journal must not change between the
+    # plan shown and the plan run
     shard_bytes: dict[str, int] = field(default_factory=dict)
     sharded: list[dict[str, Any]] = field(default_factory=list)  # all config.collections
     round_trips: int = 0
@@ -81,6 +84,8 @@ def read_listing(
         dbs = client.admin.command({"listDatabases": 1})["databases"]
         out.round_trips += 1
         for d in dbs:
+            if d.get("name") == desired.own_database:
+                continue  # zonectl's lease and journal (shard_bytes)
             for shard, size in (d.get("shards") or {}).items():
                 out.shard_bytes[str(shard)] = out.shard_bytes.get(str(shard), 0) + int(size)
         databases = config.databases.find({}, batch_size=WHOLE)  # one reply each, no getMore
