@@ -204,13 +204,14 @@ def test_a_connection_lost_before_the_move_ran_is_looked_up_and_sent_again(
     code, _, err = zonectl("apply", policy, "--uri", sb.uri, "--yes")
     assert code == 0, err
     assert (
-        "shop.orders (moveCollection) on s0 -> s2: the connection reset during the move and it "
+        "shop.orders (moveCollection) on s0 -> s1: the connection reset during the move and it "
         "has not committed; sent again (it joins the moveCollection if that still runs)"
     ) in err
     assert "; 1 connection reset (1 sent again);" in err
     steps = list(sb.client.zonectl.journal.find({"type": "step"}))
     assert [(s["kind"], s["status"]) for s in steps] == [("move_collection", "done")]
-    assert home_of(sb.client, "shop.orders") == "s2"
+    # s1 and s2 tie (zonectl's own database aside), the first in order takes it, as plan said
+    assert home_of(sb.client, "shop.orders") == "s1"
     log = sb.client.config.changelog.find({"what": "resharding.coordinator.transition"})
     assert [d["details"]["newState"] for d in log].count("cloning") == 1  # it ran once
     code, out, _ = zonectl("plan", policy, "--uri", sb.uri, "--detailed-exitcode")
