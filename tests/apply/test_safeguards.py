@@ -8,6 +8,7 @@ import json
 import signal
 import time
 
+import pytest
 from apply_kit import FIXTURES, MATRIX, Cluster, spawn, zonectl
 
 EVENTS_ONLY = FIXTURES / "events-only"
@@ -206,3 +207,36 @@ def test_a_command_error_names_the_op_namespace_and_server_error(cluster: Cluste
     assert "RangeOverlapConflict (178)" in result.err
     assert "assign [{ x: MinKey }, { x: 1500 }) of app.events to zone archive" in result.err
     assert cluster.state()["noBalance"]["app.events"] is False
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+def test_an_interrupt_while_balancer_stop_waits_leaves_the_auto_merger_on(
+    cluster: Cluster, sig: signal.Signals
+) -> None:
+    """balancerStop writes automerge.enabled: false, then waits for the round in flight
+    (7.0+, balancer-settings §3.1). A Ctrl-C in that wait restarted the balancer and wrote
+    back the `false` it read then as the prior value: the auto-merger stayed off. The prior
+    value is read before the pause and kept in the journal, which `recover` reads after a
+    kill -9."""
+    settings = cluster.client.config.settings
+    assert (settings.find_one({"_id": "automerge"}) or {}).get("enabled", True) is True
+    _strand_a_migration(cluster)  # balancerStop waits for this round
+    proc = spawn("apply", str(EVENTS_ONLY), "--uri", cluster.uri, "--yes", "--pause", "cluster")
+    deadline = time.monotonic() + 60
+    while not any(name == "balancerStop" for name, _ in cluster.tap.seen):
+        assert time.monotonic() < deadline and proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    while (settings.find_one({"_id": "automerge"}) or {}).get("enabled", True):
+        assert time.monotonic() < deadline, "balancerStop never wrote automerge"
+        time.sleep(0.02)
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=60)
+    if sig == signal.SIGKILL:
+        recovered = zonectl("recover", "--uri", cluster.uri, "--break-lease")
+        assert recovered.code == 0, recovered.err
+        assert "restarted the balancer it had stopped" in recovered.err
+    else:
+        assert proc.returncode == 130, err
+    assert cluster.client.admin.command("balancerStatus")["mode"] == "full"
+    assert settings.find_one({"_id": "automerge"})["enabled"] is True
+    assert cluster.open_journals() == []

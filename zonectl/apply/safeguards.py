@@ -223,8 +223,15 @@ class Recorder:
             },
         )
 
-    def pause(self, scope: str, ns: str | None, prior: bool) -> None:
-        self.store.event(self.apply_id, {"type": "pause", "scope": scope, "ns": ns, "prior": prior})
+    def pause(
+        self, scope: str, ns: str | None, prior: bool, auto_merger: bool | None = None
+    ) -> None:
+        """Write-ahead, before the pause: what recovery restores (`auto_merger`: the
+        cluster pause's prior automerge.enabled, which balancerStop overwrites)."""
+        doc = {"type": "pause", "scope": scope, "ns": ns, "prior": prior}
+        if auto_merger is not None:
+            doc["autoMerger"] = auto_merger
+        self.store.event(self.apply_id, doc)
 
     def restored(self, scope: str, ns: str | None) -> None:
         # Best effort: the state is already right; an unrecorded restore is redone, harmlessly.
@@ -331,16 +338,17 @@ def paused_balancer(
     balancing: BalancingControl, recorder: Recorder, send: Sender = _once
 ) -> Iterator[bool]:
     """balancerStop around the body and balancerStart after, only if it was running: a
-    balancer someone stopped stays stopped."""
+    balancer someone stopped stays stopped; the auto-merger ends as it was."""
     if not balancing.balancer_running():
         yield False
         return
-    recorder.pause("cluster", None, True)
+    merger = balancing.auto_merger()  # before balancerStop writes it (MongoBalancing)
+    recorder.pause("cluster", None, True, merger)
     same = SetBalancerEnabled.idempotent  # balancerStart/balancerStop are this op's commands
 
     def set_to(running: bool) -> Callable[[], None]:
         what = "balancerStart" if running else "balancerStop"
-        return lambda: send(lambda: balancing.set_balancer(running), what, same)
+        return lambda: send(lambda: balancing.set_balancer(running, merger), what, same)
 
     with holding("the balancer (stopped)"):
         try:

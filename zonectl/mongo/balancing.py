@@ -48,19 +48,27 @@ class MongoBalancing:
         doc = self._read(lambda: self.client.config.settings.find_one({"_id": "balancer"})) or {}
         return doc.get("mode", "full") == "full" and not doc.get("stopped", False)
 
-    def set_balancer(self, running: bool) -> None:
+    def auto_merger(self) -> bool:
+        """`automerge.enabled` as the policy reads it (absent: MongoDB's default, on)."""
+        merger = row("cluster", "autoMerger")
+        return bool(merger.live_value(self._setting(merger.doc)))
+
+    def set_balancer(self, running: bool, auto_merger: bool | None = None) -> None:
         """balancerStart/balancerStop with maxTimeMS like sh.startBalancer (§3.1, §3.6).
 
         On 7.0+ both also write `automerge.enabled` (balancer-settings §3.1): a pause and its
-        restore must leave the auto-merger as it was (a policy's `autoMerger: false`), so the
-        prior value is written back at once; a crash in between leaves it right too."""
+        restore must leave the auto-merger as it was (a policy's `autoMerger: false`), so
+        `auto_merger` (read before the pause and kept in the journal; None: read now) is
+        written back at once. balancerStop writes it before it waits for the round to end:
+        an interrupt or a crash in that wait leaves `false` behind, which a value read then
+        would take for the prior one."""
         merger = row("cluster", "autoMerger")
-        before = merger.live_value(self._setting(merger.doc))
+        keep = self.auto_merger() if auto_merger is None else auto_merger
         command = SetBalancerEnabled(running).command()
         self._run("admin", command, f"{next(iter(command))}")
-        if merger.live_value(self._setting(merger.doc)) != before:
-            database, write = merger.command(None, before)
-            self._run(database, write, f"restoring automerge.enabled: {before}")
+        if self.auto_merger() != keep:
+            database, write = merger.command(None, keep)
+            self._run(database, write, f"restoring automerge.enabled: {keep}")
 
     def _setting(self, _id: str) -> Mapping[str, Any] | None:
         doc: Mapping[str, Any] | None = self._read(
