@@ -26,3 +26,11 @@ def test_sandbox_help_lists_every_version_a_sandbox_uri_accepts() -> None:
     for version in versions:  # each one is served
         with start(f"sandbox:?version={version}") as handle:
             assert handle.sandbox.version.major_minor == version
+
+
+def test_a_port_out_of_range_is_a_usage_error_naming_the_range() -> None:
+    """Not an internal error from bind() (OverflowError) after the cluster was built."""
+    result = CliRunner().invoke(app, ["sandbox", "--port", "99999"], env={"COLUMNS": "200"})
+    assert result.exit_code == 2, result.output
+    assert "--port" in result.output and "65535" in result.output
+    assert "internal error" not in result.output

@@ -21,7 +21,9 @@ VERSIONS_HELP = ", ".join(f"{v} (default)" if v == DEFAULT_VERSION else v for v 
 
 @guarded
 def command(
-    port: Annotated[int, typer.Option("--port", "-p", help="TCP port (0: any free).")] = 27017,
+    port: Annotated[
+        int, typer.Option("--port", "-p", min=0, max=65535, help="TCP port (0: any free).")
+    ] = 27017,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     cluster: Annotated[
         Path | None,
