@@ -16,12 +16,19 @@ import pytest
 from bson import MinKey
 from pymongo import MongoClient
 from pymongo.errors import OperationFailure
+from typer.testing import CliRunner
 
+from zonectl.cli.app import app
+from zonectl.cli.commands import register
 from zonectl.sandbox.codec import CODEC
 from zonectl.sandbox.seed import build as seed
 from zonectl.sandbox.seed import persist
 from zonectl.sandbox.seed.schema import SeedError, load_cluster_file
 from zonectl.sandbox.state import Sandbox
+
+if not app.registered_commands:
+    register(app)
+EXAMPLES = Path(__file__).resolve().parents[2] / "policies" / "examples"
 
 
 def test_shard_collection_presplits_empty_collection_at_zone_ranges(cluster: Any) -> None:
@@ -73,9 +80,20 @@ def test_malformed_cluster_file_names_file_line_and_field(tmp_path: Path) -> Non
     path.write_text("shards:\n  - name: a\n    zonez: [x]\ncollections:\n  - ns: a.b\n    key: 5\n")
     with pytest.raises(SeedError) as info:
         load_cluster_file(path)
-    text = str(info.value)
+    text = info.value.text  # one problem per line: the message, then its details
     assert f"{path}:3:5: field 'shards[0].zonez'" in text
     assert f"{path}:6:5: field 'collections[0].key'" in text
+
+
+def test_a_policy_given_as_the_cluster_file_says_so_one_problem_per_line() -> None:
+    """A new user's slip (`--uri sandbox:policies/examples/firehose.yaml`): each problem on
+    a line of its own (not joined by a literal backslash-n), and a hint that names it."""
+    result = CliRunner().invoke(app, ["status", "--uri", f"sandbox:{EXAMPLES / 'firehose.yaml'}"])
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("zonectl: error: ") and "\\n" not in result.stderr
+    assert any(line.startswith("  ") and "field 'kind'" in line for line in lines[1:])
+    assert "hint: this is a zonectl policy, not a sandbox cluster file" in result.stderr
 
 
 def test_demo_cluster_seeds_the_collections_the_example_policies_name() -> None:

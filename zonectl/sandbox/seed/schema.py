@@ -301,7 +301,15 @@ def load_cluster_file(path: str | Path, text: str | None = None) -> ClusterFile:
             line, col = position(data, loc)
             field = _field_name(loc)
             lines.append(f"{path}:{line}:{col}: field '{field}': {err['msg']}")
-        raise SeedError("\n".join(lines)) from None
+        hint = None
+        if data.get("kind") == "ZonePolicy" or "apiVersion" in data:
+            hint = (
+                "this is a zonectl policy, not a sandbox cluster file (the shards, databases "
+                "and collections a cluster holds, as in policies/examples/clusters/); a "
+                "policy is the argument of validate, plan and apply"
+            )
+        # one problem per line: the first is the message, the others its details
+        raise SeedError(lines[0], details=lines[1:], hint=hint) from None
 
 
 def position(data: Any, loc: tuple[Any, ...]) -> tuple[int, int]:
