@@ -4,6 +4,7 @@ without quoting any part of it."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -123,7 +124,10 @@ def _scheme_problem(uri: str) -> str:
         return "the scheme is malformed: write mongodb:// (a ':' or '/' is missing or doubled)"
     if "@" in uri and "://" not in uri:
         return "it has no scheme: start it with mongodb:// or mongodb+srv://"
-    return "the scheme must be mongodb:// or mongodb+srv://"
+    head = uri.partition(":")[0].lower()
+    if ":" in uri and difflib.SequenceMatcher(None, head, "sandbox").ratio() >= 0.75:
+        return "the scheme is malformed: did you mean sandbox: (the simulated cluster)?"
+    return "the scheme must be mongodb:// or mongodb+srv:// (or sandbox: for the simulated cluster)"
 
 
 def _userinfo_problem(userinfo: str) -> str | None:

@@ -189,3 +189,16 @@ def test_an_applied_run_writes_no_secret_to_the_cluster(cluster: Served, tmp_pat
     assert list(cluster.admin.zonectl.audit.find({}))  # the run left its audit record
     assert SECRET not in result.out + result.err + metrics.read_text(encoding="utf-8")
     assert SECRET not in written_documents(cluster.admin)
+
+
+def test_a_mistyped_sandbox_scheme_is_named() -> None:
+    """`--uri sandbx:`, a new user's typo: the message names sandbox:, which the generic
+    one (mongodb:// or mongodb+srv://) left out."""
+    result = zonectl("status", "--uri", "sandbx:")
+    assert result.code == 1
+    assert result.err.splitlines()[0] == (
+        "zonectl: error: bad URI from --uri: the scheme is malformed: did you mean sandbox: "
+        "(the simulated cluster)?"
+    )
+    result = zonectl("status", "--uri", "http://db.example/")
+    assert "(or sandbox: for the simulated cluster)" in result.err.splitlines()[0]
