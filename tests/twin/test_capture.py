@@ -10,6 +10,8 @@ from twin_util import SLOW, run
 
 from zonectl.sandbox import uri as sandbox_uri
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "policies" / "examples"
+
 COLLECTION = """    jumbo: [2, 7]
     noBalance: true
 """
@@ -87,3 +89,17 @@ def test_measure_reads_each_chunk_and_usage_errors_exit_2(tmp_path: Path) -> Non
     assert "measured per chunk (dataSize" in twin.read_text()
     with sandbox_uri.start(f"sandbox:{twin}") as served:
         assert served.sandbox.cluster.chunks("app.e").sizes()[0] == want[0]
+
+
+def test_unsharded_collections_left_out_are_counted_in_the_notes(tmp_path: Path) -> None:
+    """The twin holds sharded collections only; a policy pinning unsharded ones (the
+    collection-per-day example) would plan no moveCollection on it, so the capture says
+    how many it left out, in its notes and on stderr, counted, never named."""
+    cluster = EXAMPLES / "clusters" / "collection-per-day.yaml"
+    out = tmp_path / "twin.yaml"
+    result = run("twin", "--uri", f"sandbox:{cluster}?version=8.0", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    said = "not captured: 9 unsharded collection(s)"
+    assert said in result.stderr
+    assert said in " ".join(out.read_text().split())
+    assert "events_2026" not in result.stderr

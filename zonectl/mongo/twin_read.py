@@ -97,6 +97,7 @@ class LiveCapture:
             if s.get("_id") == "chunksize" and s.get("value"):
                 self.chunksize_mb = int(s["value"])
         sizes = self._read_sizes()
+        self._note_unsharded([str(d["_id"]) for d in databases], collections)
         hosts = {str(d["host"]): str(d["_id"]) for d in found if "host" in d}
         volumes = read_volumes(self.conn, [str(d["_id"]) for d in databases], hosts)
         self.notes.extend(volumes.notes)
@@ -134,6 +135,27 @@ class LiveCapture:
             volumes=volumes.shards,
             storage=volumes.storage,
         )
+
+    def _note_unsharded(self, databases: list[str], sharded: list[dict[str, Any]]) -> None:
+        """Unsharded collections are not captured (a cluster file places one only on its
+        database's primary, not where a moveCollection put it): how many, in the notes
+        (counted, never named: the notes stay in an anonymized twin), so a policy pinning
+        them is not taken to have nothing to move. One listCollections per database."""
+        names = {str(d["_id"]) for d in sharded}
+        found = 0
+        for db in databases:
+            try:
+                listed = self.conn.client[db].list_collection_names()
+            except PyMongoError:
+                continue  # a database this user may not list: not counted
+            found += sum(
+                1 for c in listed if not c.startswith("system.") and f"{db}.{c}" not in names
+            )
+        if found:
+            self.notes.append(
+                f"not captured: {found} unsharded collection(s) (the twin holds the sharded "
+                "ones): a policy pinning unsharded collections plans no moveCollection on it"
+            )
 
     def _read_sizes(self) -> str:
         if self.measure:
