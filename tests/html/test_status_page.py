@@ -261,3 +261,21 @@ def test_boundary_labels_are_whole_and_inside_the_picture(tmp_path: Path) -> Non
     # the first held against the left edge, the last against the right one
     assert [label.attrs["text-anchor"] for label in labels] == ["start", "middle", "end"]
     assert all(a[1] < b[0] for a, b in itertools.pairwise(extents))  # no overlap
+
+
+def test_the_page_lists_the_balancer_settings_as_the_text_does() -> None:
+    """docs/balancer-settings.md says status shows each setting in text and html; the page
+    had no such section. The shipped balancer example on its own cluster file: each
+    setting, what is stored, what the policy says and whether it drifts."""
+    examples = Path(__file__).resolve().parents[2] / "policies" / "examples"
+    uri = f"sandbox:{examples / 'clusters' / 'balancer.yaml'}"
+    policy = str(examples / "balancer.yaml")
+    code, out, err = zonectl("status", policy, "--uri", uri, "--format", "html")
+    assert code == 0, err
+    rows = Page(out).table("settings")  # the rows under the header
+    assert ["balancer.autoMerger", "on", "off", "drift"] in rows
+    assert ["metrics.rollups autoMerger", "on", "on", "managed"] in rows
+    code, text, err = zonectl("status", policy, "--uri", uri)
+    assert code == 0, err
+    listed = text.split("balancer settings\n", 1)[1]
+    assert len(rows) == len(listed.split("\n\n", 1)[0].splitlines())  # one row a line

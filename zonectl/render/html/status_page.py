@@ -10,6 +10,7 @@ from zonectl.render.html.drains import drains_section
 from zonectl.render.html.explained import explain_html
 from zonectl.render.html.forecast_table import assumptions_line, forecast_table
 from zonectl.render.html.markup import esc, page
+from zonectl.render.html.settings import settings_section
 from zonectl.render.html.strip import (
     shard_colours,
     strip_notes,
@@ -52,6 +53,7 @@ def render_status_html(report: StatusReport, forecast: Forecast) -> str:
         ),
         status_disk_section(report.disk),
         drains_section(report.drains),
+        settings_section(report.settings),
         "<h2>Per collection: the key space</h2>\n",
         '<p class="meta">Top: zone ranges as bands. Middle: chunks in key order, coloured by '
         "shard. Below: black bars where chunks sit outside their zone, hollow diamonds where "
