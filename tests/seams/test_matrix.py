@@ -198,15 +198,23 @@ def test_every_policy_goes_through_every_command(
     assert code == 0, err
     code, _, err = zonectl("validate", str(exported))
     assert code == 0, err
-    twin = tmp_path / "twin.yaml"
-    code, _, err = zonectl("twin", "--uri", uri, "-o", str(twin))
+    on_source, on_twin = _plans_on_a_twin(path, uri, tmp_path / "twin.yaml", version, now)
+    assert on_twin == on_source
+
+
+def _plans_on_a_twin(
+    path: str, uri: str, twin: Path, version: str, now: str, *more: str
+) -> tuple[list[Any], list[Any]]:
+    """The ops of the plan on the source `uri`, and on a `twin` of it (`more`: twin's
+    options), served at the same version and instant."""
+    code, _, err = zonectl("twin", "--uri", uri, "-o", str(twin), *more)
     assert code == 0, err
     code, on_source, err = zonectl("plan", path, "--uri", uri, "-f", "json")
     assert code == 0, err
     twin_uri = f"sandbox:{twin}?version={version}&now={now}"
     code, on_twin, err = zonectl("plan", path, "--uri", twin_uri, "-f", "json")
     assert code == 0, err
-    assert _ops(on_twin) == _ops(on_source)
+    return _ops(on_source), _ops(on_twin)
 
 
 def test_every_example_ships_its_cluster_file_and_every_cluster_file_its_example() -> None:
@@ -251,16 +259,9 @@ def test_a_twin_of_each_fresh_example_cluster_plans_what_the_cluster_plans(
     uri = f"sandbox:{policy.cluster}?version={version}&now={now}"
     path = str(policy.policy)
     twin = tmp_path / "twin.yaml"
-    code, _, err = zonectl("twin", "--uri", uri, "-o", str(twin), "--measure")
-    assert code == 0, err
-    code, on_source, err = zonectl("plan", path, "--uri", uri, "-f", "json")
-    assert code == 0, err
-    twin_uri = f"sandbox:{twin}?version={version}&now={now}"
-    code, on_twin, err = zonectl("plan", path, "--uri", twin_uri, "-f", "json")
-    assert code == 0, err
-    source_ops = _ops(on_source)
+    source_ops, twin_ops = _plans_on_a_twin(path, uri, twin, version, now, "--measure")
     moves = [op for op in source_ops if op["kind"] == "move_collection"]
-    assert _ops(on_twin) == [op for op in source_ops if op["kind"] != "move_collection"]
+    assert twin_ops == [op for op in source_ops if op["kind"] != "move_collection"]
     if moves:  # said, counted: at least the collections the source plan moves
         (note,) = [n for n in _twin_notes(twin) if "unsharded collection(s)" in n]
         assert int(note.split("not captured: ")[1].split()[0]) >= len(moves)
