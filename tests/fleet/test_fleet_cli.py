@@ -286,6 +286,23 @@ def test_metrics_file_of_a_fleet_run_is_one_textfile_per_cluster_labelled_by_its
         assert f'cluster="{other}"' not in text
 
 
+def test_one_cluster_given_a_prom_path_writes_that_file_as_each_cronjob_runs(
+    fleet: dict[str, Any], tmp_path: Path
+) -> None:
+    """`fleet cronjobs` runs `--cluster NAME --metrics-file .../zonectl-rotate-NAME.prom`:
+    that path was made a directory holding NAME.prom, which node-exporter's textfile
+    collector never reads (it reads *.prom files at its directory's top)."""
+    textfiles = tmp_path / "textfile"
+    textfiles.mkdir()
+    prom = textfiles / "zonectl-status-east.prom"
+    code, _, err = run(fleet, "status", "--cluster", "east", "--metrics-file", str(prom))
+    assert code == 0, err
+    assert prom.is_file()
+    text = prom.read_text(encoding="utf-8")
+    assert 'zonectl_run_exit_code{cluster="east",command="status"} 0' in text
+    assert [p.name for p in textfiles.iterdir()] == ["zonectl-status-east.prom"]
+
+
 def test_doctor_runs_per_cluster_and_fails_only_for_the_unreachable_one(
     fleet: dict[str, Any],
 ) -> None:

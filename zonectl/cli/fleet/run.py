@@ -107,7 +107,10 @@ def _targets(clusters: list[Cluster], kwargs: Mapping[str, Any]) -> dict[str, Fl
 def _files(
     spec: FleetSpec, kwargs: Mapping[str, Any], clusters: list[Cluster]
 ) -> dict[str, dict[str, Path]]:
-    """`-o DIR`: one file per cluster in DIR (created), named after the cluster."""
+    """`-o DIR`: one file per cluster in DIR (created), named after the cluster. A run of
+    one cluster given a path with the file's own suffix (`--cluster prod-eu --metrics-file
+    .../zonectl-rotate-prod-eu.prom`, what `fleet cronjobs` writes) writes that file: a
+    directory named *.prom is one node-exporter's textfile collector never reads."""
     chosen: dict[str, dict[str, Path]] = {c.name: {} for c in clusters}
     files = dict(spec.files)
     if spec.out_param is not None:  # a suffix the spec names wins (twin: .twin.yaml)
@@ -117,6 +120,9 @@ def _files(
         if directory is None:
             continue
         directory = Path(directory)
+        if len(clusters) == 1 and directory.name.endswith(suffix) and not directory.is_dir():
+            chosen[clusters[0].name][name] = directory
+            continue
         if directory.exists() and not directory.is_dir():
             raise UsageError(
                 f"in a fleet run {_flag(name)} names a directory (one file per cluster); "
