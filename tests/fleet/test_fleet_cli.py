@@ -303,6 +303,23 @@ def test_one_cluster_given_a_prom_path_writes_that_file_as_each_cronjob_runs(
     assert [p.name for p in textfiles.iterdir()] == ["zonectl-status-east.prom"]
 
 
+def test_openmetrics_of_several_clusters_on_stdout_is_refused_one_is_not(
+    fleet: dict[str, Any], tmp_path: Path
+) -> None:
+    """Several expositions between === headers parse as none (the stream's first header
+    is not a metric name); one cluster's is a valid exposition, and -o DIR one per file."""
+    both = ("--cluster", "east", "--cluster", "west", "--format", "openmetrics")
+    code, out, err = run(fleet, "status", *both)
+    assert (code, out) == (2, "")
+    assert "--format openmetrics of several clusters cannot share stdout" in err
+    code, out, err = run(fleet, "status", "--cluster", "east", "--format", "openmetrics")
+    assert code == 0, err
+    assert out.endswith("# EOF\n") and "===" not in out
+    code, _, err = run(fleet, "status", *both, "-o", str(tmp_path / "om"))
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "om").iterdir()) == ["east.txt", "west.txt"]
+
+
 def test_doctor_runs_per_cluster_and_fails_only_for_the_unreachable_one(
     fleet: dict[str, Any],
 ) -> None:

@@ -58,6 +58,8 @@ def combine(kind: str, command: str, outcomes: Sequence[Outcome]) -> str:
     if kind == "html":
         pages = [ClusterPage(o.cluster, o.result, o.code, o.error, o.stdout) for o in outcomes]
         return combine_html(command, pages)
+    if kind == "openmetrics":  # one cluster's (run_fleet refuses several): no header
+        return "".join(o.stdout for o in outcomes)  # before it, or it parses as no metric
     if kind == "yaml":
         return "".join(f"---\n# cluster: {o.cluster}\n{_yaml_note(o)}{o.stdout}" for o in outcomes)
     parts = []

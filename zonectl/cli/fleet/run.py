@@ -46,6 +46,15 @@ Body = Callable[..., int]
 
 def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetArgs) -> int:
     clusters, uris = _choose(spec, kwargs, args)
+    to_stdout = spec.out_param is None or kwargs.get(spec.out_param) is None
+    if to_stdout and len(clusters) > 1 and _kind(spec, kwargs) == "openmetrics":
+        # each cluster's text is a whole exposition (its families, then # EOF): several
+        # in one stream, between === headers, is none that a scraper or parser reads
+        raise UsageError(
+            "--format openmetrics of several clusters cannot share stdout",
+            hint="write one exposition per cluster: -o DIR, or --metrics-file DIR for "
+            "node-exporter's textfile collector",
+        )
     targets = _targets(clusters, kwargs)
     per_cluster = _files(spec, kwargs, clusters)
     jobs = [
