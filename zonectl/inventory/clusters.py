@@ -158,7 +158,7 @@ def _cluster(doc: Document, i: int, raw: ClusterModel) -> tuple[Cluster, list[Di
                     ref_at,
                     f"cluster {raw.name}: uri.value carries a password, which would sit in "
                     "the inventory in plain text",
-                    "move the URI to a secret: uri: {env: VAR} or uri: {file: PATH}",
+                    "keep the URI out of the file: write uri: {env: VAR} or uri: {file: PATH}",
                 )
             )
         source = UriSource(kind, ref, ref_at, sources[kind])  # type: ignore[arg-type]
