@@ -185,7 +185,7 @@ def _draining(facts: DoctorFacts, desired: DesiredState | None) -> Check:
         detail = f"draining: {', '.join(draining)}, which the policy removes"
         return Check("draining", Status.OK, detail)
     # a draining shard the policy still gives zones to can take no chunk of them
-    named = sorted(s for s in draining if desired and desired.shards.get(s)) if desired else []
+    named = sorted(s for s in draining if desired.shards.get(s)) if desired else []
     fix = "finish removeShard first" if not named else "drop draining shards from the policy"
     status = Status.FAIL if named else Status.WARN
     extra = f"; the policy gives zones to {', '.join(named)}" if named else ""

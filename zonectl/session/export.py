@@ -27,8 +27,8 @@ def export_policy(conn: Connection, namespaces: Sequence[str] | None) -> Exporte
     other command, not an empty policy; one it has, unsharded and without ranges, is
     said and left out."""
     state = read_full_state(conn)
+    known = _known(state)
     if namespaces:
-        known = _known(state)
         namespaces = select_namespaces(
             namespaces, known, lambda dbs: read_namespaces(conn, dbs), where="on the cluster"
         )
@@ -37,7 +37,7 @@ def export_policy(conn: Connection, namespaces: Sequence[str] | None) -> Exporte
     )
     unknown = [
         Notice(f"--namespace {name}: neither sharded nor given zone ranges; not exported")
-        for name in sorted(set(namespaces or ()) - _known(state))
+        for name in sorted(set(namespaces or ()) - known)
     ]
     return ExportedPolicy(text, (*unknown, *(Notice(w) for w in warnings)))
 
