@@ -64,7 +64,12 @@ class MetricsRun:
     ) -> None:
         self.path, self.command, self.settings = path, command, settings
         self.cluster = cluster_name(settings, uri or settings.uri or "")
+        # The instant the cluster's figures are read at (rotate --at: the policy's instant)
         self.now = dt.datetime.now(dt.UTC)
+        # When the run ran, for its time and last success: this host's clock (or a served
+        # sandbox's own timeline, `Connection.local`), never --at, so a rotate --at a future
+        # instant does not silence the "not succeeding" alert until then.
+        self.ran = self.now
         self.metrics: ClusterMetrics | None = None
         self.exit_code = 0  # what the command returns, when it returns rather than raises
 
@@ -79,7 +84,7 @@ class MetricsRun:
     ) -> None:
         if self.path is None:
             return
-        self.now = now
+        self.now, self.ran = now, conn.local()
         try:
             found = read_cluster_metrics(
                 conn,
@@ -116,9 +121,9 @@ class MetricsRun:
     def finish(self, code: int) -> None:
         """Write the file; a run that failed keeps the previous file's last success."""
         assert self.path is not None
-        last: dt.datetime | None = self.now if code == 0 else self._previous_success()
+        last: dt.datetime | None = self.ran if code == 0 else self._previous_success()
         base = self.metrics or ClusterMetrics(cluster=self.cluster, now=self.now)
-        run = RunMetrics(self.command, self.now, code, last)
+        run = RunMetrics(self.command, self.ran, code, last)
         text = render_textfile(make_families(replace(base, run=run)))
         try:
             write_atomically(self.path, text)

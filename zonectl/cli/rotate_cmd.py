@@ -165,7 +165,6 @@ def _rotate(
     only: list[str] | None = None,
 ) -> int:
     given = parse_at(at, dt.datetime.now(dt.UTC)) if at else None
-    run.now = given or run.now  # the run's time in the metrics file, even when it fails
     desired = load_desired(paths)
     if not window_namespaces(desired) and not desired.patterns:
         warn("the policy has no firehose windows or namespace patterns: nothing to rotate")
@@ -179,8 +178,9 @@ def _rotate(
     )
     scanned = named_namespaces(desired)  # the metrics of a cron run cover what it manages
     with open_cluster(uri, uri_origin(uri), listeners=echo_listeners(verbose)) as conn:
+        run.ran = conn.local()  # the run's own time in the metrics file, even when it fails
         rotation = _start(conn, scope, given, only, rules)
-        run.now = rotation.instant
+        run.now = rotation.instant  # the figures' instant: the windows as of --at
         ports = build_ports(conn, settings.database)
         window, eager, due = _survey(rotation, ports, migrate, rules)
         if not due and not ports.journal.find_open():
