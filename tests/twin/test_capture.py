@@ -5,9 +5,11 @@ privilege named."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from bson import MaxKey, MinKey
 from pymongo import MongoClient
+from ruamel.yaml import YAML
 from twin_util import SLOW, run
 
 from zonectl.sandbox import uri as sandbox_uri
@@ -93,26 +95,48 @@ def test_measure_reads_each_chunk_and_usage_errors_exit_2(tmp_path: Path) -> Non
         assert served.sandbox.cluster.chunks("app.e").sizes()[0] == want[0]
 
 
-def test_unsharded_collections_left_out_are_counted_in_the_notes(tmp_path: Path) -> None:
-    """The twin holds sharded collections only; a policy pinning unsharded ones (the
-    collection-per-day example) would plan no moveCollection on it, so the capture says
-    how many it left out, in its notes and on stderr, counted, never named. Zone ranges
-    of a collection not created yet (config.tags) are no collection left out."""
+def test_unsharded_collections_are_captured_where_they_live(tmp_path: Path) -> None:
+    """The twin holds each unsharded collection with its kind and size, on its database's
+    primary or where an 8.0 moveCollection put it (so a policy pinning them, the
+    collection-per-day example, plans the same moves on the twin). Zone ranges of a
+    collection not created yet (config.tags) are no collection; anonymized, no name stays."""
     cluster = EXAMPLES / "clusters" / "collection-per-day.yaml"
-    out = tmp_path / "twin.yaml"
+    out, anonymous = tmp_path / "twin.yaml", tmp_path / "anon.yaml"
+    moved, fast = "metrics.events_20261123", "shard-days-fast-1"
     with (
         sandbox_uri.start(f"sandbox:{cluster}?version=8.0") as handle,
         MongoClient(handle.uri) as client,
     ):
-        shard = client.config.shards.find_one()["_id"]
-        client.admin.command("addShardToZone", shard, zone="later")
+        client.admin.command("moveCollection", moved, toShard=fast)
+        client.metrics.create_collection("capped_log", capped=True, size=8192)
+        client.admin.command("addShardToZone", fast, zone="later")
         client.admin.command(
             "updateZoneKeyRange", "metrics.not_yet", min={"_id": MinKey()},
             max={"_id": MaxKey()}, zone="later",
         )  # fmt: skip
+        source = _unsharded(client)
         result = run("twin", "--uri", handle.uri, "-o", str(out))
-    assert result.exit_code == 0, result.output
-    said = "not captured: 9 unsharded collection(s)"
-    assert said in result.stderr
-    assert said in " ".join(out.read_text().split())
-    assert "events_2026" not in result.stderr
+        assert result.exit_code == 0, result.output
+        hidden = run("twin", "--uri", handle.uri, "-o", str(anonymous), "--anonymize")
+        assert hidden.exit_code == 0, hidden.output
+    assert "not captured" not in result.stderr
+    assert source[moved][0] == fast and len(source) == 10
+    with sandbox_uri.start(f"sandbox:{out}") as served, MongoClient(served.uri) as client:
+        assert _unsharded(client) == source
+    text = anonymous.read_text()
+    assert "events_2026" not in text and "capped_log" not in text and fast not in text
+    entries = YAML(typ="safe", pure=True).load(text)["unsharded"]
+    assert len(entries) == 10 and [e.get("type") for e in entries].count("capped") == 1
+    assert len([e for e in entries if "shard" in e]) == 1  # the moved one, renamed
+
+
+def _unsharded(client: MongoClient[Any]) -> dict[str, tuple[str, int, int, bool]]:
+    """ns -> (the shard holding it, bytes, documents, capped), as collStats through the
+    mongos says."""
+    out = {}
+    for info in client.metrics.list_collections():
+        stats = client.metrics.command("collStats", info["name"])
+        ((shard, held),) = stats["shards"].items()
+        capped = bool(info.get("options", {}).get("capped"))
+        out[f"metrics.{info['name']}"] = (shard, held["size"], held["count"], capped)
+    return out

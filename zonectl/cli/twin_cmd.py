@@ -56,7 +56,8 @@ def command(
     """Capture a twin of a cluster for the sandbox to serve.
 
     The twin holds shards and zones, databases and primaries, every sharded
-    collection's exact chunks (bounds, owners, jumbo flags), zone ranges,
+    collection's exact chunks (bounds, owners, jumbo flags), each unsharded
+    collection's kind, size and shard (not its documents), zone ranges,
     config.settings, the version and FCV, chunk sizes (estimated from
     collection statistics unless --measure) and the migration costs learned
     from config.changelog. No hosts, credentials or documents. Read-only:

@@ -97,7 +97,7 @@ class LiveCapture:
             if s.get("_id") == "chunksize" and s.get("value"):
                 self.chunksize_mb = int(s["value"])
         sizes = self._read_sizes()
-        self._note_unsharded([str(d["_id"]) for d in databases], collections)
+        unsharded = self._read_unsharded(databases, collections)
         hosts = {str(d["host"]): str(d["_id"]) for d in found if "host" in d}
         volumes = read_volumes(self.conn, [str(d["_id"]) for d in databases], hosts)
         self.notes.extend(volumes.notes)
@@ -134,34 +134,63 @@ class LiveCapture:
             analyzers=analyzers,
             volumes=volumes.shards,
             storage=volumes.storage,
+            unsharded=unsharded,
+            held={
+                (u["shard"], u["ns"]): [u["bytes"], u["docs"]] for u in unsharded if "shard" in u
+            },
         )
 
-    def _note_unsharded(self, databases: list[str], sharded: list[dict[str, Any]]) -> None:
-        """Unsharded collections are not captured (a cluster file places one only on its
-        database's primary, not where a moveCollection put it): how many, in the notes
-        (counted, never named: the notes stay in an anonymized twin), so a policy pinning
-        them is not taken to have nothing to move. One listCollections per database."""
-        # Not read_namespaces: it adds config.tags' namespaces, and zone ranges of a
-        # collection not created yet would be counted as one left out.
+    def _read_unsharded(
+        self, databases: list[dict[str, Any]], sharded: list[dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Each unsharded collection: its kind (listCollections, one per database) and, but
+        for a view, the shard holding it and its size (collStats through the mongos: its
+        database's primary, or where an 8.0 moveCollection put it). Not read_namespaces: it
+        adds config.tags' namespaces, collections that may not exist yet."""
         names = {str(d["_id"]) for d in sharded}
-        found = 0
+        out: list[dict[str, Any]] = []
         try:
-            for db in databases:
-                listed = self.conn.client[db].list_collection_names()
-                found += sum(
-                    1 for c in listed if not c.startswith("system.") and f"{db}.{c}" not in names
-                )
+            for d in databases:
+                db = str(d["_id"])
+                for info in self.conn.client[db].list_collections():
+                    ns = f"{db}.{info['name']}"
+                    if str(info["name"]).startswith("system.") or ns in names:
+                        continue
+                    out.append(self._unsharded(ns, info))
         except PyMongoError:  # its message names the hosts, which a twin never holds
             self.notes.append(
-                "unsharded collections not captured, nor counted: listing them needs "
-                "listCollections on each database (the read role grants it)"
+                "unsharded collections not captured: listing them needs listCollections "
+                "on each database (the read role grants it); a policy pinning unsharded "
+                "collections plans no moveCollection on the twin"
             )
-            return
-        if found:
-            self.notes.append(
-                f"not captured: {found} unsharded collection(s) (the twin holds the sharded "
-                "ones): a policy pinning unsharded collections plans no moveCollection on it"
-            )
+            return []
+        return out
+
+    def _unsharded(self, ns: str, info: Mapping[str, Any]) -> dict[str, Any]:
+        """One unsharded collection as the cluster file's `unsharded:` entry holds it."""
+        options = info.get("options") or {}
+        kind = str(info.get("type") or "collection")
+        if kind == "collection" and options.get("capped"):
+            kind = "capped"
+        entry: dict[str, Any] = {"ns": ns, "type": kind}
+        if kind == "view":
+            return entry
+        db, _, name = ns.partition(".")
+        try:
+            reply = self.conn.client[db].command("collStats", name)
+        except PyMongoError:
+            self.notes.append(f"sizes assumed: collStats of {ns} was refused (read grants it)")
+            return entry
+        holders = reply.get("shards")
+        if isinstance(holders, Mapping) and len(holders) == 1:
+            ((shard, stats),) = holders.items()
+            entry["shard"] = str(shard)
+            stats = stats if isinstance(stats, Mapping) else reply
+        else:
+            stats = reply
+        entry["bytes"] = int(stats.get("size") or 0)
+        entry["docs"] = int(stats.get("count") or 0)
+        return entry
 
     def _read_sizes(self) -> str:
         if self.measure:

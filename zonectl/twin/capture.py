@@ -50,3 +50,5 @@ class Capture:
     # (shard, namespace) -> [bytes, documents] of the chunks written to the twin, for the
     # baseline each shard's disk gets: its fsUsedSize less what the twin's data takes there.
     held: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    # Unsharded collections: {ns, type, and but for a view: shard, bytes, docs} (live only).
+    unsharded: list[dict[str, Any]] = field(default_factory=list)

@@ -148,9 +148,31 @@ def query_analyzers(capture: Capture, anonymized: bool) -> dict[str, dict[str, A
         which = f"{len(others)} unsharded collections" if anonymized else ", ".join(others)
         capture.notes.append(
             f"not captured: query sampling (config.queryAnalyzers) of {which}: "
-            "a twin holds sharded collections only"
+            "a twin's unsharded collections carry no query sampling"
         )
     return out
+
+
+def unsharded_entry(
+    capture: Capture,
+    u: Mapping[str, Any],
+    primaries: Mapping[str, Any],
+    shard: Callable[[str], str],
+    ns_of: Callable[[str], str],
+) -> dict[str, Any]:
+    """An unsharded collection as the cluster file's `unsharded:` entry: `shard` only where
+    it is not on its database's primary (an 8.0 moveCollection put it there)."""
+    entry: dict[str, Any] = {"ns": ns_of(str(u["ns"]))}
+    if u["type"] != "collection":
+        entry["type"] = u["type"]
+    for figure in ("bytes", "docs"):
+        if figure in u:
+            entry[figure] = int(u[figure])
+    if "shard" in u and u["shard"] != primaries.get(str(u["ns"]).split(".", 1)[0]):
+        entry["shard"] = shard(str(u["shard"]))
+    if u["type"] != "view":
+        entry.update(volumes.collection_fields(capture, str(u["ns"])))
+    return entry
 
 
 def _yaml_doc(
@@ -192,6 +214,10 @@ def _yaml_doc(
             **volumes.collection_fields(capture, str(c["_id"])),
         }
         for c in capture.collections
+    ]
+    primaries = {str(d["_id"]): d.get("primary") for d in capture.databases}
+    doc["unsharded"] = [
+        unsharded_entry(capture, u, primaries, shard, ns_of) for u in capture.unsharded
     ]
     doc["zones"] = [
         {

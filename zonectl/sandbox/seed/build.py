@@ -23,7 +23,12 @@ from bson.min_key import MinKey
 from zonectl.sandbox.catalog import fcv
 from zonectl.sandbox.catalog.cluster import SETTINGS, TAGS
 from zonectl.sandbox.catalog.sessions import create_sessions
-from zonectl.sandbox.catalog.unsharded import create_with_options, set_meta
+from zonectl.sandbox.catalog.unsharded import (
+    create_with_options,
+    home_shard,
+    set_meta,
+    track_moved,
+)
 from zonectl.sandbox.keyorder import encode
 from zonectl.sandbox.rates import parse_rate
 from zonectl.sandbox.seed import twin_load, volumes_seed
@@ -113,7 +118,7 @@ def seed(sandbox: Sandbox, spec: ClusterFile, source: str = "<cluster file>") ->
     create_sessions(cluster, spec.configServer.setParameter.minNumChunksForSessionsCollection)
     volumes_seed.configure(cluster, spec)  # the shards' disks, the collections' compression
     for entry in spec.unsharded:
-        _seed_unsharded(sandbox, entry)
+        _seed_unsharded(sandbox, entry, names, source)
     if spec.balancer is not None:
         b = spec.balancer
         doc: dict[str, Any] = {"_id": "balancer", "mode": "full" if b.enabled else "off"}
@@ -195,8 +200,10 @@ def _seed_collection(sandbox: Sandbox, spec: CollectionSpec, names: list[str], s
     record_documents(sandbox, spec)
 
 
-def _seed_unsharded(sandbox: Sandbox, spec: UnshardedSpec) -> None:
-    """An unsharded collection (view, time-series, capped or plain) with nominal sizes."""
+def _seed_unsharded(sandbox: Sandbox, spec: UnshardedSpec, names: list[str], source: str) -> None:
+    """An unsharded collection (view, time-series, capped or plain) with nominal sizes, on
+    its database's primary or, on `shard`, as a moveCollection commit leaves it (8.0+:
+    commands/move_collection.py's rules: no view, no time-series)."""
     body: dict[str, Any] = {}
     if spec.type == "view":
         body = {"viewOn": spec.ns.split(".", 1)[1] + "_source", "pipeline": []}
@@ -208,6 +215,18 @@ def _seed_unsharded(sandbox: Sandbox, spec: UnshardedSpec) -> None:
     coll = sandbox.catalog.get(spec.ns)
     if spec.type != "view":
         set_meta(coll, size=spec.bytes, count=spec.docs)
+    _known_shard(spec.shard, names, source, f"unsharded: {spec.ns}")
+    home = home_shard(sandbox.cluster, spec.ns)
+    if spec.shard is None or spec.shard == home:
+        return
+    where = f"{source}: unsharded: {spec.ns}: on shard {spec.shard!r}, not its primary {home!r}"
+    if sandbox.version.version_array[0] < 8:
+        raise SeedError(
+            f"{where}: only moveCollection (8.0+) puts an unsharded collection elsewhere"
+        )
+    if spec.type in ("view", "timeseries"):
+        raise SeedError(f"{where}: a {spec.type} cannot be moved (moveCollection refuses it)")
+    track_moved(sandbox.cluster, spec.ns, spec.shard)
 
 
 def _zone_lookup(ranges: list[Any]) -> Callable[[Mapping[str, Any], Mapping[str, Any]], str | None]:

@@ -162,9 +162,11 @@ class CollectionSpec(_Model):
 
 
 class UnshardedSpec(_Model):
-    """An unsharded collection on its database's primary shard, with nominal sizes."""
+    """An unsharded collection, with nominal sizes, on its database's primary shard or,
+    8.0+, where a moveCollection put it (`shard`: then tracked, as after the move)."""
 
     ns: str
+    shard: str | None = None  # absent: the database's primary
     bytes: int = Field(default=1024 * 1024, ge=0)
     docs: int = Field(default=1000, ge=0)
     type: Literal["collection", "view", "timeseries", "capped"] = "collection"
