@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from bson import MaxKey, MinKey
 
 from tests.explain.kit import SHARDS, Kit, make_kit
 
@@ -196,3 +197,41 @@ def test_three_small_chunks_move_by_counts_before_6_0_3_and_not_by_size_after(
         ["chunks-imbalance" if state == "moving" else "below-threshold"],
     )
     _bears_out(kit, "t.c", state)
+
+
+@pytest.mark.parametrize("version", ["5.0", "7.0"])
+def test_a_chunk_imbalance_is_the_balancers_to_fix_not_apply_migrate(
+    sandbox_server: Any, version: str
+) -> None:
+    """`apply --migrate` moves only chunks out of their zone (apply --help): an imbalance
+    with no zone is the balancer's alone, so the fix must not send the user to it."""
+    kit = make_kit(sandbox_server, version)
+    kit.collection("t.c", list(range(10, 80, 10)), [S0] * 8, mb=4)
+    (coll,) = kit.explain("-n", "t.c")["collections"]
+    assert (coll["state"], coll["reasons"][0]["code"]) == ("moving", "chunks-imbalance")
+    assert "apply --migrate" not in coll["reasons"][0]["fix"]
+    assert "the balancer moves it" in coll["reasons"][0]["fix"]
+    _bears_out(kit, "t.c", "moving")
+
+
+def test_below_threshold_where_the_donor_holds_none_of_the_bucket_offers_no_chunk_size(
+    sandbox_server: Any,
+) -> None:
+    """6.0.3+: the donor is the shard with the most data over every zone (balancer_policy.cpp
+    `_getMostOverloadedShard`), and the threshold is checked before its chunks are: a
+    collection wholly in a zone compares its zone's shard with a zoneless one, below the
+    threshold, though no chunk of the no-zone bucket exists to move at any chunk size."""
+    kit = make_kit(sandbox_server, "7.0")
+    for shard in (S0, S1):
+        kit.admin.command("addShardToZone", shard, zone="logs")
+    kit.collection("t.logs", [0], [S0, S1])
+    kit.admin.command(
+        "updateZoneKeyRange", "t.logs", min={"x": MinKey()}, max={"x": MaxKey()}, zone="logs"
+    )
+    (coll,) = kit.explain("-n", "t.logs")["collections"]
+    assert coll["state"] == "balanced"
+    (reason,) = coll["reasons"]
+    assert reason["code"] == "below-threshold" and f"{S2} 0.0 MiB (no zone)" in reason["message"]
+    assert "holds no chunk of no zone, so none would move at any size" in reason["message"]
+    assert reason["fix"] == "nothing to do: no chunk size makes the balancer move one here"
+    _bears_out(kit, "t.logs", "balanced")

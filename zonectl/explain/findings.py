@@ -18,6 +18,7 @@ from zonectl.explain.policy import (
 from zonectl.explain.reasons import Reason, plural, size
 
 MIGRATE_NOW = "nothing to do: the balancer moves it; `zonectl apply --migrate` moves it now"
+BALANCER_MOVES = "nothing to do: the balancer moves it in its coming rounds"
 
 
 def zone_name(zone: str) -> str:
@@ -91,7 +92,8 @@ def _imbalance(coll: CollectionFacts, cluster: ClusterFacts, move: Move) -> Reas
             f"{move.donor} holds {plural(d, 'chunk')}, {move.to} {t} ({zone}): more than "
             f"the ideal by at least {cluster.chunk_threshold} (chunk counts, before 6.0.3)"
         )
-    return Reason(CHUNKS_IMBALANCE, text, MIGRATE_NOW)
+    # `apply --migrate` moves only chunks out of their zone: an imbalance is the balancer's
+    return Reason(CHUNKS_IMBALANCE, text, BALANCER_MOVES)
 
 
 def blockers(
@@ -174,6 +176,11 @@ def below(
                 "nothing to do; to balance finer, lower the chunk size "
                 "(configureCollectionBalancing chunkSize)"
             )
+            if not coll.in_zone(c.donor, c.zone).chunks:
+                # balancer_policy.cpp takes the donor by its data over every zone; had the
+                # difference reached the threshold, none of its chunks would be of this one
+                text += f"; {c.donor} holds no chunk of {zone}, so none would move at any size"
+                fix = "nothing to do: no chunk size makes the balancer move one here"
         else:
             text = (
                 f"{c.donor} holds {plural(c.donor_load, 'chunk')}, {c.to} {c.to_load} ({zone}): "
