@@ -7,6 +7,7 @@ import threading
 from typing import Any
 
 import pytest
+from bson import MaxKey, MinKey
 from pymongo.errors import OperationFailure
 from unsharded_kit import T0, ticking
 
@@ -166,3 +167,37 @@ def test_kinds_sizes_and_moves_survive_a_saved_state(
     assert client.shop.command("collStats", "orders")["size"] == 3221225472
     entry = client.config.collections.find_one({"_id": "shop.carts"})
     assert entry is not None and entry["unsplittable"] is True
+
+
+@pytest.mark.parametrize("version", ["8.0", "8.3"])
+def test_a_moved_collection_is_still_unsharded_to_every_balancer_and_chunk_command(
+    served: Any, version: str
+) -> None:
+    """An 8.0 unsplittable collection has a config.chunks entry, yet the balancer and chunk
+    commands answer NamespaceNotSharded (reference mongo-semantics.md §2.4, §4.2:
+    jstests/sharding/move_range_basic.js); the sandbox moved its one chunk on moveRange."""
+    sb = served(version)
+    admin = sb.client.admin
+    with ticking(sb.sandbox):
+        admin.command({"moveCollection": "shop.orders", "toShard": "s1"})
+    whole = {"min": {"_id": MinKey()}, "max": {"_id": MaxKey()}}
+    for cmd in (
+        {"balancerCollectionStatus": "shop.orders"},
+        {"configureCollectionBalancing": "shop.orders", "chunkSize": 64},
+        {"moveRange": "shop.orders", "toShard": "s2", **whole},
+        {"moveChunk": "shop.orders", "to": "s2", "find": {"_id": 1}},
+        {"split": "shop.orders", "middle": {"_id": 1}},
+        {"mergeChunks": "shop.orders", "bounds": [whole["min"], whole["max"]]},
+        {"mergeAllChunksOnShard": "shop.orders", "shard": "s1"},
+        {"setAllowMigrations": "shop.orders", "allowMigrations": False},
+        {"refineCollectionShardKey": "shop.orders", "key": {"_id": 1, "a": 1}},
+    ):
+        with pytest.raises(OperationFailure) as exc:
+            admin.command(cmd)
+        assert _code(exc) == "NamespaceNotSharded", cmd
+    (chunk,) = sb.client.config.chunks.find({"uuid": _uuid(sb, "shop.orders")})
+    assert chunk["shard"] == "s1"
+
+
+def _uuid(sb: Any, ns: str) -> Any:
+    return sb.client.config.collections.find_one({"_id": ns})["uuid"]

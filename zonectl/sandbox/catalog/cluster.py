@@ -191,7 +191,10 @@ class Cluster:
         ]
 
     def is_sharded(self, ns: str) -> bool:
-        return ns in self._stores
+        """A sharded collection: not 8.0's tracked `unsplittable` one, which has a chunk
+        but which every balancer and chunk command answers NamespaceNotSharded
+        (reference mongo-semantics.md §2.4, §4.2; jstests/sharding/move_range_basic.js)."""
+        return ns in self._stores and not (self.collection_doc(ns) or {}).get("unsplittable")
 
     def collection_doc(self, ns: str) -> Document | None:
         return self.coll(COLLECTIONS).get(ns)

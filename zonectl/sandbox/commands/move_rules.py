@@ -50,7 +50,7 @@ def routing_store(cluster: Cluster, ns: str) -> ChunkStore:
     """`getShardedCollectionRoutingInfoWithRefresh`: the database, then the collection."""
     db = ns.split(".", 1)[0]
     store = cluster.chunks(ns)
-    if store is None:
+    if store is None or not cluster.is_sharded(ns):  # an 8.0 unsplittable one: unsharded
         if cluster.database_doc(db) is None:
             raise CommandError.of("NamespaceNotFound", f"database {db} not found")
         raise CommandError.of("NamespaceNotSharded", f"Collection {ns} is not sharded.")
