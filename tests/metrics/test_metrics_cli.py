@@ -171,6 +171,8 @@ def test_rotate_writes_the_run_and_the_windows_it_left_in_place(
     # the run's own time, not --at's: Prometheus ages it against its time()
     assert ran.holds(_run(text, fh, "last_success_timestamp_seconds"))
     assert ran.holds(_run(text, fh, "last_timestamp_seconds"))
+    # read now, whatever instant its figures are at: ZonectlMetricsStale ages it
+    assert ran.holds(value(text, "zonectl_read_timestamp_seconds", cluster=_label(fh)))
     for ns in ("app.events", "app.clicks"):
         assert _ns(text, fh, "window_pending_ops", ns) == 0
         assert _ns(text, fh, "window_next_due_timestamp_seconds", ns) == DAY3
@@ -222,6 +224,8 @@ def test_a_failed_rotate_records_its_exit_code_and_keeps_the_previous_success(
     text = prom.read_text()
     assert _run(text, fh, "exit_code") == 1
     assert failed.holds(_run(text, fh, "last_timestamp_seconds"))
+    # the cluster was not read: no read time for ZonectlMetricsStale to take as fresh
+    assert value(text, "zonectl_read_timestamp_seconds", cluster=_label(fh)) is None
     assert succeeded.holds(_run(text, fh, "last_success_timestamp_seconds"))
 
 

@@ -96,7 +96,7 @@ class MetricsRun:
                 namespaces=namespaces,
             )
             show_notices(found.notices)
-            self.metrics = found.metrics
+            self.metrics = replace(found.metrics, read_at=self.ran)
         except ZonectlError as exc:  # the run itself went well: keep its exit code
             warn(f"metrics: could not read the cluster's figures: {exc.message}")
 
@@ -122,7 +122,7 @@ class MetricsRun:
         """Write the file; a run that failed keeps the previous file's last success."""
         assert self.path is not None
         last: dt.datetime | None = self.ran if code == 0 else self._previous_success()
-        base = self.metrics or ClusterMetrics(cluster=self.cluster, now=self.now)
+        base = self.metrics or ClusterMetrics(cluster=self.cluster, now=self.now, read=False)
         run = RunMetrics(self.command, self.ran, code, last)
         text = render_textfile(make_families(replace(base, run=run)))
         try:

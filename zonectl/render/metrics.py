@@ -53,6 +53,11 @@ class ClusterMetrics:
     windows: tuple[WindowMetrics, ...] = ()
     lease_acquired: dt.datetime | None = None
     run: RunMetrics | None = None
+    # When the cluster was read, by the run's clock (rotate --at: `now` is --at's instant,
+    # this is not); None: at `now`. `read=False`: not read at all (a run that failed before
+    # it could), so no read timestamp is written for ZonectlMetricsStale to age.
+    read_at: dt.datetime | None = None
+    read: bool = True
     # Forecast time to compliance (docs/migration.md): namespace -> the instant the balancer,
     # left alone, is forecast to have moved its out-of-zone data (`status` fills it).
     forecast: Mapping[str, dt.datetime] = field(default_factory=dict)
@@ -151,7 +156,8 @@ def make_families(m: ClusterMetrics) -> list[Family]:
     def put(name: str, value: float, labels: Labels) -> None:
         out[name].append(Sample(labels, value))
 
-    put("zonectl_read_timestamp_seconds", _ts(m.now), make_labels(cluster=cl))
+    if m.read:
+        put("zonectl_read_timestamp_seconds", _ts(m.read_at or m.now), make_labels(cluster=cl))
     if m.report is not None:
         _put_report(put, m, m.report)
     if m.drift is not None:
