@@ -303,6 +303,32 @@ def test_one_cluster_given_a_prom_path_writes_that_file_as_each_cronjob_runs(
     assert [p.name for p in textfiles.iterdir()] == ["zonectl-status-east.prom"]
 
 
+def test_a_run_failing_before_any_cluster_still_records_it_in_each_metrics_file(
+    fleet: dict[str, Any], tmp_path: Path
+) -> None:
+    """A CronJob whose URI variable is unset (ZI130) or whose policy is invalid failed
+    without a textfile: no series, so no alert (ZonectlRotateNeverSucceeded) ever fired.
+    The run series are written, the previous last success carried over."""
+    prom = tmp_path / "zonectl-status-east.prom"
+    assert run(fleet, "status", "--cluster", "east", "--metrics-file", str(prom))[0] == 0
+    labels = 'cluster="east",command="status"'
+    success = [ln for ln in prom.read_text().splitlines() if ln.startswith("zonectl_run_last_s")]
+    del fleet["env"]["FLEET_EAST"]
+    code, _, err = run(fleet, "status", "--cluster", "east", "--metrics-file", str(prom))
+    assert code == 3 and "ZI130" in err
+    text = prom.read_text(encoding="utf-8")
+    assert f"zonectl_run_exit_code{{{labels}}} 3" in text
+    assert [ln for ln in text.splitlines() if ln.startswith("zonectl_run_last_s")] == success
+    assert "zonectl_read_timestamp_seconds{" not in text  # the cluster was not read
+    fresh = tmp_path / "textfile"
+    code, _, _ = run(fleet, "status", "--cluster", "east", "--cluster", "west",
+                     "--metrics-file", str(fresh))  # fmt: skip
+    assert code == 3
+    for name in ("east", "west"):
+        shown = (fresh / f"{name}.prom").read_text(encoding="utf-8")
+        assert f'zonectl_run_exit_code{{cluster="{name}",command="status"}} 3' in shown
+
+
 def test_openmetrics_of_several_clusters_on_stdout_is_refused_one_is_not(
     fleet: dict[str, Any], tmp_path: Path
 ) -> None:

@@ -12,19 +12,16 @@ from typing import Any
 
 import typer
 
-from zonectl.atomic import write_atomically
 from zonectl.cli.common import warn
 from zonectl.cli.connection import Connection
 from zonectl.cli.fleet.context import current_target
+from zonectl.cli.metrics_file import write_run
 from zonectl.environment import Settings
 from zonectl.errors import ExitCode, ZonectlError
 from zonectl.model.desired import DesiredState
-from zonectl.render.exposition import find_sample, render_textfile
 from zonectl.render.metrics import (
     ClusterMetrics,
-    RunMetrics,
     cluster_label,
-    make_families,
 )
 from zonectl.render.status import StatusReport
 from zonectl.session.metrics import read_cluster_metrics
@@ -121,23 +118,8 @@ class MetricsRun:
     def finish(self, code: int) -> None:
         """Write the file; a run that failed keeps the previous file's last success."""
         assert self.path is not None
-        last: dt.datetime | None = self.ran if code == 0 else self._previous_success()
         base = self.metrics or ClusterMetrics(cluster=self.cluster, now=self.now, read=False)
-        run = RunMetrics(self.command, self.ran, code, last)
-        text = render_textfile(make_families(replace(base, run=run)))
-        try:
-            write_atomically(self.path, text)
-        except OSError as exc:
-            warn(f"metrics file {self.path} not written: {exc.strerror or exc}")
-
-    def _previous_success(self) -> dt.datetime | None:
-        try:
-            text = self.path.read_text(encoding="utf-8") if self.path else ""
-        except OSError:
-            return None
-        labels = {"cluster": self.cluster, "command": self.command}
-        value = find_sample(text, "zonectl_run_last_success_timestamp_seconds", labels)
-        return dt.datetime.fromtimestamp(value, dt.UTC) if value is not None else None
+        write_run(self.path, self.command, code, ran=self.ran, base=base)
 
 
 def cluster_name(settings: Settings, uri: str) -> str:

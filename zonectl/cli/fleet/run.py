@@ -6,6 +6,7 @@ never stops the others; then the grouped artifact, the summary table and the wor
 from __future__ import annotations
 
 import concurrent.futures
+import datetime as dt
 import io
 import os
 import sys
@@ -22,6 +23,7 @@ from zonectl.cli.fleet.context import CURRENT, FleetArgs, FleetSpec, FleetTarget
 from zonectl.cli.fleet.interrupt import signals_raise, wind_down
 from zonectl.cli.fleet.output import Outcome, combine, summary_lines, worst_code
 from zonectl.cli.fleet.streams import ErrorWatch, PrefixWriter, ThreadRouter, routed_streams
+from zonectl.cli.metrics_file import write_run
 from zonectl.cli.policy_load import load_policy_files
 from zonectl.errors import (
     ExitCode,
@@ -39,13 +41,21 @@ from zonectl.inventory import (
     read_uris,
     select_clusters,
 )
+from zonectl.render.metrics import ClusterMetrics
 from zonectl.session.fleet import live_shards
 
 Body = Callable[..., int]
 
 
 def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetArgs) -> int:
-    clusters, uris = _choose(spec, kwargs, args)
+    clusters = _choose(spec, kwargs, args)
+    per_cluster = _files(spec, kwargs, clusters)
+    try:  # the checks that need no cluster, each cluster's as its own run would fail them
+        uris = read_uris(clusters, os.environ)
+        targets = _targets(clusters, kwargs)
+    except ZonectlError as exc:
+        _record_failure(spec, clusters, per_cluster, int(exc.exit_code))
+        raise
     to_stdout = spec.out_param is None or kwargs.get(spec.out_param) is None
     if to_stdout and len(clusters) > 1 and _kind(spec, kwargs) == "openmetrics":
         # each cluster's text is a whole exposition (its families, then # EOF): several
@@ -55,8 +65,6 @@ def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetAr
             hint="write one exposition per cluster: -o DIR, or --metrics-file DIR for "
             "node-exporter's textfile collector",
         )
-    targets = _targets(clusters, kwargs)
-    per_cluster = _files(spec, kwargs, clusters)
     jobs = [
         _Job(spec, body, {**kwargs, **per_cluster[c.name]}, targets[c.name], uris[c.name])
         for c in clusters
@@ -75,10 +83,8 @@ def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetAr
     return code
 
 
-def _choose(
-    spec: FleetSpec, kwargs: Mapping[str, Any], args: FleetArgs
-) -> tuple[list[Cluster], dict[str, str]]:
-    """Everything knowable without a cluster: usage, inventory, selection, URIs."""
+def _choose(spec: FleetSpec, kwargs: Mapping[str, Any], args: FleetArgs) -> list[Cluster]:
+    """What needs no cluster and no policy: usage, the inventory, the selection."""
     uri = kwargs.get("uri")
     if uri and uri != os.environ.get("ZONECTL_URI"):
         raise UsageError("--uri names one cluster; --cluster/--all/--selector name inventory ones")
@@ -94,7 +100,22 @@ def _choose(
             hint=f"review with `zonectl plan ... --all` (or the same selection), then rerun "
             f"{spec.command} with --yes",
         )
-    return clusters, read_uris(clusters, os.environ)
+    return clusters
+
+
+def _record_failure(
+    spec: FleetSpec, clusters: list[Cluster], files: Mapping[str, Mapping[str, Path]], code: int
+) -> None:
+    """A fleet run that fails before any cluster (a URI variable unset, an invalid policy,
+    an overlay the cluster lacks) still records the run in each chosen cluster's
+    --metrics-file, as that cluster's own run would: a CronJob failing from its first day
+    pages (ZonectlRotateNeverSucceeded), and a last success is carried over."""
+    now = dt.datetime.now(dt.UTC)
+    for c in clusters:
+        path = files[c.name].get("metrics_file")
+        if path is not None:
+            base = ClusterMetrics(cluster=c.name, now=now, read=False)
+            write_run(path, spec.command, code, ran=now, base=base)
 
 
 def _targets(clusters: list[Cluster], kwargs: Mapping[str, Any]) -> dict[str, FleetTarget]:
