@@ -88,3 +88,25 @@ def test_fleet_list_shows_where_each_uri_comes_from_never_the_uri() -> None:
         "prod-us\tenv=prod,region=us\turi from $ZONECTL_URI_PROD_US  (overlay)",
         "staging\tenv=staging,region=eu\turi from " + str(DEPLOY / "secrets/staging.uri"),
     ]
+
+
+def test_a_uri_file_a_pod_cannot_mount_is_refused_naming_where_it_is(tmp_path: Path) -> None:
+    """The URI Secret mounts as a directory: a file beside clusters.yaml (or above it) put
+    it on the inventory ConfigMap's mountPath, a manifest the API server refuses
+    (mountPath must be unique) and that would hide clusters.yaml. One in a subdirectory
+    mounts there."""
+    for written, code in (("a.uri", 3), ("../a.uri", 3), ("sec/a.uri", 0)):
+        inventory = tmp_path / "clusters.yaml"
+        inventory.write_text(
+            "apiVersion: zonectl/v1\nkind: ClusterInventory\nclusters:\n"
+            f"  - {{name: a, uri: {{file: {written}}}}}\n"
+        )
+        done, out, err = zonectl("fleet", "cronjobs", "--inventory", str(inventory))
+        assert done == code, err
+        if code:
+            assert f"{inventory}:4:" in err and "ZI135" in err and "secrets/a.uri" in err
+            continue
+        (job,) = [d for d in YAML(typ="safe").load_all(out) if d and d["kind"] == "CronJob"]
+        pod = job["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        paths = [m["mountPath"] for m in pod["containers"][0]["volumeMounts"]]
+        assert len(paths) == len(set(paths)) and "/etc/zonectl/inventory/sec" in paths

@@ -19,6 +19,7 @@ CODES: dict[str, str] = {
     "ZI132": "a URI written in the inventory carries a password",
     "ZI133": "uri names more than one source, or none",
     "ZI134": "the URI does not parse (what is wrong is named, the URI never quoted)",
+    "ZI135": "a URI file a pod cannot mount (not in a directory below the inventory's)",
     "ZI140": "an overlay renames a shard the policy does not name",
     "ZI141": "an overlay gives two policy shards the same real name",
     "ZI142": "an overlay names a shard the cluster lacks",

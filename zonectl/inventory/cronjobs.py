@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from zonectl.diagnostics import Diagnostic, Severity
+from zonectl.errors import InvalidInventoryError
 from zonectl.inventory.clusters import Cluster
 
 POLICIES_DIR = "/etc/zonectl/policies"
@@ -174,6 +176,15 @@ def _uri_wiring(
         written = source.written or source.ref
         path = posixpath.normpath(posixpath.join(INVENTORY_DIR, written))
         directory, filename = posixpath.split(path)
+        if not directory.startswith(INVENTORY_DIR + "/"):
+            message = (
+                f"cluster {cluster.name}: its URI file {written} would be mounted at "
+                f"{directory}, over the inventory's ConfigMap at {INVENTORY_DIR} (a "
+                "Secret mounts as a directory)"
+            )
+            hint = f"move the file into a subdirectory, e.g. secrets/{filename}"
+            diagnostic = Diagnostic("ZI135", Severity.ERROR, source.position, message, hint)
+            raise InvalidInventoryError("no CronJob for this inventory", diagnostics=[diagnostic])
         mount = {"name": "uri", "mountPath": directory, "readOnly": True}
         items = [{"key": "uri", "path": filename}]
         volume = {"name": "uri", "secret": {"secretName": secret, "items": items}}
