@@ -8,10 +8,13 @@ import functools
 import json
 import re
 import shlex
+import shutil
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import child_procs
 import pytest
 import typer
 from ruamel.yaml import YAML
@@ -144,8 +147,9 @@ def _pre_commit_commands(path: Path) -> Iterator[CommandLine]:
     for hook in load_yaml_documents(path)[0]:
         entry = shlex.split(hook["entry"])
         if entry[0] == "zonectl":
-            # pre-commit appends the matching file names to the entry.
-            args = (*entry[1:], *hook.get("args", []), "policies/events.yaml")
+            # pre-commit appends the matching file names to the entry, unless told not to.
+            names = [] if hook.get("pass_filenames") is False else ["policies/events.yaml"]
+            args = (*entry[1:], *hook.get("args", []), *names)
             yield CommandLine(f".pre-commit-hooks.yaml:{hook['id']}", args)
 
 
@@ -264,3 +268,28 @@ def test_every_zonectl_command_line_in_the_deploy_kit_parses(line: CommandLine) 
         assert done.exit_code == 0  # --help / --version
     except ClickException as exc:
         pytest.fail(f"{line.where}: zonectl {shlex.join(line.args)}: {exc.format_message()}")
+
+
+def test_the_pre_commit_hook_validates_a_split_policy_whole_and_no_other_yaml(
+    tmp_path: Path,
+) -> None:
+    """As pre-commit runs it in a policy repository laid out as the docs say: editing one
+    file of the demo's split policy (shards in one file, collections in others) or a CI
+    workflow. Per file, the first failed with ZP301 (its zones are assigned in another
+    file), the second was validated as a policy."""
+    (hook,) = load_yaml_documents(PRE_COMMIT)[0]
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "policies" / "demo", repo / "policies")
+    workflow = repo / ".github" / "workflows" / "zonectl-policy.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text("on: pull_request\njobs: {}\n")
+    matches = re.compile(hook["files"]).search
+    assert matches("policies/audit.yaml") and not matches(".github/workflows/zonectl-policy.yml")
+    assert not matches("clusters.yaml") and not matches(".pre-commit-config.yaml")
+    assert hook.get("pass_filenames") is False  # so the changed file alone is never checked
+    entry = shlex.split(hook["entry"])
+    done = child_procs.run(
+        [sys.executable, "-m", "zonectl", *entry[1:], *hook["args"]],
+        cwd=repo, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
