@@ -121,3 +121,29 @@ def test_credentials_are_never_printed(sandbox_server: Any, tmp_path: Path) -> N
 def test_at_must_name_its_offset() -> None:
     code, _, err = plan("matching", "--at", "2026-01-10T00:00:00")
     assert code == 2 and "no offset" in err
+
+
+def test_a_shard_leaving_its_zone_says_what_will_migrate_in_the_summary(tmp_path: Path) -> None:
+    """No range op carries the chunks a membership change moves (the shard's chunks of
+    that zone go to the zone's other shards), so the summary line, which the PR bot puts
+    first, said nothing will migrate; it now says the forecast's figure."""
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        "shards: [{name: s0, zones: [hot]}, {name: s1, zones: [hot]}, {name: s2}]\n"
+        "databases: [{name: app, primary: s0}]\n"
+        "collections:\n"
+        "  - {ns: app.e, key: {k: 1}, chunks: 8, keys: {type: int, start: 0, step: 100},\n"
+        "     distribution: listed, placement: [s0, s1, s0, s1, s0, s1, s0, s1]}\n"
+        "zones: [{ns: app.e, min: {k: {$minKey: 1}}, max: {k: {$maxKey: 1}}, zone: hot}]\n"
+    )
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        "apiVersion: zonectl/v1\nkind: ZonePolicy\n"
+        "shards: {s0: [hot], s1: [], s2: []}\n"
+        "collections:\n  app.e: {key: {k: 1}, pin: hot}\n"
+    )
+    uri = f"sandbox:{cluster}?version=7.0&now=2026-03-02T12:00:00Z"
+    for fmt in ("markdown", "text"):
+        code, out, err = zonectl("plan", str(policy), "--uri", uri, "-f", fmt)
+        assert code == 0, err
+        assert "1 shard to re-zone; ~4 chunks (~" in out and "will migrate (forecast)" in out

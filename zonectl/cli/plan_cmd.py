@@ -207,11 +207,17 @@ def _render(
     if fmt is Format.markdown:
         from zonectl.render.markdown import render_markdown
 
-        return render_markdown(plan) + render_forecast_markdown(forecast)
+        return render_markdown(plan, _moves(forecast)) + render_forecast_markdown(forecast)
     if fmt is Format.html:
         from zonectl.render.html import render_plan_html
 
         return render_plan_html(plan, forecast)
     from zonectl.render.text import render_text
 
-    return render_text(plan, color=color) + "\n" + render_forecast_text(forecast)
+    text = render_text(plan, color=color, moves=_moves(forecast))
+    return text + "\n" + render_forecast_text(forecast)
+
+
+def _moves(forecast: Forecast) -> tuple[int, int]:
+    """The forecast's chunks and bytes, for the summary line where no op says them."""
+    return forecast.chunks, forecast.bytes

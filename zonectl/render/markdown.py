@@ -38,9 +38,10 @@ def shell_command(op: Op) -> str:
     return terminal(f"db.getSiblingDB({format_value(op.database)}).runCommand({cmd})")
 
 
-def render_markdown(plan: Plan) -> str:
+def render_markdown(plan: Plan, moves: tuple[int, int] | None = None) -> str:
+    """`moves`: the forecast's (chunks, bytes), for the summary line (`summary_line`)."""
     s = plan.summary()
-    out = ["## zonectl plan", "", f"**{summary_line(plan)}**", ""]
+    out = ["## zonectl plan", "", f"**{summary_line(plan, moves)}**", ""]
     if not plan.ops:
         out += _unmanaged(plan) + _notes(plan) + _footer(plan)
         return "\n".join(out) + "\n"

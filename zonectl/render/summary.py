@@ -14,8 +14,10 @@ BALANCER_GROUP = "balancer"
 SHARDS_GROUP = "shards joining and leaving"
 
 
-def summary_line(plan: Plan) -> str:
-    """ "N to add, M to remove, K shards to re-zone; ~X chunks (~Y GiB) will migrate"."""
+def summary_line(plan: Plan, moves: tuple[int, int] | None = None) -> str:
+    """ "N to add, M to remove, K shards to re-zone; ~X chunks (~Y GiB) will migrate".
+    `moves`: the forecast's (chunks, bytes), said where no op's impact says what migrates
+    (a shard leaving a zone moves that zone's chunks off it: no range op carries them)."""
     if not plan.ops:
         stuck = sum(UNREACHABLE in note for note in plan.notes)
         if stuck:
@@ -55,6 +57,9 @@ def summary_line(plan: Plan) -> str:
         text += f"; ~{plural(s.chunks, 'chunk')} (~{format_bytes(s.bytes)}) will migrate"
     elif (s.collections or s.key_changes) and s.impact_known and s.bytes:
         text += f"; ~{format_bytes(s.bytes)} will be copied"
+    elif moves is not None and moves[0]:
+        chunks, nbytes = moves
+        text += f"; ~{plural(chunks, 'chunk')} (~{format_bytes(nbytes)}) will migrate (forecast)"
     elif s.to_add or s.collections or s.primaries:
         text += "; migration impact not estimated"
     return text + "."

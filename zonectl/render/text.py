@@ -25,7 +25,7 @@ def op_line(op: Op) -> tuple[str, str]:
     return op.sign, terminal(op.line()) + more
 
 
-def render_text(plan: Plan, *, color: bool = False) -> str:
+def render_text(plan: Plan, *, color: bool = False, moves: tuple[int, int] | None = None) -> str:
     out = [
         f"zonectl plan {plan.plan_id} at {plan.at.isoformat()}"
         + (f" (cluster {plan.cluster_version})" if plan.cluster_version else ""),
@@ -46,7 +46,7 @@ def render_text(plan: Plan, *, color: bool = False) -> str:
         out.append("")
     out += disk_lines(plan)
     out += notes_lines(plan)
-    out.append(summary_line(plan))
+    out.append(summary_line(plan, moves))
     return "\n".join(out) + "\n"
 
 
