@@ -125,3 +125,23 @@ def test_sigterm_ends_a_read_only_command_as_ctrl_c_does(cluster: Cluster) -> No
             cluster.tap.release()
         assert code == 130, (command, err.text())
         assert err.text().strip().endswith("zonectl: interrupted"), err.text()
+
+
+def test_sigterm_while_the_command_modules_load_ends_quietly_with_130() -> None:
+    """A signal in the first fraction of a second (the command's modules importing, before
+    run_guarded) printed a traceback from _terminate. The real main(), its loading made to
+    take a SIGTERM (deterministic, where a sleep-then-kill would race)."""
+    script = (
+        "import os, signal, sys\n"
+        "import zonectl.cli.app as app\n"
+        "def loading(args):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    signal.pause()\n"
+        "app._register = loading\n"
+        "sys.argv = ['zonectl', 'status']\n"
+        "app.main()\n"
+    )
+    done = child_procs.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (130, "zonectl: interrupted\n"), done.stderr

@@ -76,21 +76,25 @@ GC_THRESHOLDS = (100_000, 50, 100)
 
 
 def main() -> None:
-    gc.set_threshold(*GC_THRESHOLDS)
-    from zonectl.cli.completion import (
-        COMPLETE_VAR,
-        attach_completions,
-        explicit_shell,
-        run_for_shell,
-        shell_help,
-    )
-    from zonectl.cli.error_boundary import run_guarded
-
     signal.signal(signal.SIGTERM, _terminate)
-    _register(sys.argv[1:])
-    command = typer.main.get_command(app)  # what app() runs, with the completions attached
-    attach_completions(command)
-    shell_help(command)
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:  # importing the command's modules: nothing to clean up yet, only to say so
+        from zonectl.cli.completion import (
+            COMPLETE_VAR,
+            attach_completions,
+            explicit_shell,
+            run_for_shell,
+            shell_help,
+        )
+        from zonectl.cli.error_boundary import run_guarded
+
+        _register(sys.argv[1:])
+        command = typer.main.get_command(app)  # what app() runs, with the completions attached
+        attach_completions(command)
+        shell_help(command)
+    except KeyboardInterrupt:
+        sys.stderr.write("zonectl: interrupted\n")
+        sys.exit(130)  # ExitCode.INTERRUPTED, as run_guarded says it
 
     def for_shell() -> int:
         asked = explicit_shell(sys.argv[1:], getattr(command, "commands", {}))
