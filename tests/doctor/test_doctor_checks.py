@@ -4,9 +4,12 @@ reason: missing privileges, a skewed clock, a held lease, a wrong shard key, a s
 from __future__ import annotations
 
 import datetime as dt
+import socket
+import sys
 from pathlib import Path
 from typing import Any
 
+import child_procs
 import pytest
 from doctor_kit import demo_sandbox, doctor_json, snapshot, zonectl
 from three_shards import REMOVE_S1, S1_DRAINING, THREE_SHARDS
@@ -130,6 +133,27 @@ def test_a_skewed_cluster_clock_is_reported(
     assert line.startswith(status)
     assert ("ahead of" if skew.total_seconds() > 0 else "behind") in line
     assert "NTP" in result.out
+
+
+def test_the_lease_of_a_killed_run_on_this_host_is_a_warning_not_break_lease(
+    sandbox_server: Any,
+) -> None:
+    """After kill -9 the next apply, rotate or recover takes the dead run's lease over at
+    once (the holder's pid is gone on this host); doctor failed it and sent the operator
+    to --break-lease, the flag the docs warn about."""
+    sb = sandbox_server(sandbox=demo_sandbox())
+    gone = child_procs.popen([sys.executable, "-c", "pass"])
+    gone.wait(timeout=30)
+    now = dt.datetime.now(dt.UTC)
+    sb.client.zonectl.locks.insert_one(
+        {"_id": "apply", "owner": "root@here", "host": socket.gethostname(), "pid": gone.pid,
+         "operation": "apply", "token": "t", "acquired": now,
+         "expires": now + dt.timedelta(minutes=5)}
+    )  # fmt: skip
+    result = zonectl("doctor", "--uri", sb.uri)
+    assert result.code == 0, result.out
+    assert result.line("lease").startswith("warn") and "a run that is gone" in result.line("lease")
+    assert "--break-lease" not in result.out
 
 
 def test_a_held_lease_fails_naming_its_holder(sandbox_server: Any) -> None:

@@ -22,6 +22,7 @@ from zonectl.apply.interrupt import holding
 from zonectl.apply.ports import BalancingControl, JournalStore, LeaseStore
 from zonectl.apply.reach import TERMINATING, give_up_reason
 from zonectl.errors import ClusterError, NeedsHumanError, ZonectlError, redact
+from zonectl.model.lease_holder import holder_is_dead as holder_is_dead
 from zonectl.plan.ops import SetBalancerEnabled, SetCollectionBalancing
 
 # Sends a pause or restore: (action, what it does, whether its command is idempotent).
@@ -48,19 +49,6 @@ def _user() -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         return "unknown"
-
-
-def holder_is_dead(holder: Mapping[str, Any]) -> bool:
-    """A lease whose holder ran on this host under a pid that no longer exists (kill -9)."""
-    if holder.get("host") != socket.gethostname() or not isinstance(holder.get("pid"), int):
-        return False
-    try:
-        os.kill(int(holder["pid"]), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
 
 
 # --------------------------------------------------------------------------- lease

@@ -224,6 +224,14 @@ def _lease(facts: DoctorFacts, now: dt.datetime) -> Check:
             f"an expired lease of {lease.holder}",
             "the next apply takes it over; 'zonectl recover' cleans up what the run left",
         )
+    if lease.dead:
+        return Check(
+            "lease",
+            Status.WARN,
+            f"the lease of a run that is gone: {lease.holder} (no such process on this host)",
+            "the next apply, rotate or recover takes it over; 'zonectl recover' restores "
+            "what the run paused",
+        )
     return Check(
         "lease",
         Status.FAIL,

@@ -51,6 +51,7 @@ class ClockSample:
 class LeaseFact:
     holder: str  # describe_holder() of the lease document
     expires: dt.datetime | None
+    dead: bool = False  # its run is gone (this host, pid gone): the next run takes it over
 
 
 @dataclass(frozen=True)

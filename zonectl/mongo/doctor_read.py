@@ -12,6 +12,7 @@ from pymongo.errors import OperationFailure, PyMongoError
 
 from zonectl.doctor.facts import ClockSample, DoctorFacts, LeaseFact, Privilege
 from zonectl.errors import ClusterError, ZonectlError, redact
+from zonectl.model.lease_holder import holder_is_dead
 from zonectl.mongo.changelog_read import read_learned
 from zonectl.mongo.chunk_scan import chunk_filter
 from zonectl.mongo.connect import Connection
@@ -107,7 +108,9 @@ def _read_own(conn: Connection, database: str) -> tuple[LeaseFact | None, int, s
     expires = holder.get("expires")
     return (
         LeaseFact(
-            describe_holder(holder), _aware(expires) if isinstance(expires, dt.datetime) else None
+            describe_holder(holder),
+            _aware(expires) if isinstance(expires, dt.datetime) else None,
+            dead=holder_is_dead(holder),
         ),
         journals,
         None,
