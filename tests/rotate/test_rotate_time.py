@@ -115,3 +115,23 @@ def test_a_bad_skew_bound_is_a_usage_error(firehose: Firehose) -> None:
     assert r.code == 2
     assert "--max-clock-skew: 'soon' is not a duration" in r.err
     assert firehose.writes() == []
+
+
+def test_a_refused_rotate_names_recover_when_a_dead_run_left_balancing_paused(
+    firehose: Firehose,
+) -> None:
+    """A run killed mid-rotation leaves its journal open and balancing paused; the next
+    cron run refused to go backwards named only clocks and --allow-backwards, every tick,
+    though `zonectl recover` restores the pause."""
+    from zonectl.mongo.journal import MongoJournal
+
+    assert firehose.rotate("--at", "2030-01-02T00:05:00Z", "--yes").code == 0
+    clean = firehose.rotate("--yes")
+    assert clean.code == 5 and "zonectl recover" not in clean.err
+    journal = MongoJournal(firehose.client, "zonectl")
+    journal.open({"_id": "dead", "state": "open", "started": dt.datetime.now(dt.UTC), "ops": []})
+    journal.event("dead", {"type": "pause", "scope": "collection", "ns": "app.events"})
+    r = firehose.rotate("--yes")
+    assert r.code == 5 and "refusing to move 2 firehose window(s) backwards" in r.err
+    assert "balancing paused and its journal open: `zonectl recover` restores it" in r.err
+    assert "--allow-backwards" in r.err

@@ -33,7 +33,7 @@ from zonectl.cli.rotate_clock import (
 )
 from zonectl.cli.rotate_report import report
 from zonectl.environment import Settings
-from zonectl.errors import ExitCode, ZonectlError
+from zonectl.errors import ExitCode, NeedsHumanError, ZonectlError
 from zonectl.plan.restrict import WindowPlan, window_namespaces
 from zonectl.render import render_text
 from zonectl.session.clock import check_skew, future_warning
@@ -179,10 +179,18 @@ def _rotate(
     scanned = named_namespaces(desired)  # the metrics of a cron run cover what it manages
     with open_cluster(uri, uri_origin(uri), listeners=echo_listeners(verbose)) as conn:
         run.ran = conn.local()  # the run's own time in the metrics file, even when it fails
-        rotation = _start(conn, scope, given, only, rules)
-        run.now = rotation.instant  # the figures' instant: the windows as of --at
         ports = build_ports(conn, settings.database)
-        window, eager, due = _survey(rotation, ports, migrate, rules)
+        try:
+            rotation = _start(conn, scope, given, only, rules)
+            run.now = rotation.instant  # the figures' instant: the windows as of --at
+            window, eager, due = _survey(rotation, ports, migrate, rules)
+        except NeedsHumanError as exc:  # refused (skew, backwards): say what a dead run left
+            if _left_open(ports):
+                exc.hint = (f"{exc.hint}; " if exc.hint else "") + (
+                    "a previous run left balancing paused and its journal open: "
+                    "`zonectl recover` restores it"
+                )
+            raise
         if not due and not ports.journal.find_open():
             if sys.stderr.isatty():
                 stderr.print(
@@ -212,6 +220,15 @@ def _rotate(
         result = run_apply(ports, options, prepare, _confirm(yes), events)
         run.observe(conn, now=rotation.instant, desired=rotation.scope.desired, namespaces=scanned)
     return report(result, ran[-1] if ran else window)
+
+
+def _left_open(ports: Ports) -> bool:
+    """An unfinished run's journal is open (its pauses not restored); False when it cannot
+    be read: the refusal being raised says more than a privilege error would."""
+    try:
+        return bool(ports.journal.find_open())
+    except ZonectlError:
+        return False
 
 
 def _start(
