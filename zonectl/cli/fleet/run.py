@@ -49,13 +49,6 @@ Body = Callable[..., int]
 
 def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetArgs) -> int:
     clusters = _choose(spec, kwargs, args)
-    per_cluster = _files(spec, kwargs, clusters)
-    try:  # the checks that need no cluster, each cluster's as its own run would fail them
-        uris = read_uris(clusters, os.environ)
-        targets = _targets(clusters, kwargs)
-    except ZonectlError as exc:
-        _record_failure(spec, clusters, per_cluster, int(exc.exit_code))
-        raise
     to_stdout = spec.out_param is None or kwargs.get(spec.out_param) is None
     if to_stdout and len(clusters) > 1 and _kind(spec, kwargs) == "openmetrics":
         # each cluster's text is a whole exposition (its families, then # EOF): several
@@ -65,6 +58,13 @@ def run_fleet(spec: FleetSpec, body: Body, kwargs: dict[str, Any], args: FleetAr
             hint="write one exposition per cluster: -o DIR, or --metrics-file DIR for "
             "node-exporter's textfile collector",
         )
+    per_cluster = _files(spec, kwargs, clusters)
+    try:  # the checks that need no cluster, each cluster's as its own run would fail them
+        uris = read_uris(clusters, os.environ)
+        targets = _targets(clusters, kwargs)
+    except ZonectlError as exc:
+        _record_failure(spec, clusters, per_cluster, int(exc.exit_code))
+        raise
     jobs = [
         _Job(spec, body, {**kwargs, **per_cluster[c.name]}, targets[c.name], uris[c.name])
         for c in clusters
