@@ -184,11 +184,7 @@ class Cluster:
     def sharded_namespaces(self) -> list[str]:
         """Sharded collections; not 8.0's tracked `unsplittable` ones, which the balancer
         leaves alone (they move only by moveCollection)."""
-        return [
-            ns
-            for ns in sorted(self._stores)
-            if not (self.collection_doc(ns) or {}).get("unsplittable")
-        ]
+        return [ns for ns in sorted(self._stores) if self.is_sharded(ns)]
 
     def is_sharded(self, ns: str) -> bool:
         """A sharded collection: not 8.0's tracked `unsplittable` one, which has a chunk

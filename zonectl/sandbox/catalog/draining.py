@@ -87,7 +87,7 @@ def collections_to_move(cluster: Cluster, shard: str) -> list[str]:
         kind = unsharded.kind_of(cluster, ns)
         if kind in (None, "view"):
             continue
-        if cluster.chunks(ns) is not None and not unsharded.is_unsplittable(cluster, ns):
+        if cluster.is_sharded(ns):
             continue
         if unsharded.home_shard(cluster, ns) == shard:
             out.append(ns)

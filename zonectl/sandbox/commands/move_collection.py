@@ -68,7 +68,7 @@ def move_collection(request: Request) -> dict[str, Any]:
     sandbox = request.sandbox
     cluster = sandbox.cluster
     kind = unsharded.kind_of(cluster, ns)
-    sharded = cluster.chunks(ns) is not None and not unsharded.is_unsplittable(cluster, ns)
+    sharded = cluster.is_sharded(ns)  # an unsplittable (moved) one is not
     if kind is None or sharded or kind == "view":
         raise CommandError.of("NamespaceNotFound", f"Collection {ns} not found")
     reject_without_improvements(request, "shardDistribution")  # 8.0 at FCV 7.0

@@ -103,7 +103,7 @@ def _check_namespace(request: Request, ns: str) -> None:
         raise CommandError.of("NamespaceNotFound", f"database {ns.split('.', 1)[0]} not found")
     if kind == "view":
         raise CommandError.of("IllegalOperation", f"Can't reshard a view: {ns}")
-    if cluster.chunks(ns) is None or unsharded.is_unsplittable(cluster, ns):
+    if not cluster.is_sharded(ns):  # unsharded, or 8.0 unsplittable
         raise CommandError.of("NamespaceNotSharded", "Collection has to be a sharded collection.")
     doc = cluster.collection_doc(ns) or {}
     if kind == "timeseries" or doc.get("timeseriesFields"):
